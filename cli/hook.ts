@@ -1,0 +1,13 @@
+#!/usr/bin/env node
+// Entry point of every installed git hook: small, so a commit pays only for what a hook needs.
+import { runHook } from '../lib/hook-run.js';
+
+const [hook] = process.argv.slice(2);
+try {
+  const out = runHook(hook ?? '', process.cwd(), process.env);
+  if (out.stderr) process.stderr.write(out.stderr);
+  process.exitCode = out.code;
+} catch (e) {
+  process.stderr.write(`intent: hook ${hook} failed: ${(e as Error)?.stack ?? String(e)}\n`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,21 @@
+import { init } from '../lib/init.js';
+import { emit } from './output.js';
+
+/** `intent init`. */
+export function run(opts: { cwd: string; json: boolean }): void {
+  const r = init(opts.cwd);
+  emit(opts.json, r, () => {
+    if (!r.changed) return `intent: ${r.root} is already initialised; nothing changed.\n`;
+    const lines = [`intent: initialised ${r.root}`];
+    for (const f of r.created) lines.push(`  created  ${f}`);
+    for (const f of r.kept) lines.push(`  kept     ${f} (already there)`);
+    for (const h of r.hooks) {
+      const what = h.action === 'chained' ? `chained (your hook moved to ${h.chainedTo}, runs after ours)`
+        : h.action === 'inserted' ? 'added to your existing hook (your lines run after ours)' : h.action;
+      lines.push(`  hook     ${h.file}: ${what}`);
+    }
+    for (const c of r.config) lines.push(`  config   ${c}`);
+    lines.push('Next: add intents to .orchestration/active_intents.yaml, then `intent checkout <ID>`.');
+    return lines.join('\n') + '\n';
+  });
+}

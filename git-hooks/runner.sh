@@ -1,0 +1,11 @@
+#!/bin/sh
+# intent hook runner, written by `intent init` into <git-common-dir>/intent/bin/hook.
+# Every installed hook calls this file; it runs intent's hook dispatcher with the Node.js and the
+# package that ran `intent init`, so hooks work when `intent` is not on PATH.
+node=@NODE@
+entry=@ENTRY@
+if [ ! -f "$entry" ]; then
+  echo "intent: the hook program $entry is missing (package moved or removed?). Re-run \`intent init\`." >&2
+  exit 1
+fi
+exec "$node" "$entry" "$@"

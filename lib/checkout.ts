@@ -1,0 +1,98 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { BRANCH_PREFIX, recordActiveIntent } from './active.js';
+import { loadConfig } from './config.js';
+import { IntentError } from './errors.js';
+import { git, gitRaw } from './git.js';
+import { withLock } from './lock.js';
+import { setIntentStatus } from './registry-edit.js';
+import { findIntent, loadRegistry } from './registry.js';
+import { openRepo, orchestrationPath, stateDir } from './repo.js';
+
+/** What `intent checkout` did. */
+export interface CheckoutResult {
+  intent: string;
+  path: string;
+  branch: string;
+  /** False when the intent's worktree already existed. */
+  created: boolean;
+  /** True when the registry was changed to IN_PROGRESS. */
+  started: boolean;
+}
+
+export interface CheckoutOptions {
+  /** Revision the new branch starts from (default: HEAD of the current worktree). */
+  base?: string;
+  /** Where to create the worktree (default: `<repo>.worktrees/<ID>` beside the main worktree). */
+  path?: string;
+}
+
+/**
+ * Opens the worktree of intent `id` on branch `intent/<id>` (or reports the one that exists),
+ * records it as that worktree's active intent and marks the intent IN_PROGRESS.
+ */
+export function checkout(cwd: string, id: string, opts: CheckoutOptions = {}): CheckoutResult {
+  const repo = openRepo(cwd);
+  const registryFile = orchestrationPath(repo, 'active_intents.yaml');
+  const intent = findIntent(loadRegistry(registryFile), id);
+  if (!intent) {
+    throw new IntentError('UNKNOWN_INTENT', `Unknown intent ${id}: it is not in ${registryFile}. Add it there first.`, { intent: id });
+  }
+  if (intent.status === 'COMPLETED' || intent.status === 'ABANDONED' || intent.status === 'BLOCKED') {
+    throw new IntentError(
+      'INTENT_NOT_CHECKABLE',
+      `Intent ${id} is ${intent.status}; only PENDING or IN_PROGRESS intents can be checked out.` +
+        (intent.status === 'BLOCKED' ? ' A human must unblock it in the registry first.' : ' Create a new intent for new work.'),
+      { intent: id, status: intent.status },
+    );
+  }
+  const branch = BRANCH_PREFIX + id;
+  const main = repo.mainRoot;
+  gitRaw(['worktree', 'prune'], { cwd: main });
+  let path = existingWorktree(main, branch);
+  const created = path === null;
+  if (path === null) {
+    const config = loadConfig(cwd, repo.root);
+    const parent = config.worktreeDir ? resolve(main, config.worktreeDir) : join(dirname(main), `${basename(main)}.worktrees`);
+    path = opts.path ? resolve(cwd, opts.path) : join(parent, id);
+    if (existsSync(path) && readdirSync(path).length > 0) {
+      throw new IntentError('WORKTREE_CONFLICT', `Cannot create the worktree of ${id}: ${path} exists and is not empty. Pass --path to choose another place.`, { path });
+    }
+    const hasBranch = gitRaw(['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: main }).status === 0;
+    if (hasBranch) {
+      if (opts.base) throw new IntentError('WORKTREE_CONFLICT', `Branch ${branch} already exists; --base applies only to a new branch.`, { branch });
+      git(['worktree', 'add', path, branch], { cwd: main });
+    } else {
+      const base = resolveBase(repo.root, opts.base ?? 'HEAD');
+      git(['worktree', 'add', '-b', branch, path, base], { cwd: main });
+    }
+  }
+  const gitDir = git(['rev-parse', '--path-format=absolute', '--git-dir'], { cwd: path }).trim();
+  recordActiveIntent(gitDir, id);
+  const started = withLock(join(stateDir(repo), 'registry.lock'), () => setIntentStatus(registryFile, id, 'IN_PROGRESS'));
+  return { intent: id, path, branch, created, started };
+}
+
+function resolveBase(cwd: string, rev: string): string {
+  const res = gitRaw(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`], { cwd });
+  if (res.status !== 0) {
+    throw new IntentError(
+      'USAGE',
+      rev === 'HEAD' ? 'The repository has no commits yet: make a first commit, then check out intents from it.' : `--base ${rev} is not a commit in this repository.`,
+      { base: rev },
+    );
+  }
+  return res.stdout.trim();
+}
+
+function existingWorktree(cwd: string, branch: string): string | null {
+  const entries = git(['worktree', 'list', '--porcelain', '-z'], { cwd }).split('\0\0');
+  for (const e of entries) {
+    const fields = e.split('\0');
+    if (fields.includes(`branch refs/heads/${branch}`)) {
+      const wt = fields.find((f) => f.startsWith('worktree '));
+      if (wt) return wt.slice('worktree '.length);
+    }
+  }
+  return null;
+}

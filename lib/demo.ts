@@ -1,0 +1,147 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { checkout } from './checkout.js';
+import { git, gitRaw, gitBuffer } from './git.js';
+import { hashLines, lineStarts, sha256Hex } from './hashing.js';
+import { init } from './init.js';
+import { readNote } from './notes.js';
+import { METADATA_KEY, NOTES_REF } from './version.js';
+import type { TraceRecord } from './trace.js';
+
+const ENV = {
+  GIT_AUTHOR_NAME: 'Demo Agent', GIT_AUTHOR_EMAIL: 'agent@example.com',
+  GIT_COMMITTER_NAME: 'Demo Agent', GIT_COMMITTER_EMAIL: 'agent@example.com',
+};
+
+const REGISTRY = `# Two intents for the demo.
+active_intents:
+  - id: "INT-001"
+    name: "JWT Authentication Migration"
+    status: "PENDING"   # intent checkout marks it IN_PROGRESS
+    owned_scope: ["src/auth/**", "!src/auth/legacy/**"]
+    constraints: ["Must not use external auth providers"]
+    acceptance_criteria: ["Unit tests in tests/auth/ pass"]
+    related_specs: [{ type: "specification", value: "REQ-001" }]
+  - id: "INT-002"
+    name: "Invoice rounding fix"
+    status: "PENDING"
+    owned_scope: ["src/billing/**"]
+`;
+
+/** What the demo proved, for tests and `--json`. */
+export interface DemoResult {
+  repo: string;
+  worktrees: string[];
+  governedCommits: string[];
+  rejected: { exitCode: number; message: string };
+  hashesVerified: number;
+  ledgerLines: number;
+  chainIntact: boolean;
+  auditLog: string;
+}
+
+/**
+ * Builds a throw-away repository with two intents and runs the governed flow with real git:
+ * init, checkout, an in-scope commit, an out-of-scope commit that the hook rejects, and the audit
+ * trail. Every claim it prints is checked against the repository. `log` receives the narration.
+ */
+export function runDemo(opts: { dir?: string; log: (line: string) => void }): DemoResult {
+  const log = opts.log;
+  const base = opts.dir ?? mkdtempSync(join(tmpdir(), 'intent-demo-'));
+  const repo = join(base, 'shop');
+  mkdirSync(repo, { recursive: true });
+  const sh = (cwd: string, args: string[]) => git(args, { cwd, env: ENV });
+  const write = (root: string, path: string, text: string) => {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  };
+
+  log(`1. A fresh repository at ${repo}`);
+  sh(repo, ['init', '-q', '-b', 'main']);
+  write(repo, 'src/auth/session.ts', 'export function login(user: string) {\n  return `session:${user}`;\n}\n');
+  write(repo, 'src/billing/invoice.ts', 'export const round = (x: number) => Math.round(x);\n');
+  write(repo, 'README.md', '# shop\n');
+  sh(repo, ['add', '-A']);
+  sh(repo, ['commit', '-q', '-m', 'Initial import']);
+
+  log('2. intent init: .orchestration/, hooks, notes config');
+  const r = init(repo);
+  for (const h of r.hooks) log(`   hook ${h.hook}: ${h.action}`);
+  writeFileSync(join(repo, '.orchestration/active_intents.yaml'), REGISTRY);
+  sh(repo, ['add', '.orchestration']);
+  sh(repo, ['commit', '-q', '-m', 'Register intents INT-001 and INT-002']);
+
+  log('3. intent checkout INT-001: its own worktree on branch intent/INT-001');
+  const wt1 = checkout(repo, 'INT-001');
+  log(`   ${wt1.path} (created: ${wt1.created})`);
+
+  log('4. The agent edits src/auth/jwt.ts and commits: in scope, so the hooks record it');
+  write(wt1.path, 'src/auth/jwt.ts', 'import { sign } from "./sign";\n\nexport function issue(user: string) {\n  return sign({ sub: user });\n}\n');
+  write(wt1.path, 'src/auth/session.ts', 'export function login(user: string) {\n  return `jwt:${user}`;\n}\n');
+  sh(wt1.path, ['add', '-A']);
+  sh(wt1.path, ['commit', '-q', '-m', 'Issue JWTs instead of sessions']);
+  const c1 = sh(wt1.path, ['rev-parse', 'HEAD']).trim();
+  log(`   committed ${c1.slice(0, 12)}; note: ${(readNote(repo, c1) ?? '(none!)').split('\n')[0]}`);
+
+  log('5. The same agent touches billing, outside its scope: the pre-commit hook refuses');
+  write(wt1.path, 'src/billing/invoice.ts', 'export const round = (x: number) => Math.floor(x);\n');
+  sh(wt1.path, ['add', '-A']);
+  const before = gitRaw(['rev-parse', 'HEAD'], { cwd: wt1.path }).stdout;
+  const bad = gitRaw(['commit', '-q', '-m', 'Sneak in a billing change'], { cwd: wt1.path, env: ENV });
+  const after = gitRaw(['rev-parse', 'HEAD'], { cwd: wt1.path }).stdout;
+  if (bad.status === 0 || before !== after) throw new Error('demo: the out-of-scope commit was not rejected');
+  for (const l of bad.stderr.trim().split('\n')) log(`   | ${l}`);
+  sh(wt1.path, ['restore', '--staged', '--worktree', '--', 'src/billing/invoice.ts']);
+
+  log('6. intent checkout INT-002 and an in-scope billing commit there');
+  const wt2 = checkout(repo, 'INT-002');
+  write(wt2.path, 'src/billing/invoice.ts', 'export const round = (x: number) => Math.round(x * 100) / 100;\n');
+  sh(wt2.path, ['commit', '-q', '-a', '-m', 'Round invoices to cents']);
+  const c2 = sh(wt2.path, ['rev-parse', 'HEAD']).trim();
+
+  log('7. Checking every note against the committed bytes');
+  let verified = 0;
+  for (const c of [c1, c2]) {
+    const note = readNote(repo, c);
+    if (!note) throw new Error(`demo: commit ${c} has no note`);
+    const rec = JSON.parse(note.split('\n')[1]) as TraceRecord;
+    for (const f of rec.files) {
+      const bytes = gitBuffer(['cat-file', 'blob', `${c}:${f.path}`], { cwd: repo });
+      const starts = lineStarts(bytes);
+      for (const conv of f.conversations) for (const rg of conv.ranges) {
+        if (hashLines(bytes, starts, rg.start_line, rg.end_line) !== rg.content_hash) throw new Error(`demo: hash mismatch in ${c}:${f.path}`);
+        verified++;
+      }
+    }
+  }
+  const ledger = readFileSync(join(repo, '.orchestration/agent_trace.jsonl'), 'utf8').trimEnd().split('\n');
+  let prev: string | null = null;
+  let chainIntact = true;
+  for (const line of ledger) {
+    const rec = JSON.parse(line) as TraceRecord;
+    if (rec.metadata[METADATA_KEY].prev_line_sha256 !== prev) chainIntact = false;
+    prev = sha256Hex(line);
+  }
+  log(`   ${verified} ranges hash-verified; ledger has ${ledger.length} lines, hash chain ${chainIntact ? 'intact' : 'BROKEN'}`);
+
+  log(`8. The audit trail: git log --notes=intents (${NOTES_REF})`);
+  const audit = sh(repo, ['log', '--notes=intents', '--format=%h %s%n%N', '--branches', '-n', '3']);
+  for (const l of audit.trimEnd().split('\n')) log(`   ${l.length > 160 ? l.slice(0, 157) + '...' : l}`);
+
+  return {
+    repo,
+    worktrees: [wt1.path, wt2.path],
+    governedCommits: [c1, c2],
+    rejected: { exitCode: bad.status, message: bad.stderr },
+    hashesVerified: verified,
+    ledgerLines: ledger.length,
+    chainIntact,
+    auditLog: audit,
+  };
+}
+
+/** Removes a demo directory made by `runDemo` (its worktrees live beside the repository). */
+export function removeDemo(base: string): void {
+  rmSync(base, { recursive: true, force: true });
+}

@@ -1,0 +1,46 @@
+import { git, splitNul } from './git.js';
+import { parseRawPatch, type FileChange } from './hunks.js';
+
+/**
+ * Pinned diff options: the hunks (and so the hashes) must not depend on the user's diff config
+ * (algorithm, heuristics, prefixes, order files, external drivers, textconv, relative mode).
+ * `--text` keeps a `-diff` attribute from hiding text; binaries are detected from the bytes.
+ */
+const DIFF_FLAGS = [
+  '-r', '--raw', '-p', '-U0', '--inter-hunk-context=0', '--find-renames=50%', '--text',
+  '--no-color', '--no-ext-diff', '--no-textconv', '--diff-algorithm=myers', '--indent-heuristic',
+  '--src-prefix=a/', '--dst-prefix=b/', '--no-relative', '-O/dev/null', '--ignore-submodules=none',
+];
+const CONFIG = ['-c', 'core.quotePath=true', '-c', 'diff.noprefix=false', '-c', 'diff.mnemonicPrefix=false'];
+
+/** A commit's identity and its changes against its first parent (or the empty tree). */
+export interface CommitDiff {
+  sha: string;
+  parents: string[];
+  changes: FileChange[];
+}
+
+/** Resolves `rev` and diffs it against its first parent with git's own diff. */
+export function commitDiff(cwd: string, rev: string): CommitDiff {
+  const [sha, ...parents] = git(['rev-list', '--parents', '-n', '1', rev, '--'], { cwd }).trim().split(' ');
+  const base = parents[0] ?? emptyTree(cwd);
+  const out = git([...CONFIG, 'diff-tree', ...DIFF_FLAGS, base, sha], { cwd });
+  return { sha, parents, changes: parseRawPatch(out) };
+}
+
+function emptyTree(cwd: string): string {
+  return git(['hash-object', '-t', 'tree', '--stdin'], { cwd, input: '' }).trim();
+}
+
+/**
+ * Every path the commit being prepared adds, modifies or deletes, both sides of a rename
+ * included (renames are not detected, so they appear as a deletion and an addition). Reads the
+ * index named by the hook's own environment (`commit -a` and `commit -- path` use a temporary one).
+ */
+export function stagedPaths(cwd: string): string[] {
+  const out = git(
+    [...CONFIG, 'diff', '--cached', '--name-only', '-z', '--no-renames', '--no-relative', '--ignore-submodules=none', '--no-ext-diff'],
+    { cwd, inheritRepoEnv: true },
+  );
+  return splitNul(out);
+}

@@ -1,0 +1,44 @@
+/** Stable codes for every refusal or failure the toolkit reports. */
+export type ErrorCode =
+  | 'NOT_A_REPOSITORY'
+  | 'BARE_REPOSITORY'
+  | 'GIT_FAILED'
+  | 'REGISTRY_MISSING'
+  | 'REGISTRY_INVALID'
+  | 'CONFIG_INVALID'
+  | 'UNKNOWN_INTENT'
+  | 'INTENT_NOT_CHECKABLE'
+  | 'NO_ACTIVE_INTENT'
+  | 'SCOPE_VIOLATION'
+  | 'WORKTREE_CONFLICT'
+  | 'LOCK_TIMEOUT'
+  | 'USAGE';
+
+/**
+ * An error the user can act on: a stable `code`, structured `data`, and a message that says
+ * what went wrong, where, and what to do next.
+ */
+export class IntentError extends Error {
+  readonly code: ErrorCode;
+  readonly data: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, data: Record<string, unknown> = {}) {
+    super(message);
+    this.name = 'IntentError';
+    this.code = code;
+    this.data = data;
+  }
+
+  /** The JSON form printed by `--json` and read by agents. */
+  toJSON(): { code: ErrorCode; message: string; data: Record<string, unknown> } {
+    return { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+/** The exact sentence the hook prints when a commit names no usable intent. */
+export const NO_ACTIVE_INTENT_MESSAGE = 'You must cite a valid active Intent ID.';
+
+/** The exact sentence for one path outside an intent's scope. */
+export function scopeViolationMessage(intentId: string, path: string): string {
+  return `Scope Violation: ${intentId} is not authorized to edit ${path}`;
+}

@@ -1,0 +1,44 @@
+import { IntentError } from './errors.js';
+import { checkStagedCommit } from './precommit.js';
+import { recordCommit } from './postcommit.js';
+
+/** Output of one hook run: exit code and the lines for stderr. */
+export interface HookOutcome {
+  code: number;
+  stderr: string;
+}
+
+/**
+ * Runs one git hook. pre-commit fails closed: any error, expected or not, blocks the commit
+ * with its message. post-commit cannot undo the commit, so it reports a failure loudly instead.
+ */
+export function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv): HookOutcome {
+  switch (hook) {
+    case 'pre-commit':
+      try {
+        checkStagedCommit(cwd, env);
+        return { code: 0, stderr: '' };
+      } catch (e) {
+        return { code: 1, stderr: `${describe(e)}\nintent: commit blocked.\n` };
+      }
+    case 'post-commit':
+      try {
+        recordCommit(cwd, env);
+        return { code: 0, stderr: '' };
+      } catch (e) {
+        return {
+          code: 0,
+          stderr: `intent: WARNING: the commit was made but its trace note was NOT recorded:\n${describe(e)}\n` +
+            'intent: `intent verify` reports commits without a note; fix the cause and amend the commit to record it.\n',
+        };
+      }
+    default:
+      return { code: 1, stderr: `intent: unknown hook "${hook}"; re-run \`intent init\` to reinstall the hooks.\n` };
+  }
+}
+
+function describe(e: unknown): string {
+  if (e instanceof IntentError) return e.message;
+  const err = e as Error;
+  return `intent: internal error in the hook: ${err?.stack ?? String(e)}`;
+}

@@ -1,0 +1,67 @@
+import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gitRaw, git } from './git.js';
+import { HOOKS, hookTargets, installHook, installRunner, type HookInstall } from './install.js';
+import { openRepo, type Repo } from './repo.js';
+import { NOTES_REF } from './version.js';
+
+const TEMPLATES = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'templates', 'orchestration');
+
+/** Everything `intent init` did; `changed` is false when a second run found all in place. */
+export interface InitResult {
+  root: string;
+  created: string[];
+  kept: string[];
+  hooks: HookInstall[];
+  hooksDir: string;
+  runnerChanged: boolean;
+  config: string[];
+  changed: boolean;
+}
+
+/**
+ * Sets a repository up for governed commits, from any folder inside it: scaffolds
+ * `.orchestration/` (never overwriting a file), installs the hook runner and the hooks (chaining
+ * to what is there), and makes notes follow amend and rebase. Idempotent.
+ */
+export function init(cwd: string): InitResult {
+  const repo = openRepo(cwd);
+  const dir = join(repo.mainRoot, '.orchestration');
+  mkdirSync(dir, { recursive: true });
+  const created: string[] = [];
+  const kept: string[] = [];
+  for (const name of readdirSync(TEMPLATES)) {
+    const target = join(dir, name);
+    const rel = `.orchestration/${name}`;
+    if (existsSync(target)) kept.push(rel);
+    else {
+      copyFileSync(TEMPLATES + '/' + name, target);
+      created.push(rel);
+    }
+  }
+  const runnerChanged = installRunner(repo);
+  const targets = hookTargets(repo);
+  mkdirSync(targets.dir, { recursive: true });
+  const hooks = HOOKS.map((h) => installHook(targets.dir, h, targets.inTree));
+  const config = configureNotes(repo);
+  const changed = created.length > 0 || runnerChanged || config.length > 0 || hooks.some((h) => h.action !== 'unchanged');
+  return { root: repo.mainRoot, created, kept, hooks, hooksDir: targets.dir, runnerChanged, config, changed };
+}
+
+/** Makes notes on refs/notes/intents follow `commit --amend` and rebase. Returns what it set. */
+function configureNotes(repo: Repo): string[] {
+  const cwd = repo.mainRoot;
+  const set: string[] = [];
+  const refs = gitRaw(['config', '--get-all', 'notes.rewriteRef'], { cwd }).stdout.split('\n').filter(Boolean);
+  if (!refs.some((r) => r === NOTES_REF || r === 'refs/notes/*')) {
+    git(['config', '--add', 'notes.rewriteRef', NOTES_REF], { cwd });
+    set.push(`notes.rewriteRef += ${NOTES_REF}`);
+  }
+  // A rewritten commit gets a fresh note from post-commit; keep it rather than pile the old one on top.
+  if (gitRaw(['config', '--get', 'notes.rewriteMode'], { cwd }).status !== 0) {
+    git(['config', 'notes.rewriteMode', 'ignore'], { cwd });
+    set.push('notes.rewriteMode = ignore');
+  }
+  return set;
+}

@@ -1,0 +1,63 @@
+import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, fsyncSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { sha256Hex } from './hashing.js';
+
+/**
+ * The last line of the ledger (without its newline) and whether the file ends cleanly with a
+ * newline. Reads backwards from the end, so cost does not grow with the ledger.
+ */
+export function lastLedgerLine(path: string): { line: string | null; complete: boolean } {
+  if (!existsSync(path)) return { line: null, complete: true };
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    if (size === 0) return { line: null, complete: true };
+    const chunks: Buffer[] = [];
+    let pos = size;
+    let complete = true;
+    let first = true;
+    while (pos > 0) {
+      const len = Math.min(65536, pos);
+      pos -= len;
+      const buf = Buffer.alloc(len);
+      readSync(fd, buf, 0, len, pos);
+      let scan = buf;
+      if (first) {
+        first = false;
+        if (buf[len - 1] === 0x0a) scan = buf.subarray(0, len - 1);
+        else complete = false;
+      }
+      const nl = scan.lastIndexOf(0x0a);
+      if (nl !== -1) {
+        chunks.unshift(scan.subarray(nl + 1));
+        return { line: Buffer.concat(chunks).toString('utf8'), complete };
+      }
+      chunks.unshift(scan);
+    }
+    return { line: Buffer.concat(chunks).toString('utf8'), complete };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Appends one JSON line built by `build(prevHash)` where prevHash is the hex SHA-256 of the
+ * previous line's bytes (null for the first line). The caller holds the ledger lock. A torn
+ * last line (no newline: a crash mid-append) is closed off first, never rewritten, and chained
+ * to like any other line so the break stays visible.
+ */
+export function appendLedger(path: string, build: (prevHash: string | null) => string): string {
+  mkdirSync(dirname(path), { recursive: true });
+  const { line, complete } = lastLedgerLine(path);
+  const prev = line === null ? null : sha256Hex(line);
+  const text = build(prev);
+  if (text.includes('\n')) throw new Error('a ledger line must not contain a newline');
+  const fd = openSync(path, 'a');
+  try {
+    appendFileSync(fd, (complete ? '' : '\n') + text + '\n');
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  return text;
+}

@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { resolveIntentId } from './active.js';
+import { readBlobs } from './blobs.js';
+import { commitDiff } from './diff.js';
+import { sha256Hex } from './hashing.js';
+import { appendLedger } from './ledger.js';
+import { withLock } from './lock.js';
+import { writeNote } from './notes.js';
+import { loadIgnore } from './precommit.js';
+import { findIntent, loadRegistry, type Intent } from './registry.js';
+import { openRepo, orchestrationPath, stateDir, type Repo } from './repo.js';
+import { compileScope, outOfScope } from './scope.js';
+import { buildRecord, noteText, type TraceRecord } from './trace.js';
+import { METADATA_KEY } from './version.js';
+
+/** Path of the shared ledger (in the main worktree, one for all worktrees). */
+export function ledgerPath(repo: Repo): string {
+  return orchestrationPath(repo, 'agent_trace.jsonl');
+}
+
+/**
+ * Records the commit `rev` (HEAD after a commit) of the worktree at `cwd`: builds its trace
+ * record, writes the note and appends the ledger under one lock, so notes and ledger lines of
+ * concurrent commits in many worktrees are neither lost nor torn and the ledger order is the
+ * order of the notes. Returns null when the commit is not governed (no intent named).
+ */
+export function recordCommit(cwd: string, env: NodeJS.ProcessEnv = process.env, rev = 'HEAD'): TraceRecord | null {
+  const repo = openRepo(cwd);
+  const named = resolveIntentId(repo, env.INTENT_ID);
+  if (!named) return null;
+  const registryFile = orchestrationPath(repo, 'active_intents.yaml');
+  const registryBytes = readFileSync(registryFile);
+  const registry = loadRegistry(registryFile);
+  const intent: Intent = findIntent(registry, named.id) ?? {
+    id: named.id, name: '(not in the registry)', status: 'PENDING', owned_scope: [],
+    constraints: [], acceptance_criteria: [], related_specs: [],
+  };
+  const diff = commitDiff(repo.root, rev);
+  const oids = diff.changes.flatMap((c) => (c.status === 'M' ? [c.oldOid, c.newOid] : [c.newOid]));
+  const blobs = readBlobs(repo.root, oids);
+  const touched = diff.changes.flatMap((c) => (c.oldPath ? [c.oldPath, c.path] : [c.path]));
+  const violations = outOfScope(touched, compileScope(intent.owned_scope), loadIgnore(repo), !repo.isMainWorktree);
+  const record = buildRecord({
+    sha: diff.sha,
+    parents: diff.parents,
+    changes: diff.changes,
+    blobs,
+    intent,
+    registry: { path: relative(repo.mainRoot, registryFile).split('\\').join('/'), sha256: sha256Hex(registryBytes) },
+    scopeViolations: violations,
+  });
+  withLock(join(stateDir(repo), 'record.lock'), () => {
+    writeNote(repo.root, diff.sha, noteText(record));
+    appendLedger(ledgerPath(repo), (prev) => {
+      const line = structuredClone(record);
+      line.metadata[METADATA_KEY].prev_line_sha256 = prev;
+      return JSON.stringify(line);
+    });
+  });
+  return record;
+}

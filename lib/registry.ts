@@ -1,0 +1,265 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Node, type YAMLMap } from 'yaml';
+import { IntentError } from './errors.js';
+import { globProblem } from './scope.js';
+
+/** The lifecycle states an intent can be in. */
+export const STATUSES = ['PENDING', 'IN_PROGRESS', 'BLOCKED', 'COMPLETED', 'ABANDONED'] as const;
+export type IntentStatus = (typeof STATUSES)[number];
+
+/** One entry of `active_intents.yaml`, validated. */
+export interface Intent {
+  id: string;
+  name: string;
+  status: IntentStatus;
+  owned_scope: string[];
+  constraints: string[];
+  acceptance_criteria: string[];
+  assigned_agent?: string;
+  related_specs: { type: string; value: string }[];
+  created_at?: string;
+  updated_at?: string;
+}
+
+/** The validated registry file. */
+export interface Registry {
+  path: string;
+  intents: Intent[];
+}
+
+/** One thing wrong with the registry, located as precisely as the YAML allows. */
+export interface RegistryProblem {
+  line?: number;
+  column?: number;
+  intent?: string;
+  field?: string;
+  message: string;
+}
+
+const INTENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/;
+const KNOWN_FIELDS = [
+  'id', 'name', 'status', 'owned_scope', 'constraints', 'acceptance_criteria',
+  'assigned_agent', 'related_specs', 'created_at', 'updated_at',
+];
+
+/** Reads and validates a registry file; throws REGISTRY_MISSING or REGISTRY_INVALID. */
+export function loadRegistry(path: string): Registry {
+  if (!existsSync(path)) {
+    throw new IntentError('REGISTRY_MISSING', `No intent registry at ${path}. Run \`intent init\` to create one.`, { path });
+  }
+  return parseRegistry(readFileSync(path, 'utf8'), path);
+}
+
+/** Validates registry text; every problem is reported at once, with file, line, intent and field. */
+export function parseRegistry(text: string, path: string): Registry {
+  const { intents, problems } = checkRegistry(text);
+  if (problems.length) throw registryError(path, problems);
+  return { path, intents };
+}
+
+/** Formats problems as one REGISTRY_INVALID error. */
+export function registryError(path: string, problems: RegistryProblem[]): IntentError {
+  const lines = problems.map((p) => {
+    const where = p.line ? `${path}:${p.line}:${p.column ?? 1}` : path;
+    const who = [p.intent ? `intent ${p.intent}` : '', p.field ? `field ${p.field}` : ''].filter(Boolean).join(', ');
+    return `  ${where}: ${who ? `${who}: ` : ''}${p.message}`;
+  });
+  const n = problems.length;
+  return new IntentError(
+    'REGISTRY_INVALID',
+    `Invalid intent registry ${path} (${n} problem${n === 1 ? '' : 's'}):\n${lines.join('\n')}\nFix the file; until then every commit that depends on it is blocked.`,
+    { path, problems },
+  );
+}
+
+/** Pure validation: returns the intents it could read and every problem found. */
+export function checkRegistry(text: string): { intents: Intent[]; problems: RegistryProblem[] } {
+  const lc = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true });
+  const problems: RegistryProblem[] = [];
+  const at = (node: Node | null | undefined): { line?: number; column?: number } => {
+    if (!node?.range) return {};
+    const { line, col } = lc.linePos(node.range[0]);
+    return { line, column: col };
+  };
+  if (doc.errors.length) {
+    for (const e of doc.errors) {
+      const pos = e.linePos?.[0];
+      problems.push({ line: pos?.line, column: pos?.col, message: `YAML syntax error: ${e.message.split('\n')[0]}` });
+    }
+    return { intents: [], problems };
+  }
+  const root = doc.contents;
+  if (!isMap(root)) {
+    problems.push({ ...at(root), message: 'the file must be a mapping with an `active_intents:` list at the top' });
+    return { intents: [], problems };
+  }
+  for (const pair of root.items) {
+    const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+    if (key !== 'active_intents') problems.push({ ...at(pair.key as Node), message: `unknown top-level key "${key}"; only "active_intents" is allowed` });
+  }
+  const listNode = root.get('active_intents', true) as Node | undefined;
+  if (!root.has('active_intents')) {
+    problems.push({ ...at(root), message: 'missing the `active_intents:` list' });
+    return { intents: [], problems };
+  }
+  if (listNode === undefined || listNode === null || (isScalar(listNode) && listNode.value === null)) {
+    return { intents: [], problems };
+  }
+  if (!isSeq(listNode)) {
+    problems.push({ ...at(listNode), field: 'active_intents', message: 'must be a list of intents' });
+    return { intents: [], problems };
+  }
+  const intents: Intent[] = [];
+  const seen = new Map<string, number | undefined>();
+  listNode.items.forEach((item, i) => {
+    const label = `active_intents[${i}]`;
+    if (!isMap(item)) {
+      problems.push({ ...at(item as Node), field: label, message: 'each intent must be a mapping with id, name, status and owned_scope' });
+      return;
+    }
+    const intent = checkIntent(item, label, at, problems);
+    if (!intent) return;
+    const firstLine = seen.get(intent.id);
+    if (seen.has(intent.id)) {
+      problems.push({ ...at(item.get('id', true) as Node), intent: intent.id, field: 'id', message: `duplicate id; "${intent.id}" is already defined${firstLine ? ` on line ${firstLine}` : ''}` });
+      return;
+    }
+    seen.set(intent.id, at(item.get('id', true) as Node).line);
+    intents.push(intent);
+  });
+  return { intents, problems };
+}
+
+type At = (node: Node | null | undefined) => { line?: number; column?: number };
+
+function checkIntent(item: YAMLMap, label: string, at: At, problems: RegistryProblem[]): Intent | null {
+  const before = problems.length;
+  const idNode = item.get('id', true) as Node | undefined;
+  const rawId = isScalar(idNode) ? idNode.value : undefined;
+  const who = typeof rawId === 'string' && rawId ? rawId : label;
+  const add = (node: Node | null | undefined, field: string, message: string): void => {
+    problems.push({ ...at(node ?? item), intent: who, field, message });
+  };
+
+  for (const pair of item.items) {
+    const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+    if (!KNOWN_FIELDS.includes(key)) add(pair.key as Node, key, `unknown field; known fields are ${KNOWN_FIELDS.join(', ')}`);
+  }
+
+  if (!item.has('id')) add(item, 'id', 'missing; every intent needs an id such as "INT-001"');
+  else if (typeof rawId !== 'string') add(idNode, 'id', `must be a string such as "INT-001", got ${show(rawId)} (quote it)`);
+  else if (!INTENT_ID.test(rawId)) add(idNode, 'id', `"${rawId}" is not a valid id: use letters, digits, "-" and "_" (at most 64), starting with a letter or digit`);
+
+  const name = str(item, 'name', true, add);
+  const statusNode = item.get('status', true) as Node | undefined;
+  const status = isScalar(statusNode) ? statusNode.value : undefined;
+  if (!item.has('status')) add(item, 'status', `missing; one of ${STATUSES.join(', ')}`);
+  else if (typeof status !== 'string' || !(STATUSES as readonly string[]).includes(status)) {
+    add(statusNode, 'status', `unknown status ${show(status)}; use one of ${STATUSES.join(', ')}`);
+  }
+
+  const scopeNode = item.get('owned_scope', true) as Node | undefined;
+  const scope: string[] = [];
+  if (!item.has('owned_scope')) add(item, 'owned_scope', 'missing; list the path globs this intent may edit');
+  else if (!isSeq(scopeNode)) add(scopeNode, 'owned_scope', 'must be a list of path globs');
+  else if (scopeNode.items.length === 0) add(scopeNode, 'owned_scope', 'is empty; an intent must own at least one path glob');
+  else {
+    scopeNode.items.forEach((g, j) => {
+      const v = isScalar(g) ? g.value : g;
+      const problem = globProblem(v);
+      if (problem) add(g as Node, `owned_scope[${j}]`, `${typeof v === 'string' ? `"${v}" ` : ''}${problem}`);
+      else scope.push(v as string);
+    });
+    if (scope.length && scope.every((g) => g.startsWith('!'))) add(scopeNode, 'owned_scope', 'has only "!" negations; add at least one glob that grants paths');
+  }
+
+  const constraints = strList(item, 'constraints', add);
+  const criteria = strList(item, 'acceptance_criteria', add);
+  const agent = str(item, 'assigned_agent', false, add);
+  const created = date(item, 'created_at', add);
+  const updated = date(item, 'updated_at', add);
+  const specs: { type: string; value: string }[] = [];
+  const specsNode = item.get('related_specs', true) as Node | undefined;
+  if (item.has('related_specs')) {
+    if (!isSeq(specsNode)) add(specsNode, 'related_specs', 'must be a list of { type, value } mappings');
+    else specsNode.items.forEach((s, j) => {
+      const t = isMap(s) ? s.get('type') : undefined;
+      const v = isMap(s) ? s.get('value') : undefined;
+      if (!isMap(s) || typeof t !== 'string' || !t || typeof v !== 'string' || !v) {
+        add(s as Node, `related_specs[${j}]`, 'must be a mapping with string "type" and "value", e.g. { type: "specification", value: "REQ-001" }');
+      } else specs.push({ type: t, value: v });
+    });
+  }
+
+  if (problems.length > before) return null;
+  return {
+    id: rawId as string,
+    name: name!,
+    status: status as IntentStatus,
+    owned_scope: scope,
+    constraints,
+    acceptance_criteria: criteria,
+    ...(agent !== undefined ? { assigned_agent: agent } : {}),
+    related_specs: specs,
+    ...(created !== undefined ? { created_at: created } : {}),
+    ...(updated !== undefined ? { updated_at: updated } : {}),
+  };
+}
+
+type Add = (node: Node | null | undefined, field: string, message: string) => void;
+
+function str(item: YAMLMap, key: string, required: boolean, add: Add): string | undefined {
+  const node = item.get(key, true) as Node | undefined;
+  if (!item.has(key)) {
+    if (required) add(item, key, 'missing');
+    return undefined;
+  }
+  const v = isScalar(node) ? node.value : undefined;
+  if (typeof v !== 'string' || v.trim() === '') {
+    add(node, key, `must be a non-empty string, got ${show(isScalar(node) ? v : node)}`);
+    return undefined;
+  }
+  return v;
+}
+
+function strList(item: YAMLMap, key: string, add: Add): string[] {
+  if (!item.has(key)) return [];
+  const node = item.get(key, true) as Node | undefined;
+  if (!isSeq(node)) {
+    add(node, key, 'must be a list of strings');
+    return [];
+  }
+  const out: string[] = [];
+  node.items.forEach((n, j) => {
+    const v = isScalar(n) ? n.value : n;
+    if (typeof v !== 'string' || v.trim() === '') add(n as Node, `${key}[${j}]`, `must be a non-empty string, got ${show(v)}`);
+    else out.push(v);
+  });
+  return out;
+}
+
+function date(item: YAMLMap, key: string, add: Add): string | undefined {
+  if (!item.has(key)) return undefined;
+  const node = item.get(key, true) as Node | undefined;
+  const v = isScalar(node) ? node.value : undefined;
+  if (typeof v !== 'string' || !ISO_DATE.test(v) || Number.isNaN(Date.parse(v))) {
+    add(node, key, `must be an RFC 3339 date-time string such as "2026-02-16T12:00:00Z", got ${show(v)}`);
+    return undefined;
+  }
+  return v;
+}
+
+function show(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (v === null) return 'null';
+  if (isSeq(v)) return 'a list';
+  if (isMap(v)) return 'a mapping';
+  return JSON.stringify(v);
+}
+
+/** Finds an intent by id. */
+export function findIntent(registry: Registry, id: string): Intent | undefined {
+  return registry.intents.find((i) => i.id === id);
+}

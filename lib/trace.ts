@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import { isBinary } from './blobs.js';
+import { hashLines, lineStarts, type HashedRange } from './hashing.js';
+import type { FileChange } from './hunks.js';
+import { classifyCommit, classifyFile, type MutationClass } from './mutation.js';
+import type { Intent } from './registry.js';
+import { METADATA_KEY, TOOL_NAME, TOOL_VERSION } from './version.js';
+
+/** An Agent Trace 0.1.0 record (the subset of fields this toolkit writes). */
+export interface TraceRecord {
+  version: string;
+  id: string;
+  timestamp: string;
+  vcs: { type: 'git'; revision: string };
+  tool: { name: string; version: string };
+  files: TraceFile[];
+  metadata: { [METADATA_KEY]: IntentMetadata };
+}
+
+export interface TraceFile {
+  path: string;
+  conversations: {
+    contributor: { type: 'human' | 'ai' | 'mixed' | 'unknown'; model_id?: string };
+    url?: string;
+    ranges: HashedRange[];
+    related: { type: string; url: string }[];
+  }[];
+}
+
+/** Per-file facts the Agent Trace spec cannot express (deletions, renames, binaries). */
+export interface FileMetadata {
+  status: string;
+  old_path?: string;
+  mutation_class: MutationClass;
+  added_lines: number;
+  deleted_lines: number;
+  binary?: true;
+  submodule?: true;
+}
+
+/** This toolkit's fields under `metadata["dev.intent"]`. */
+export interface IntentMetadata {
+  intent_id: string;
+  intent_name: string;
+  mutation_class: MutationClass;
+  parents: string[];
+  /** The `owned_scope` in force at commit time and the registry it came from. */
+  scope: string[];
+  registry: { path: string; sha256: string };
+  /** Paths outside the scope (only possible when pre-commit was bypassed with --no-verify). */
+  scope_violations: string[];
+  files: Record<string, FileMetadata>;
+  /** Ledger lines only: hex SHA-256 of the previous ledger line's bytes, null for the first. */
+  prev_line_sha256?: string | null;
+}
+
+export interface RecordInput {
+  sha: string;
+  parents: string[];
+  changes: FileChange[];
+  blobs: Map<string, Buffer>;
+  intent: Intent;
+  registry: { path: string; sha256: string };
+  scopeViolations: string[];
+  now?: Date;
+}
+
+/** Builds the trace record of one commit: one file entry per changed path, hashed ranges. */
+export function buildRecord(input: RecordInput): TraceRecord {
+  const { intent } = input;
+  const related = [
+    { type: 'intent', url: `intent:${encodeURIComponent(intent.id)}` },
+    ...intent.related_specs.map((s) => ({ type: s.type, url: `spec:${encodeURIComponent(s.value)}` })),
+  ];
+  const files: TraceFile[] = [];
+  const meta: Record<string, FileMetadata> = {};
+  const classes: MutationClass[] = [];
+  for (const c of input.changes) {
+    const newContent = input.blobs.get(c.newOid);
+    const oldContent = input.blobs.get(c.oldOid);
+    const submodule = c.newMode === '160000' || c.oldMode === '160000';
+    const binary = !submodule && (isBinary(newContent) || isBinary(oldContent));
+    const ranges: HashedRange[] = [];
+    let added = 0;
+    let deleted = 0;
+    for (const h of c.hunks) deleted += h.oldCount;
+    if (!binary && !submodule && newContent && c.newMode !== '000000') {
+      const starts = lineStarts(newContent);
+      for (const h of c.hunks) {
+        if (h.newCount === 0) continue;
+        const end = h.newStart + h.newCount - 1;
+        ranges.push({ start_line: h.newStart, end_line: end, content_hash: hashLines(newContent, starts, h.newStart, end) });
+        added += h.newCount;
+      }
+    }
+    const cls = classifyFile(c, oldContent, newContent, binary || submodule);
+    classes.push(cls);
+    files.push({ path: c.path, conversations: [{ contributor: { type: 'human' }, ranges, related }] });
+    meta[c.path] = {
+      status: c.status,
+      ...(c.oldPath ? { old_path: c.oldPath } : {}),
+      mutation_class: cls,
+      added_lines: added,
+      deleted_lines: binary || submodule ? 0 : deleted,
+      ...(binary ? { binary: true as const } : {}),
+      ...(submodule ? { submodule: true as const } : {}),
+    };
+  }
+  return {
+    version: '0.1.0',
+    id: randomUUID(),
+    timestamp: (input.now ?? new Date()).toISOString(),
+    vcs: { type: 'git', revision: input.sha },
+    tool: { name: TOOL_NAME, version: TOOL_VERSION },
+    files,
+    metadata: {
+      [METADATA_KEY]: {
+        intent_id: intent.id,
+        intent_name: intent.name,
+        mutation_class: classifyCommit(classes),
+        parents: input.parents,
+        scope: intent.owned_scope,
+        registry: input.registry,
+        scope_violations: input.scopeViolations,
+        files: meta,
+      },
+    },
+  };
+}
+
+/** The human-readable first line of a note. */
+export function summaryLine(record: TraceRecord): string {
+  const m = record.metadata[METADATA_KEY];
+  const ranges = record.files.reduce((n, f) => n + f.conversations.reduce((k, c) => k + c.ranges.length, 0), 0);
+  const nf = record.files.length;
+  let s = `${m.intent_id} ${m.intent_name} · ${m.mutation_class} · ${nf} file${nf === 1 ? '' : 's'}, ${ranges} range${ranges === 1 ? '' : 's'}`;
+  if (m.scope_violations.length) s += ` · SCOPE VIOLATION: ${m.scope_violations.length} path${m.scope_violations.length === 1 ? '' : 's'} outside ${m.intent_id} (pre-commit bypassed)`;
+  return s.replace(/[\r\n]+/g, ' ');
+}
+
+/** The full note text: the summary line, then the record as one line of JSON. */
+export function noteText(record: TraceRecord): string {
+  return `${summaryLine(record)}\n${JSON.stringify(record)}\n`;
+}

@@ -1,0 +1,16 @@
+// Every test, and every git and hook process it starts, runs with pinned, isolated git settings:
+// no system or global config, fixed identities and dates, UTC.
+const pinned: Record<string, string> = {
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_AUTHOR_NAME: 'Test Author',
+  GIT_AUTHOR_EMAIL: 'author@example.com',
+  GIT_COMMITTER_NAME: 'Test Committer',
+  GIT_COMMITTER_EMAIL: 'committer@example.com',
+  GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z',
+  GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z',
+  TZ: 'UTC',
+  NO_COLOR: '1',
+};
+Object.assign(process.env, pinned);
+for (const k of ['GIT_DIR', 'GIT_INDEX_FILE', 'GIT_WORK_TREE', 'INTENT_ID']) delete process.env[k];
