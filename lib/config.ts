@@ -1,5 +1,6 @@
-import { dirname, relative, resolve, isAbsolute } from 'node:path';
-import { cosmiconfigSync } from 'cosmiconfig';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, resolve, isAbsolute } from 'node:path';
 import { IntentError } from './errors.js';
 
 /** Settings read from `intent.config.*`, `.intentrc*` or the `intent` key of package.json. */
@@ -21,13 +22,18 @@ const KEYS: Record<string, 'boolean' | 'string'> = { requireIntent: 'boolean', w
  * never "no config".
  */
 export function loadConfig(startDir: string, stopDir: string): Config {
-  const explorer = cosmiconfigSync('intent', { searchStrategy: 'none', cache: false });
+  let explorer: ReturnType<typeof import('cosmiconfig').cosmiconfigSync> | null = null;
   let dir = resolve(startDir);
   const stop = resolve(stopDir);
   for (;;) {
     let found;
     try {
-      found = explorer.search(dir);
+      // cosmiconfig costs a hook more than everything else it loads: only load it where a
+      // candidate file exists.
+      if (mayHaveConfig(dir)) {
+        explorer ??= (require('cosmiconfig') as typeof import('cosmiconfig')).cosmiconfigSync('intent', { searchStrategy: 'none', cache: false });
+        found = explorer.search(dir);
+      }
     } catch (e) {
       throw new IntentError('CONFIG_INVALID', `Cannot read the intent configuration in ${dir}: ${(e as Error).message}`, { dir });
     }
@@ -35,6 +41,29 @@ export function loadConfig(startDir: string, stopDir: string): Config {
     const rel = relative(stop, dir);
     if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return { ...DEFAULTS };
     dir = dirname(dir);
+  }
+}
+
+const require = createRequire(import.meta.url);
+
+/** cosmiconfig's search places for the module name "intent" (package.json is checked by key). */
+const PLACES = [
+  '.intentrc', '.intentrc.json', '.intentrc.yaml', '.intentrc.yml', '.intentrc.js', '.intentrc.ts', '.intentrc.cjs', '.intentrc.mjs',
+  '.config/intentrc', '.config/intentrc.json', '.config/intentrc.yaml', '.config/intentrc.yml', '.config/intentrc.js',
+  '.config/intentrc.ts', '.config/intentrc.cjs', '.config/intentrc.mjs',
+  'intent.config.js', 'intent.config.ts', 'intent.config.cjs', 'intent.config.mjs',
+];
+
+function mayHaveConfig(dir: string): boolean {
+  if (PLACES.some((p) => existsSync(join(dir, p)))) return true;
+  const pkg = join(dir, 'package.json');
+  if (!existsSync(pkg)) return false;
+  try {
+    return Object.prototype.hasOwnProperty.call(JSON.parse(readFileSync(pkg, 'utf8')), 'intent');
+  } catch {
+    // A package.json that does not parse is the project's problem, not a broken intent config:
+    // blocking commits on it would block the commit that fixes it.
+    return false;
   }
 }
 
