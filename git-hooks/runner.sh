@@ -4,6 +4,10 @@
 # package that ran `intent init`, so hooks work when `intent` is not on PATH.
 node=@NODE@
 entry=@ENTRY@
+if [ ! -x "$node" ]; then
+  echo "intent: the Node.js that ran \`intent init\` ($node) is gone. Re-run \`intent init\` with the Node.js you use now." >&2
+  exit 1
+fi
 if [ ! -f "$entry" ]; then
   echo "intent: the hook program $entry is missing (package moved or removed?). Re-run \`intent init\`." >&2
   exit 1

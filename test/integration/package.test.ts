@@ -1,0 +1,44 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PKG_ROOT, git, noteOf, registryYaml, run, tempDir, writeFiles } from '../helpers.js';
+
+// Black box: pack the package as npm would publish it, install it into a fresh project, and
+// govern a fresh repository with the installed binary only.
+describe('the packed package', () => {
+  it('installs and governs a repository through its own bin', () => {
+    const work = tempDir();
+    const packed = run('npm', ['pack', '--ignore-scripts', '--pack-destination', work], PKG_ROOT);
+    expect(packed.status, packed.stderr).toBe(0);
+    const tgz = readdirSync(work).find((f) => f.endsWith('.tgz'))!;
+    expect(tgz).toBeDefined();
+
+    const project = join(work, 'project');
+    writeFiles(project, { 'package.json': '{"name":"consumer","version":"1.0.0","private":true}\n' });
+    const inst = run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, tgz)], project);
+    expect(inst.status, inst.stderr).toBe(0);
+    const bin = join(project, 'node_modules', '.bin', 'intent');
+
+    const repo = join(work, 'repo');
+    writeFiles(repo, { 'src/a.ts': 'a\n', 'docs/x.md': 'x\n' });
+    git(repo, 'init', '-q', '-b', 'main');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'initial');
+    expect(run(bin, ['init'], repo).status).toBe(0);
+    writeFiles(repo, { '.orchestration/active_intents.yaml': registryYaml([{ id: 'INT-001', scope: ['src/**'] }]) });
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'registry');
+
+    const co = run(bin, ['checkout', 'INT-001', '--json'], repo);
+    expect(co.status, co.stderr).toBe(0);
+    const wt = JSON.parse(co.stdout).path as string;
+    writeFiles(wt, { 'src/a.ts': 'a\nb\n' });
+    git(wt, 'commit', '-q', '-am', 'in scope');
+    expect(noteOf(wt)?.summary).toMatch(/^INT-001 .* · 1 file, 1 range$/);
+
+    writeFiles(wt, { 'docs/x.md': 'y\n' });
+    const bad = run('git', ['commit', '-q', '-am', 'out of scope'], wt);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain('Scope Violation: INT-001 is not authorized to edit docs/x.md');
+  });
+});
