@@ -30,8 +30,8 @@ export function shQuote(s: string): string {
 export function installRunner(repo: Repo): boolean {
   const file = join(stateDir(repo), 'bin', 'hook');
   const text = readFileSync(join(PKG_ROOT, 'git-hooks', 'runner.sh'), 'utf8')
-    .replace('@NODE@', shQuote(process.execPath))
-    .replace('@ENTRY@', shQuote(join(PKG_ROOT, 'dist', 'cli', 'hook.js')));
+    .replace('@NODE@', () => shQuote(process.execPath))
+    .replace('@ENTRY@', () => shQuote(join(PKG_ROOT, 'dist', 'cli', 'hook.js')));
   return writeIfChanged(file, text, 0o755);
 }
 
