@@ -59,6 +59,9 @@ export function runDemo(opts: { dir?: string; log: (line: string) => void }): De
 
   log(`1. A fresh repository at ${repo}`);
   sh(repo, ['init', '-q', '-b', 'main']);
+  // Keep the demo independent of the user's global git config (signing, a global hooks path).
+  sh(repo, ['config', 'commit.gpgsign', 'false']);
+  sh(repo, ['config', 'core.hooksPath', join(repo, '.git', 'hooks')]);
   write(repo, 'src/auth/session.ts', 'export function login(user: string) {\n  return `session:${user}`;\n}\n');
   write(repo, 'src/billing/invoice.ts', 'export const round = (x: number) => Math.round(x);\n');
   write(repo, 'README.md', '# shop\n');

@@ -43,7 +43,7 @@ export function init(cwd: string): InitResult {
   const runnerChanged = installRunner(repo);
   const targets = hookTargets(repo);
   mkdirSync(targets.dir, { recursive: true });
-  const hooks = HOOKS.map((h) => installHook(targets.dir, h, targets.inTree));
+  const hooks = HOOKS.map((h) => installHook(targets.dir, h, targets.where));
   const config = configureNotes(repo);
   const changed = created.length > 0 || runnerChanged || config.length > 0 || hooks.some((h) => h.action !== 'unchanged');
   return { root: repo.mainRoot, created, kept, hooks, hooksDir: targets.dir, runnerChanged, config, changed };

@@ -48,7 +48,7 @@ function writeIfChanged(file: string, text: string, mode: number): boolean {
  * `core.hooksPath`; for husky (hooksPath `.husky/_`, regenerated on every install) it edits
  * husky's own user hook files in `.husky/`, which husky runs.
  */
-export function hookTargets(repo: Repo): { dir: string; inTree: boolean; husky: boolean } {
+export function hookTargets(repo: Repo): { dir: string; where: HookDirKind; husky: boolean } {
   const raw = git(['rev-parse', '--git-path', 'hooks'], { cwd: repo.mainRoot }).trim();
   let dir = isAbsolute(raw) ? raw : resolve(repo.mainRoot, raw);
   let husky = false;
@@ -56,16 +56,33 @@ export function hookTargets(repo: Repo): { dir: string; inTree: boolean; husky: 
     dir = dirname(dir);
     husky = true;
   } else if (basename(dir) === '.husky') husky = true;
-  const rel = relative(repo.commonDir, dir);
-  const inTree = rel.startsWith('..') || isAbsolute(rel);
-  return { dir, inTree, husky };
+  const where: HookDirKind = inside(repo.commonDir, dir) ? 'git-dir' : inside(repo.mainRoot, dir) ? 'work-tree' : 'outside';
+  return { dir, where, husky };
 }
 
-function block(hook: string, inTree: boolean): string {
+/**
+ * Where the hooks directory is, which decides what a hook does when the runner is missing:
+ * in the git dir it fails closed (this clone was initialised, so the runner was removed); in the
+ * work tree (committed, shared with clones that may not use intent) it warns; outside the
+ * repository (a global core.hooksPath shared by every repository) it stays silent.
+ */
+export type HookDirKind = 'git-dir' | 'work-tree' | 'outside';
+
+function inside(parent: string, child: string): boolean {
+  const rel = relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+const MISSING: Record<HookDirKind, string> = {
+  'git-dir': 'echo "intent: $intent_hook is missing; run \\`intent init\\` again. Blocking: this clone was initialised." >&2; exit 1',
+  'work-tree': 'echo "intent: $intent_hook is missing; run \\`intent init\\` in this clone. Commits here are not governed until then." >&2',
+  outside: ':',
+};
+
+function block(hook: string, where: HookDirKind): string {
   return readFileSync(join(PKG_ROOT, 'git-hooks', 'block.sh'), 'utf8')
     .replace('@HOOK@', hook)
-    .replace('@MISSING_HINT@', inTree ? ' Commits here are not governed until then.' : ' Blocking: this clone was initialised.')
-    .replace('@MISSING_ACTION@', inTree ? ':' : 'exit 1');
+    .replace('@MISSING@', () => MISSING[where]);
 }
 
 const SHELL = /^#!\s*(\/usr\/bin\/env\s+)?(\/usr)?(\/local)?(\/bin\/)?(sh|bash|dash|zsh|ksh)\b/;
@@ -75,9 +92,9 @@ const SHELL = /^#!\s*(\/usr\/bin\/env\s+)?(\/usr)?(\/local)?(\/bin\/)?(sh|bash|d
  * after the shebang of an existing shell hook (its own lines run after ours); a non-shell hook is
  * moved to `<hook>.intent-chained` and run by ours afterwards. Re-running changes nothing.
  */
-export function installHook(dir: string, hook: string, inTree: boolean): HookInstall {
+export function installHook(dir: string, hook: string, where: HookDirKind): HookInstall {
   const file = join(dir, hook);
-  const ours = block(hook, inTree);
+  const ours = block(hook, where);
   if (!existsSync(file)) {
     writeIfChanged(file, `#!/bin/sh\n${ours}`, 0o755);
     return { hook, file, action: 'created' };
