@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // Entry point of every installed git hook: small, so a commit pays only for what a hook needs.
+import { readFileSync } from 'node:fs';
 import { runHook } from '../lib/hook-run.js';
 
 const [hook] = process.argv.slice(2);
 try {
-  const out = runHook(hook ?? '', process.cwd(), process.env);
+  const out = runHook(hook ?? '', process.cwd(), process.env, () => readFileSync(0, 'utf8'));
   if (out.stderr) process.stderr.write(out.stderr);
   process.exitCode = out.code;
 } catch (e) {

@@ -8,7 +8,12 @@ const program = new Command('intent')
   .description('Git-native governance for AI coding agents: scoped intents, enforcing hooks, Agent Trace notes.')
   .version(TOOL_VERSION)
   .exitOverride()
-  .showHelpAfterError('(run with --help for usage)');
+  .showHelpAfterError('(run with --help for usage)')
+  .addHelpText(
+    'after',
+    '\nExamples:\n  intent init                      # once per repository\n  cd "$(intent checkout INT-001)"  # work on an intent in its own worktree\n' +
+      '  git commit -am "..."             # hooks enforce the scope and record the note\n  git log --notes=intents          # the audit trail\n  intent demo                      # the whole flow in a throw-away repository',
+  );
 
 program
   .command('init')

@@ -4,10 +4,11 @@ import { BRANCH_PREFIX, recordActiveIntent } from './active.js';
 import { loadConfig } from './config.js';
 import { IntentError } from './errors.js';
 import { git, gitRaw } from './git.js';
+import { installWorktreeHooks } from './install.js';
 import { withLock } from './lock.js';
 import { setIntentStatus } from './registry-edit.js';
 import { findIntent, loadRegistry } from './registry.js';
-import { openRepo, orchestrationPath, stateDir } from './repo.js';
+import { openRepo, orchestrationPath, stateDir, type Repo } from './repo.js';
 
 /** What `intent checkout` did. */
 export interface CheckoutResult {
@@ -46,13 +47,20 @@ export function checkout(cwd: string, id: string, opts: CheckoutOptions = {}): C
       { intent: id, status: intent.status },
     );
   }
+  // Concurrent checkouts race inside git (`worktree list` fails while another `worktree add` is
+  // half-way; `git config` fails on a held lock instead of waiting): serialise them.
+  return withLock(join(stateDir(repo), 'checkout.lock'), () => checkoutLocked(repo, id, opts, cwd));
+}
+
+function checkoutLocked(repo: Repo, id: string, opts: CheckoutOptions, cwd: string): CheckoutResult {
+  const registryFile = orchestrationPath(repo, 'active_intents.yaml');
   const branch = BRANCH_PREFIX + id;
   const main = repo.mainRoot;
   gitRaw(['worktree', 'prune'], { cwd: main });
   let path = existingWorktree(main, branch);
   const created = path === null;
   if (path === null) {
-    const config = loadConfig(cwd, repo.root);
+    const config = loadConfig(main, main);
     const parent = config.worktreeDir ? resolve(main, config.worktreeDir) : join(dirname(main), `${basename(main)}.worktrees`);
     path = opts.path ? resolve(cwd, opts.path) : join(parent, id);
     if (existsSync(path) && readdirSync(path).length > 0) {
@@ -69,6 +77,7 @@ export function checkout(cwd: string, id: string, opts: CheckoutOptions = {}): C
   }
   const gitDir = git(['rev-parse', '--path-format=absolute', '--git-dir'], { cwd: path }).trim();
   recordActiveIntent(gitDir, id);
+  installWorktreeHooks(repo, path);
   const started = withLock(join(stateDir(repo), 'registry.lock'), () => setIntentStatus(registryFile, id, 'IN_PROGRESS'));
   return { intent: id, path, branch, created, started };
 }

@@ -1,6 +1,7 @@
 import { IntentError } from './errors.js';
 import { checkStagedCommit } from './precommit.js';
 import { recordCommit } from './postcommit.js';
+import { recordRewrites } from './postrewrite.js';
 
 /** Output of one hook run: exit code and the lines for stderr. */
 export interface HookOutcome {
@@ -12,7 +13,7 @@ export interface HookOutcome {
  * Runs one git hook. pre-commit fails closed: any error, expected or not, blocks the commit
  * with its message. post-commit cannot undo the commit, so it reports a failure loudly instead.
  */
-export function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv): HookOutcome {
+export function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv, stdin: () => string = () => ''): HookOutcome {
   switch (hook) {
     case 'pre-commit':
       try {
@@ -30,6 +31,16 @@ export function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv): Hook
           code: 0,
           stderr: `intent: WARNING: the commit was made but its trace note was NOT recorded:\n${describe(e)}\n` +
             'intent: `intent verify` reports commits without a note; fix the cause and amend the commit to record it.\n',
+        };
+      }
+    case 'post-rewrite':
+      try {
+        recordRewrites(cwd, env, stdin());
+        return { code: 0, stderr: '' };
+      } catch (e) {
+        return {
+          code: 0,
+          stderr: `intent: WARNING: rewritten commits may carry their old commits' trace notes:\n${describe(e)}\n`,
         };
       }
     default:

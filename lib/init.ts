@@ -1,12 +1,11 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { gitRaw, git } from './git.js';
 import { HOOKS, hookTargets, installHook, installRunner, type HookInstall } from './install.js';
 import { openRepo, type Repo } from './repo.js';
-import { NOTES_REF } from './version.js';
+import { NOTES_REF, PKG_ROOT } from './version.js';
 
-const TEMPLATES = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'templates', 'orchestration');
+const TEMPLATES = join(PKG_ROOT, 'templates', 'orchestration');
 
 /** Everything `intent init` did; `changed` is false when a second run found all in place. */
 export interface InitResult {
@@ -49,7 +48,10 @@ export function init(cwd: string): InitResult {
   return { root: repo.mainRoot, created, kept, hooks, hooksDir: targets.dir, runnerChanged, config, changed };
 }
 
-/** Makes notes on refs/notes/intents follow `commit --amend` and rebase. Returns what it set. */
+/**
+ * Makes notes on refs/notes/intents follow `commit --amend` and rebase (the post-rewrite hook then
+ * replaces each copied note with a record of the new commit). Returns what it set.
+ */
 function configureNotes(repo: Repo): string[] {
   const cwd = repo.mainRoot;
   const set: string[] = [];
@@ -57,11 +59,6 @@ function configureNotes(repo: Repo): string[] {
   if (!refs.some((r) => r === NOTES_REF || r === 'refs/notes/*')) {
     git(['config', '--add', 'notes.rewriteRef', NOTES_REF], { cwd });
     set.push(`notes.rewriteRef += ${NOTES_REF}`);
-  }
-  // A rewritten commit gets a fresh note from post-commit; keep it rather than pile the old one on top.
-  if (gitRaw(['config', '--get', 'notes.rewriteMode'], { cwd }).status !== 0) {
-    git(['config', 'notes.rewriteMode', 'ignore'], { cwd });
-    set.push('notes.rewriteMode = ignore');
   }
   return set;
 }

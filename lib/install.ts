@@ -1,14 +1,23 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, join, relative, resolve, isAbsolute, basename } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { writeFileAtomic } from './fsutil.js';
 import { git } from './git.js';
 import { stateDir, type Repo } from './repo.js';
+import { PKG_ROOT } from './version.js';
 
 /** The hooks `intent init` installs. */
-export const HOOKS = ['pre-commit', 'post-commit'] as const;
+export const HOOKS = ['pre-commit', 'post-commit', 'post-rewrite'] as const;
 
-const PKG_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** Hooks that read standard input: ours must buffer it so the hooks chained after it get it too. */
+const STDIN_HOOKS = new Set(['post-rewrite', 'pre-push', 'reference-transaction', 'pre-receive', 'post-receive']);
+
+/** The client-side hooks an intent worktree's hook folder passes on to the repository's own. */
+const CHAINED_HOOKS = [
+  'applypatch-msg', 'pre-applypatch', 'post-applypatch', 'pre-commit', 'pre-merge-commit', 'prepare-commit-msg',
+  'commit-msg', 'post-commit', 'pre-rebase', 'post-checkout', 'post-merge', 'pre-push', 'post-rewrite',
+  'push-to-checkout', 'pre-auto-gc', 'sendemail-validate', 'post-index-change',
+];
+
 const BEGIN = '# >>> intent >>>';
 const END = '# <<< intent <<<';
 
@@ -73,16 +82,54 @@ function inside(parent: string, child: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
+// A clone that was initialised (it has <common-dir>/intent) but lost its runner always blocks.
+const BLOCK_IF_INITIALISED =
+  'if [ -d "$(git rev-parse --git-common-dir)/intent" ]; then echo "intent: $intent_hook is missing; run \\`intent init\\` again. Blocking." >&2; exit 1; fi';
 const MISSING: Record<HookDirKind, string> = {
-  'git-dir': 'echo "intent: $intent_hook is missing; run \\`intent init\\` again. Blocking: this clone was initialised." >&2; exit 1',
-  'work-tree': 'echo "intent: $intent_hook is missing; run \\`intent init\\` in this clone. Commits here are not governed until then." >&2',
-  outside: ':',
+  'git-dir': BLOCK_IF_INITIALISED,
+  'work-tree': `${BLOCK_IF_INITIALISED}\n    echo "intent: this clone is not initialised: run \\\`intent init\\\`. Commits here are not governed until then." >&2`,
+  outside: BLOCK_IF_INITIALISED,
 };
+
+/** The shell lines that call hook `hook` through `runner` (an expression), buffering stdin where needed. */
+function runLine(hook: string, runner: string): string {
+  if (!STDIN_HOOKS.has(hook)) return `${runner} ${hook} "$@" || exit $?`;
+  return `intent_in="$(mktemp)" || exit 1; cat >"$intent_in"; ${runner} ${hook} "$@" <"$intent_in" || exit $?; exec <"$intent_in"; rm -f "$intent_in"`;
+}
 
 function block(hook: string, where: HookDirKind): string {
   return readFileSync(join(PKG_ROOT, 'git-hooks', 'block.sh'), 'utf8')
-    .replace('@HOOK@', hook)
+    .replace('@RUN@', () => runLine(hook, '"$intent_hook"'))
     .replace('@MISSING@', () => MISSING[where]);
+}
+
+/**
+ * Gives the intent worktree at `worktree` hooks it cannot edit: its own `core.hooksPath` (through
+ * `extensions.worktreeConfig`) points at `<common-dir>/intent/hooks`, whose hooks run intent's
+ * and then the repository's own hooks. Without this, a relative `core.hooksPath` (husky, a
+ * `.githooks` folder) resolves inside the agent's worktree, where hooks may be missing (husky's
+ * `.husky/_` is git-ignored) or edited by the agent.
+ */
+export function installWorktreeHooks(repo: Repo, worktree: string): string {
+  const dir = join(stateDir(repo), 'hooks');
+  const orig = git(['rev-parse', '--path-format=absolute', '--git-path', 'hooks'], { cwd: repo.mainRoot }).trim();
+  const runner = join(stateDir(repo), 'bin', 'hook');
+  const template = readFileSync(join(PKG_ROOT, 'git-hooks', 'worktree-hook.sh'), 'utf8');
+  for (const hook of CHAINED_HOOKS) {
+    const ours = (HOOKS as readonly string[]).includes(hook);
+    const text = template
+      .replace('@HOOK@', hook)
+      .replace('@RUNNER@', () => shQuote(runner))
+      .replace('@OURS@', ours ? 'true' : 'false')
+      .replace('@RUN@', () => runLine(hook, '"$runner"'))
+      .replace('@ORIG@', () => shQuote(orig));
+    writeIfChanged(join(dir, hook), text, 0o755);
+  }
+  if (git(['config', '--bool', '--default', 'false', '--get', 'extensions.worktreeConfig'], { cwd: repo.mainRoot }).trim() !== 'true') {
+    git(['config', 'extensions.worktreeConfig', 'true'], { cwd: repo.mainRoot });
+  }
+  git(['config', '--worktree', 'core.hooksPath', dir], { cwd: worktree });
+  return dir;
 }
 
 const SHELL = /^#!\s*(\/usr\/bin\/env\s+)?(\/usr)?(\/local)?(\/bin\/)?(sh|bash|dash|zsh|ksh)\b/;

@@ -35,7 +35,10 @@ export function withLock<T>(lockPath: string, fn: () => T, timeoutMs = 30_000): 
   try {
     return fn();
   } finally {
-    try { unlinkSync(lockPath); } catch { /* taken over as stale: nothing to release */ }
+    // Release only our own lock: had it been taken over, the file belongs to someone else now.
+    try {
+      if (readFileSync(lockPath, 'utf8') === `${process.pid}\n`) unlinkSync(lockPath);
+    } catch { /* already gone */ }
   }
 }
 

@@ -25,10 +25,15 @@ export function ledgerPath(repo: Repo): string {
  * concurrent commits in many worktrees are neither lost nor torn and the ledger order is the
  * order of the notes. Returns null when the commit is not governed (no intent named).
  */
-export function recordCommit(cwd: string, env: NodeJS.ProcessEnv = process.env, rev = 'HEAD'): TraceRecord | null {
+export function recordCommit(
+  cwd: string,
+  env: NodeJS.ProcessEnv = process.env,
+  opts: { rev?: string; intentId?: string } = {},
+): TraceRecord | null {
   const repo = openRepo(cwd);
-  const named = resolveIntentId(repo, env.INTENT_ID);
+  const named = opts.intentId ? { id: opts.intentId } : resolveIntentId(repo, env.INTENT_ID);
   if (!named) return null;
+  const rev = opts.rev ?? 'HEAD';
   const registryFile = orchestrationPath(repo, 'active_intents.yaml');
   const registryBytes = readFileSync(registryFile);
   const registry = loadRegistry(registryFile);

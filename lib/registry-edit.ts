@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { isMap, isScalar, isSeq, parseDocument, Scalar, type Node } from 'yaml';
+import { isMap, isScalar, isSeq, parse, parseDocument, Scalar, type Node } from 'yaml';
 import { IntentError } from './errors.js';
 import { writeFileAtomic } from './fsutil.js';
 import { parseRegistry, type IntentStatus } from './registry.js';
@@ -34,5 +34,5 @@ export function setIntentStatus(path: string, id: string, status: IntentStatus, 
 function formatLike(node: Scalar, value: string): string {
   if (node.type === Scalar.QUOTE_SINGLE) return `'${value}'`;
   if (node.type === Scalar.QUOTE_DOUBLE) return JSON.stringify(value);
-  return /^[A-Za-z0-9_.:+-]+$/.test(value) && !/^\d/.test(value) ? value : JSON.stringify(value);
+  return /^[A-Za-z0-9_.:+-]+$/.test(value) && parse(value) === value ? value : JSON.stringify(value);
 }

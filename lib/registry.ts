@@ -48,7 +48,13 @@ export function loadRegistry(path: string): Registry {
   if (!existsSync(path)) {
     throw new IntentError('REGISTRY_MISSING', `No intent registry at ${path}. Run \`intent init\` to create one.`, { path });
   }
-  return parseRegistry(readFileSync(path, 'utf8'), path);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new IntentError('REGISTRY_INVALID', `Cannot read the intent registry ${path}: ${(e as Error).message}. It must be a readable YAML file.`, { path });
+  }
+  return parseRegistry(text, path);
 }
 
 /** Validates registry text; every problem is reported at once, with file, line, intent and field. */
@@ -85,8 +91,8 @@ export function checkRegistry(text: string): { intents: Intent[]; problems: Regi
   };
   if (doc.errors.length) {
     for (const e of doc.errors) {
-      const pos = e.linePos?.[0];
-      problems.push({ line: pos?.line, column: pos?.col, message: `YAML syntax error: ${e.message.split('\n')[0]}` });
+      const pos = lc.linePos(e.pos[0]);
+      problems.push({ line: pos.line, column: pos.col, message: `YAML syntax error: ${e.message.split('\n')[0]}` });
     }
     return { intents: [], problems };
   }
@@ -244,11 +250,18 @@ function date(item: YAMLMap, key: string, add: Add): string | undefined {
   if (!item.has(key)) return undefined;
   const node = item.get(key, true) as Node | undefined;
   const v = isScalar(node) ? node.value : undefined;
-  if (typeof v !== 'string' || !ISO_DATE.test(v) || Number.isNaN(Date.parse(v))) {
+  if (typeof v !== 'string' || !ISO_DATE.test(v) || Number.isNaN(Date.parse(v)) || !realDay(v)) {
     add(node, key, `must be an RFC 3339 date-time string such as "2026-02-16T12:00:00Z", got ${show(v)}`);
     return undefined;
   }
   return v;
+}
+
+/** Date.parse rolls 2026-02-30 over to March; a registry date must name a real day. */
+function realDay(v: string): boolean {
+  const [y, m, d] = v.slice(0, 10).split('-').map(Number);
+  const t = new Date(Date.UTC(y, m - 1, d));
+  return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
 }
 
 function show(v: unknown): string {

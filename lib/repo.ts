@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { IntentError } from './errors.js';
 import { gitRaw, git } from './git.js';
 
@@ -38,11 +38,18 @@ export function openRepo(cwd: string): Repo {
     throw new IntentError('BARE_REPOSITORY', `${cwd} is a bare repository: intents need a work tree. Run this in a clone.`, { cwd });
   }
   const isMainWorktree = gitDir === commonDir;
-  const mainRoot = isMainWorktree ? root : mainWorktreeRoot(root);
+  const mainRoot = isMainWorktree ? root : mainWorktreeRoot(root, commonDir);
   return { root, gitDir, commonDir, mainRoot, isMainWorktree, branch: readBranch(gitDir) };
 }
 
-function mainWorktreeRoot(cwd: string): string {
+function mainWorktreeRoot(cwd: string, commonDir: string): string {
+  // The usual layout: the main worktree holds the common dir as its `.git`. Checking that
+  // directly saves a process per hook and avoids `git worktree list`, which fails while another
+  // process is half-way through `git worktree add`.
+  if (basename(commonDir) === '.git' && existsSync(join(dirname(commonDir), '.git', 'HEAD'))) {
+    const top = dirname(commonDir);
+    if (statSync(join(top, '.git')).isDirectory()) return top;
+  }
   const out = git(['worktree', 'list', '--porcelain', '-z'], { cwd });
   const first = out.split('\0').find((l) => l.startsWith('worktree '));
   if (!first) throw new IntentError('GIT_FAILED', `could not find the main worktree of ${cwd}`, { cwd });

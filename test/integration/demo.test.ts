@@ -1,0 +1,52 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CLI, git, ledgerLines, noteOf, run, tempDir } from '../helpers.js';
+
+// `intent demo` as a user runs it: `node dist/cli/main.js demo`.
+
+const demoDirs = (dir: string) => readdirSync(dir).filter((f) => f.startsWith('intent-demo-'));
+const SCOPE_LINE = 'Scope Violation: INT-001 is not authorized to edit src/billing/invoice.ts';
+
+describe('intent demo', () => {
+  it('passes, shows the rejected out-of-scope commit and leaves no temporary directory behind', () => {
+    // The demo process gets a private TMPDIR (its os.tmpdir()), so counting its intent-demo-*
+    // directories before and after races no other process on the machine.
+    const tmp = tempDir('intent-test-demotmp-');
+    const before = demoDirs(tmp).length;
+    expect(before).toBe(0);
+    const r = run(process.execPath, [CLI, 'demo'], tempDir(), { TMPDIR: tmp });
+    expect(r.status, r.stderr + r.stdout).toBe(0);
+    expect(r.stdout).toContain('Demo passed');
+    expect(r.stdout).not.toContain('Demo FAILED');
+    expect(r.stdout).toContain(SCOPE_LINE);
+    expect(r.stdout).not.toContain('Kept:');
+
+    const m = /A fresh repository at (.+)\n/.exec(r.stdout);
+    expect(m, 'the demo names its repository').not.toBeNull();
+    const demoRepo = m![1];
+    expect(demoRepo.startsWith(join(tmp, 'intent-demo-'))).toBe(true);
+    expect(existsSync(demoRepo)).toBe(false);
+    expect(demoDirs(tmp).length).toBe(before);
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it('--dir keeps the repository there, with its two governed commits noted', () => {
+    const dir = tempDir();
+    const r = run(process.execPath, [CLI, 'demo', '--dir', dir], tempDir());
+    expect(r.status, r.stderr + r.stdout).toBe(0);
+    expect(r.stdout).toContain('Demo passed');
+    const repo = join(dir, 'shop');
+    expect(r.stdout).toContain(`Kept: ${repo}`);
+    expect(existsSync(join(repo, '.git'))).toBe(true);
+
+    const notes = git(repo, 'notes', '--ref=intents', 'list').split('\n').filter(Boolean);
+    expect(notes).toHaveLength(2);
+    const commits = notes.map((l) => l.split(' ')[1]);
+    const intents = commits.map((c) => noteOf(repo, c)!.record.metadata['dev.intent'].intent_id).sort();
+    expect(intents).toEqual(['INT-001', 'INT-002']);
+    for (const c of commits) expect(noteOf(repo, c)!.record.vcs.revision).toBe(c);
+    expect(ledgerLines(repo)).toHaveLength(2);
+    expect(git(repo, 'log', '--notes=intents', '--branches')).toContain('INT-001 JWT Authentication Migration · ');
+  });
+});
