@@ -12,7 +12,7 @@ import {
 // The post-commit hook, driven by real `git commit` in real worktrees: every range and hash in a
 // note is re-derived here from git's own `-U0` hunks and the committed blob bytes.
 
-const SCHEMA_PATH = join(PKG_ROOT, '..', 'shared', 'agent-trace', 'trace-record.schema.json');
+const SCHEMA_PATH = join(PKG_ROOT, 'test', 'fixtures', 'agent-trace', 'trace-record.schema.json');
 const KEY = 'dev.intent';
 const NAME = 'JWT Authentication Migration';
 

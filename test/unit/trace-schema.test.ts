@@ -14,7 +14,7 @@ import { buildRecord, noteText, summaryLine } from '../../dist/lib/trace.js';
 import { METADATA_KEY, TOOL_NAME, TOOL_VERSION } from '../../dist/lib/version.js';
 import { PKG_ROOT, checkoutIntent, git, governedRepo, makeRepo, noteOf, writeFiles } from '../helpers.js';
 
-const AGENT_TRACE = join(PKG_ROOT, '..', 'shared', 'agent-trace');
+const AGENT_TRACE = join(PKG_ROOT, 'test', 'fixtures', 'agent-trace');
 const schema = JSON.parse(readFileSync(join(AGENT_TRACE, 'trace-record.schema.json'), 'utf8'));
 // Both packages are CommonJS with `exports.default`; under NodeNext the default import is the module.
 const ajv = new Ajv2020.default({ strict: true, allErrors: true });
