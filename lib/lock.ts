@@ -52,7 +52,9 @@ function takeOverIfDead(lockPath: string): boolean {
   const pid = Number.parseInt(content, 10);
   if (!Number.isInteger(pid) || pid <= 0) return false; // being written right now
   if (alive(pid)) return false;
-  // Move it aside atomically, then make sure what we moved is the dead holder's lock.
+  // Move it aside atomically, then make sure what we moved is the dead holder's lock. Known gap:
+  // between the rename and a link back, a third process may take the lock too (needs a dead
+  // holder and three contenders at once).
   const aside = `${lockPath}.stale.${process.pid}`;
   try {
     renameSync(lockPath, aside);
