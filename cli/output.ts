@@ -22,9 +22,3 @@ export function fail(json: boolean, e: unknown): number {
   }
   return code;
 }
-
-/** Aligns rows of cells into columns. */
-export function table(rows: string[][]): string {
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ')).join('\n') + '\n';
-}
