@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { resolveIntentId } from './active.js';
+import { authorsOfCommitted, readAttribution, updateAttribution, type PathAttribution } from './attribution.js';
 import { readBlobs } from './blobs.js';
 import { commitDiff } from './diff.js';
 import { sha256Hex } from './hashing.js';
@@ -42,8 +43,16 @@ export function recordCommit(
     constraints: [], acceptance_criteria: [], related_specs: [],
   };
   const diff = commitDiff(repo.root, rev);
+  const pending = readAttribution(repo);
+  const credited = diff.changes.flatMap((c) => (pending[c.path] ? [[c.path, pending[c.path]] as const] : []));
   const oids = diff.changes.flatMap((c) => (c.status === 'M' ? [c.oldOid, c.newOid] : [c.newOid]));
-  const blobs = readBlobs(repo.root, oids);
+  const blobs = readBlobs(repo.root, [...oids, ...credited.map(([, e]) => e.blob)]);
+  const authorship = new Map(
+    credited.flatMap(([path, entry]) => {
+      const committed = blobs.get(diff.changes.find((c) => c.path === path)!.newOid);
+      return committed ? [[path, { authors: entry.authors, lines: authorsOfCommitted(entry, blobs.get(entry.blob), committed) }] as const] : [];
+    }),
+  );
   const touched = diff.changes.flatMap((c) => (c.oldPath ? [c.oldPath, c.path] : [c.path]));
   const violations = outOfScope(touched, compileScope(intent.owned_scope), loadIgnore(repo), !repo.isMainWorktree);
   const record = buildRecord({
@@ -54,6 +63,7 @@ export function recordCommit(
     intent,
     registry: { path: relative(repo.mainRoot, registryFile).split('\\').join('/'), sha256: sha256Hex(registryBytes) },
     scopeViolations: violations,
+    authorship,
   });
   withLock(join(stateDir(repo), 'record.lock'), () => {
     writeNote(repo.root, diff.sha, noteText(record));
@@ -63,5 +73,13 @@ export function recordCommit(
       return JSON.stringify(line);
     });
   });
+  if (credited.length) forgetCommitted(repo, credited);
   return record;
+}
+
+/** The committed paths' credit is in the note now; later writes start from the committed bytes. */
+function forgetCommitted(repo: Repo, credited: (readonly [string, PathAttribution])[]): void {
+  updateAttribution(repo, (paths) => {
+    for (const [path, entry] of credited) if (paths[path]?.blob === entry.blob) delete paths[path];
+  });
 }

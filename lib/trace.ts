@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { isBinary } from './blobs.js';
 import { hashLines, lineStarts, type HashedRange } from './hashing.js';
+import type { AiAuthor, LineAuthors } from './attribution.js';
 import type { FileChange } from './hunks.js';
 import { classifyCommit, classifyFile, type MutationClass } from './mutation.js';
 import type { Intent } from './registry.js';
@@ -62,7 +63,53 @@ export interface RecordInput {
   intent: Intent;
   registry: { path: string; sha256: string };
   scopeViolations: string[];
+  /** Per committed path: which of its lines models produced through the adapter. */
+  authorship?: Map<string, { authors: AiAuthor[]; lines: LineAuthors }>;
   now?: Date;
+}
+
+type Conversation = TraceFile['conversations'][number];
+
+/**
+ * Splits the hashed ranges of one file into one conversation per contributor: the lines a model
+ * produced through the adapter (`ai`, with its model and conversation url) and the rest (`human`).
+ */
+function conversationsOf(
+  content: Buffer,
+  starts: number[],
+  hunks: { start: number; end: number }[],
+  who: { authors: AiAuthor[]; lines: LineAuthors } | undefined,
+  related: Conversation['related'],
+): Conversation[] {
+  const byAuthor = new Map<number, HashedRange[]>();
+  const push = (author: number, start: number, end: number) => {
+    if (!byAuthor.has(author)) byAuthor.set(author, []);
+    byAuthor.get(author)!.push({ start_line: start, end_line: end, content_hash: hashLines(content, starts, start, end) });
+  };
+  for (const h of hunks) {
+    let runStart = h.start;
+    let runAuthor = who?.lines[h.start - 1] ?? -1;
+    for (let l = h.start + 1; l <= h.end + 1; l++) {
+      const a = l <= h.end ? who?.lines[l - 1] ?? -1 : NaN;
+      if (a === runAuthor) continue;
+      push(runAuthor, runStart, l - 1);
+      runStart = l;
+      runAuthor = a;
+    }
+  }
+  const out: Conversation[] = [];
+  if (byAuthor.has(-1) || byAuthor.size === 0) out.push({ contributor: { type: 'human' }, ranges: byAuthor.get(-1) ?? [], related });
+  const ai = [...byAuthor.keys()].filter((a) => a >= 0).sort((a, b) => a - b);
+  for (const a of ai) {
+    const author = who!.authors[a];
+    out.push({
+      contributor: { type: 'ai', model_id: author.model_id },
+      ...(author.url ? { url: author.url } : {}),
+      ranges: byAuthor.get(a)!,
+      related,
+    });
+  }
+  return out;
 }
 
 /** Builds the trace record of one commit: one file entry per changed path, hashed ranges. */
@@ -80,22 +127,18 @@ export function buildRecord(input: RecordInput): TraceRecord {
     const oldContent = input.blobs.get(c.oldOid);
     const submodule = c.newMode === '160000' || c.oldMode === '160000';
     const binary = !submodule && (isBinary(newContent) || isBinary(oldContent));
-    const ranges: HashedRange[] = [];
     let added = 0;
     let deleted = 0;
     for (const h of c.hunks) deleted += h.oldCount;
+    let conversations: Conversation[] = [{ contributor: { type: 'human' }, ranges: [], related }];
     if (!binary && !submodule && newContent && c.newMode !== '000000') {
-      const starts = lineStarts(newContent);
-      for (const h of c.hunks) {
-        if (h.newCount === 0) continue;
-        const end = h.newStart + h.newCount - 1;
-        ranges.push({ start_line: h.newStart, end_line: end, content_hash: hashLines(newContent, starts, h.newStart, end) });
-        added += h.newCount;
-      }
+      const hunks = c.hunks.filter((h) => h.newCount > 0).map((h) => ({ start: h.newStart, end: h.newStart + h.newCount - 1 }));
+      for (const h of hunks) added += h.end - h.start + 1;
+      conversations = conversationsOf(newContent, lineStarts(newContent), hunks, input.authorship?.get(c.path), related);
     }
     const cls = classifyFile(c, oldContent, newContent, binary || submodule);
     classes.push(cls);
-    files.push({ path: c.path, conversations: [{ contributor: { type: 'human' }, ranges, related }] });
+    files.push({ path: c.path, conversations });
     meta[c.path] = {
       status: c.status,
       ...(c.oldPath ? { old_path: c.oldPath } : {}),

@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { readBlobs } from '../../lib/blobs.js';
 import { commitDiff } from '../../lib/diff.js';
@@ -12,20 +10,9 @@ import type { TraceRecord } from '../../lib/trace.js';
 // version.ts are loaded from the build (`npm test` builds first; test/global-setup.ts checks it).
 import { buildRecord, noteText, summaryLine } from '../../dist/lib/trace.js';
 import { METADATA_KEY, TOOL_NAME, TOOL_VERSION } from '../../dist/lib/version.js';
-import { PKG_ROOT, checkoutIntent, git, governedRepo, makeRepo, noteOf, writeFiles } from '../helpers.js';
+import { AGENT_TRACE, expectValid, validate } from '../trace-validator.js';
+import { checkoutIntent, git, governedRepo, makeRepo, noteOf, writeFiles } from '../helpers.js';
 
-const AGENT_TRACE = join(PKG_ROOT, 'test', 'fixtures', 'agent-trace');
-const schema = JSON.parse(readFileSync(join(AGENT_TRACE, 'trace-record.schema.json'), 'utf8'));
-// Both packages are CommonJS with `exports.default`; under NodeNext the default import is the module.
-const ajv = new Ajv2020.default({ strict: true, allErrors: true });
-addFormats.default(ajv);
-const validate = ajv.compile(schema);
-
-function expectValid(record: unknown): void {
-  const ok = validate(record);
-  expect(validate.errors ?? [], JSON.stringify(validate.errors)).toEqual([]);
-  expect(ok).toBe(true);
-}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
