@@ -69,6 +69,11 @@ export interface RecordRequest extends WriteOrigin {
   path: string;
   /** The file's bytes before the tool ran (`null`: it did not exist), e.g. saved by a pre-tool hook. */
   before: Buffer | null;
+  /**
+   * What the model proposed, when a human could change it before it was saved (an editor's diff
+   * view): lines of the saved file that are not in `proposed` are the human's, not the model's.
+   */
+  proposed?: string | Uint8Array;
   intentId?: string;
 }
 
@@ -203,7 +208,8 @@ export function recordWrite(req: RecordRequest): WriteResult {
       return { intent: t.intent.id, operation: 'record', path: t.rel, sha256: null, aiLines: 0, staged: true };
     }
     const staged = stage(t.repo, [t.rel]);
-    const aiLines = credit(t.repo, t.rel, req.before, after, origin, staged);
+    const proposed = req.proposed === undefined ? undefined : requireContent(req.proposed);
+    const aiLines = credit(t.repo, t.rel, req.before, after, origin, staged, proposed);
     return { intent: t.intent.id, operation: 'record', path: t.rel, sha256: contentHash(after), aiLines, staged };
   });
 }
@@ -386,7 +392,7 @@ function unstage(repo: Repo, rel: string): void {
  * Credits the lines of `after` that are not in `before` to the model, carrying earlier credit
  * (from previous adapter writes) through whatever happened to the file in between.
  */
-function credit(repo: Repo, rel: string, before: Buffer | null, after: Buffer, author: AiAuthor, staged: boolean): number {
+function credit(repo: Repo, rel: string, before: Buffer | null, after: Buffer, author: AiAuthor, staged: boolean, proposed?: Buffer): number {
   const blob = staged ? stagedBlob(repo, rel) : '';
   return updateAttribution(repo, (paths) => {
     const prev = paths[rel];
@@ -401,7 +407,8 @@ function credit(repo: Repo, rel: string, before: Buffer | null, after: Buffer, a
       }
     }
     const me = authorIndex(authors, author);
-    const lines = carryAuthors(beforeLines, beforeAuthors, splitLines(after), me);
+    let lines = carryAuthors(beforeLines, beforeAuthors, splitLines(proposed ?? after), me);
+    if (proposed && !proposed.equals(after)) lines = carryAuthors(splitLines(proposed), lines, splitLines(after), -1);
     const runs = compressRuns(lines);
     if (!staged || runs.length === 0) delete paths[rel];
     else paths[rel] = { sha256: sha256Hex(after), blob, authors, runs };
