@@ -3,9 +3,9 @@
 import { readFileSync } from 'node:fs';
 import { runHook } from '../lib/hook-run.js';
 
-const [hook] = process.argv.slice(2);
+const [hook, ...args] = process.argv.slice(2);
 try {
-  const out = runHook(hook ?? '', process.cwd(), process.env, () => readFileSync(0, 'utf8'));
+  const out = runHook(hook ?? '', process.cwd(), process.env, () => readFileSync(0, 'utf8'), args);
   if (out.stderr) process.stderr.write(out.stderr);
   process.exitCode = out.code;
 } catch (e) {

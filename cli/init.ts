@@ -2,8 +2,8 @@ import { init } from '../lib/init.js';
 import { emit } from './output.js';
 
 /** `intent init`. */
-export function run(opts: { cwd: string; json: boolean }): void {
-  const r = init(opts.cwd);
+export function run(opts: { cwd: string; json: boolean; agents: string[] }): void {
+  const r = init(opts.cwd, { agents: opts.agents });
   emit(opts.json, r, () => {
     if (!r.changed) return `intent: ${r.root} is already initialised; nothing changed.\n`;
     const lines = [`intent: initialised ${r.root}`];
@@ -15,6 +15,7 @@ export function run(opts: { cwd: string; json: boolean }): void {
       lines.push(`  hook     ${h.file}: ${what}`);
     }
     for (const c of r.config) lines.push(`  config   ${c}`);
+    for (const a of r.agents) lines.push(`  agent    ${a.agent}: ${a.file} ${a.changed ? 'written (commit it so every worktree has it)' : 'up to date'}`);
     lines.push('Next: add intents to .orchestration/active_intents.yaml, then `intent checkout <ID>`.');
     return lines.join('\n') + '\n';
   });

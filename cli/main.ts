@@ -18,9 +18,11 @@ const program = new Command('intent')
 program
   .command('init')
   .description('set up this repository: .orchestration/, hooks, notes config (safe to re-run)')
+  .option('--agent <name...>', 'also register the agent hook adapters: claude-code, cursor, cline')
   .option('--json', 'print the result as JSON')
-  .addHelpText('after', '\nExamples:\n  intent init\n  intent init --json')
-  .action(async (opts: { json?: boolean }) => (await import('./init.js')).run({ cwd: process.cwd(), json: !!opts.json }));
+  .addHelpText('after', '\nExamples:\n  intent init\n  intent init --json\n  intent init --agent claude-code\n  intent init --agent cursor cline --json')
+  .action(async (opts: { agent?: string[]; json?: boolean }) =>
+    (await import('./init.js')).run({ cwd: process.cwd(), json: !!opts.json, agents: opts.agent ?? [] }));
 
 program
   .command('checkout')
@@ -32,6 +34,79 @@ program
   .addHelpText('after', '\nExamples:\n  intent checkout INT-001\n  cd "$(intent checkout INT-001)"\n  intent checkout INT-002 --base main --json')
   .action(async (id: string, opts: { base?: string; path?: string; json?: boolean }) =>
     (await import('./checkout.js')).run({ cwd: process.cwd(), id, base: opts.base, path: opts.path, json: !!opts.json }));
+
+program
+  .command('context')
+  .description("print the intent's <intent_context> block for an agent: scope, constraints, lessons, history, rules")
+  .argument('<id>', 'intent id from .orchestration/active_intents.yaml, e.g. INT-001')
+  .option('--max-bytes <n>', 'cap the block at this many UTF-8 bytes, at least 512 (default: 4096)')
+  .option('--json', 'print {"intent","context","bytes"} as JSON')
+  .addHelpText('after', '\nExamples:\n  intent context INT-001\n  intent context INT-001 --max-bytes 2048\n  intent context INT-001 --json')
+  .action(async (id: string, opts: { maxBytes?: string; json?: boolean }) =>
+    (await import('./context.js')).run({ cwd: process.cwd(), id, maxBytes: opts.maxBytes, json: !!opts.json }));
+
+program
+  .command('lesson')
+  .description("append a lesson learned to the main worktree's .orchestration/AGENT.md (the shared brain)")
+  .argument('<text>', 'the lesson: what happened, what to do instead; the first line or sentence becomes its title')
+  .option('--intent <id>', "tag it with this intent (default: the intent worktree's own intent; elsewhere: general)")
+  .option('--json', 'print {"appended","lesson","path"} as JSON')
+  .addHelpText(
+    'after',
+    '\nExamples:\n  intent lesson "Use jose, not jsonwebtoken: it has no ESM build."\n' +
+      '  intent lesson "Run the migrations before the auth tests." --intent INT-001\n  intent lesson "Lockfiles are exempt from scope checks." --intent general --json',
+  )
+  .action(async (text: string, opts: { intent?: string; json?: boolean }) =>
+    (await import('./lesson.js')).run({ cwd: process.cwd(), text, intent: opts.intent, json: !!opts.json }));
+
+program
+  .command('expand')
+  .description("ask a human to widen an intent's scope: files a scope-expansion request")
+  .argument('<id>', 'intent id from .orchestration/active_intents.yaml, e.g. INT-001')
+  .argument('<glob...>', 'repository-relative path globs the intent needs, e.g. "src/billing/**"')
+  .requiredOption('--reason <text>', 'why the intent needs these paths (for the human who decides)')
+  .option('--json', 'print the filed request as JSON')
+  .addHelpText('after', '\nExamples:\n  intent expand INT-001 "src/billing/**" --reason "JWT claims carry the billing plan"\n  intent expand INT-001 src/a.ts src/b/ --reason "..." --json')
+  .action(async (id: string, globs: string[], opts: { reason: string; json?: boolean }) =>
+    (await import('./expand.js')).run({ cwd: process.cwd(), id, globs, reason: opts.reason, json: !!opts.json }));
+
+program
+  .command('mcp')
+  .description('run an MCP server over stdio with the intent tools (for Claude Code, Cline, Cursor, ...)')
+  .option('--cwd <dir>', 'the repository or worktree the server works in (default: the current directory)')
+  .addHelpText('after', '\nExamples:\n  intent mcp\n  intent mcp --cwd ../repo.worktrees/INT-001\n  claude mcp add intent -- intent mcp')
+  .action(async (opts: { cwd?: string }) => (await import('./mcp.js')).run({ cwd: opts.cwd ?? process.cwd() }));
+
+program
+  .command('verify')
+  .description('re-check governed commits from the history alone: notes, ranges, hashes, scope, registry history, ledger chain')
+  .argument('[range...]', 'git revision range(s), e.g. origin/main..HEAD (default: HEAD)')
+  .option('--all', 'every commit reachable from any ref')
+  .option('--no-ledger', "skip the local ledger's hash-chain check")
+  .option('--notes <rev>', 'read the notes from this notes ref or commit (default: refs/notes/intents)')
+  .option('--intent <id>', "treat every commit of the range as governed by this intent (a push to intent/<id>)")
+  .option('--json', 'print {"ok","commits","governed","findings":[{"commit","intent","code","message","path"}]} as JSON')
+  .addHelpText(
+    'after',
+    '\nExit codes: 0 clean, 1 findings, 2 usage.\nExamples:\n  intent verify\n  intent verify origin/main..HEAD\n  intent verify --all --json\n' +
+      '  intent verify --no-ledger -- "$new" --not --all     # a server hook: what a push adds',
+  )
+  .action(async (range: string[], opts: { all?: boolean; ledger: boolean; notes?: string; intent?: string; json?: boolean }) =>
+    (await import('./verify.js')).run({
+      cwd: process.cwd(), range: opts.all ? ['--all', ...range] : range, json: !!opts.json, ledger: opts.ledger, notes: opts.notes, intent: opts.intent,
+    }));
+
+program
+  .command('agent')
+  .description("answer an agent's hook call (JSON on stdin): deny out-of-scope or stale writes, stage writes with credit")
+  .argument('<agent>', 'claude-code | cursor | cline')
+  .argument('<event>', 'claude-code, cline: pre-tool-use | post-tool-use; cursor: pre-tool-use | before-shell-execution | after-file-edit')
+  .addHelpText(
+    'after',
+    '\nInstalled by `intent init --agent <agent>`; run by hand to see what an agent would get:\n' +
+      '  echo \'{"session_id":"s","cwd":"\'"$PWD"\'","tool_name":"Write","tool_input":{"file_path":"docs/x.md","content":"x"}}\' | intent agent claude-code pre-tool-use',
+  )
+  .action(async (agent: string, event: string) => (await import('./agent.js')).run({ agent, event }));
 
 program
   .command('demo')

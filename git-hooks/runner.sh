@@ -1,7 +1,7 @@
 #!/bin/sh
-# intent hook runner, written by `intent init` into <git-common-dir>/intent/bin/hook.
-# Every installed hook calls this file; it runs intent's hook dispatcher with the Node.js and the
-# package that ran `intent init`, so hooks work when `intent` is not on PATH.
+# intent hook runner, written by `intent init` into <git-common-dir>/intent/bin/ (`hook` for the
+# git hooks, `agent` for the agents' hook programs); it runs intent's entry point with the Node.js
+# and the package that ran `intent init`, so hooks work when `intent` is not on PATH.
 node=@NODE@
 entry=@ENTRY@
 if [ ! -x "$node" ]; then

@@ -44,3 +44,33 @@ export function stagedPaths(cwd: string): string[] {
   );
   return splitNul(out);
 }
+
+/**
+ * Diffs many commits against their first parents (or the empty tree) with one `git diff-tree
+ * --stdin` process and the same pinned options as `commitDiff`. Returns sha → changes.
+ */
+export function diffCommits(cwd: string, commits: { sha: string; parent: string | null }[]): Map<string, FileChange[]> {
+  const out = new Map<string, FileChange[]>();
+  if (!commits.length) return out;
+  const input = commits.map((c) => (c.parent ? `${c.sha} ${c.parent}` : c.sha)).join('\n') + '\n';
+  const text = git([...CONFIG, 'diff-tree', '--stdin', '--root', ...DIFF_FLAGS], { cwd, input });
+  // Each commit's output starts with the line it was given (or its sha); patch lines never
+  // consist of hex digits alone.
+  const header = /^([0-9a-f]{40,64})(?: [0-9a-f]{40,64})*$/;
+  let current: string | null = null;
+  let lines: string[] = [];
+  const flush = () => {
+    if (current) out.set(current, parseRawPatch(lines.join('\n').replace(/^\n+/, '')));
+  };
+  for (const line of text.split('\n')) {
+    const m = header.exec(line);
+    if (m) {
+      flush();
+      current = m[1];
+      lines = [];
+    } else lines.push(line);
+  }
+  flush();
+  for (const c of commits) if (!out.has(c.sha)) out.set(c.sha, []);
+  return out;
+}

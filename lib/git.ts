@@ -36,7 +36,12 @@ const REPO_ENV = [
 /** The environment git runs with: no pager, no prompts, repository variables on purpose only. */
 export function gitEnv(opts: Pick<GitOptions, 'inheritRepoEnv' | 'env'> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
-  if (!opts.inheritRepoEnv) for (const k of REPO_ENV) delete env[k];
+  // In a server's pre-receive hook the pushed objects sit in a quarantine directory that only
+  // these variables make visible; they always describe the repository the hook runs for.
+  const quarantine = !!process.env.GIT_QUARANTINE_PATH;
+  if (!opts.inheritRepoEnv) {
+    for (const k of REPO_ENV) if (!(quarantine && (k === 'GIT_OBJECT_DIRECTORY' || k === 'GIT_ALTERNATE_OBJECT_DIRECTORIES'))) delete env[k];
+  }
   for (const [k, v] of Object.entries(opts.env ?? {})) {
     if (v === undefined) delete env[k];
     else env[k] = v;

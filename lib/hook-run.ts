@@ -2,6 +2,7 @@ import { IntentError } from './errors.js';
 import { checkStagedCommit } from './precommit.js';
 import { recordCommit } from './postcommit.js';
 import { recordRewrites } from './postrewrite.js';
+import { checkPush } from './prepush.js';
 
 /** Output of one hook run: exit code and the lines for stderr. */
 export interface HookOutcome {
@@ -13,7 +14,7 @@ export interface HookOutcome {
  * Runs one git hook. pre-commit fails closed: any error, expected or not, blocks the commit
  * with its message. post-commit cannot undo the commit, so it reports a failure loudly instead.
  */
-export function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv, stdin: () => string = () => ''): HookOutcome {
+export function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv, stdin: () => string = () => '', args: string[] = []): HookOutcome {
   switch (hook) {
     case 'pre-commit':
       try {
@@ -42,6 +43,18 @@ export function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv, stdin
           code: 0,
           stderr: `intent: WARNING: rewritten commits may carry their old commits' trace notes:\n${describe(e)}\n`,
         };
+      }
+    case 'pre-push':
+      try {
+        const { findings } = checkPush(cwd, args[0] ?? 'origin', stdin());
+        if (!findings.length) return { code: 0, stderr: '' };
+        return {
+          code: 1,
+          stderr: `intent: push refused: governed commits fail verification:\n${findings.map((f) => `  ${f.code} ${f.message}`).join('\n')}\n` +
+            'intent: fix the history (or record the missing notes), then push again; `intent verify <range>` shows the same report.\n',
+        };
+      } catch (e) {
+        return { code: 1, stderr: `${describe(e)}\nintent: push blocked.\n` };
       }
     default:
       return { code: 1, stderr: `intent: unknown hook "${hook}"; re-run \`intent init\` to reinstall the hooks.\n` };

@@ -1,5 +1,6 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { installAgentConfig, type AgentConfigResult } from './agent-config.js';
 import { gitRaw, git } from './git.js';
 import { HOOKS, hookTargets, installHook, installRunner, type HookInstall } from './install.js';
 import { openRepo, type Repo } from './repo.js';
@@ -16,6 +17,8 @@ export interface InitResult {
   hooksDir: string;
   runnerChanged: boolean;
   config: string[];
+  /** Agent hook registrations written with `--agent`. */
+  agents: AgentConfigResult[];
   changed: boolean;
 }
 
@@ -24,7 +27,7 @@ export interface InitResult {
  * `.orchestration/` (never overwriting a file), installs the hook runner and the hooks (chaining
  * to what is there), and makes notes follow amend and rebase. Idempotent.
  */
-export function init(cwd: string): InitResult {
+export function init(cwd: string, opts: { agents?: string[] } = {}): InitResult {
   const repo = openRepo(cwd);
   const dir = join(repo.mainRoot, '.orchestration');
   mkdirSync(dir, { recursive: true });
@@ -44,8 +47,10 @@ export function init(cwd: string): InitResult {
   mkdirSync(targets.dir, { recursive: true });
   const hooks = HOOKS.map((h) => installHook(targets.dir, h, targets.where));
   const config = configureNotes(repo);
-  const changed = created.length > 0 || runnerChanged || config.length > 0 || hooks.some((h) => h.action !== 'unchanged');
-  return { root: repo.mainRoot, created, kept, hooks, hooksDir: targets.dir, runnerChanged, config, changed };
+  const agents = [...new Set(opts.agents ?? [])].map((a) => installAgentConfig(repo, a));
+  const changed = created.length > 0 || runnerChanged || config.length > 0 || hooks.some((h) => h.action !== 'unchanged')
+    || agents.some((a) => a.changed);
+  return { root: repo.mainRoot, created, kept, hooks, hooksDir: targets.dir, runnerChanged, config, agents, changed };
 }
 
 /**

@@ -6,7 +6,7 @@ import { stateDir, type Repo } from './repo.js';
 import { PKG_ROOT } from './version.js';
 
 /** The hooks `intent init` installs. */
-export const HOOKS = ['pre-commit', 'post-commit', 'post-rewrite'] as const;
+export const HOOKS = ['pre-commit', 'post-commit', 'post-rewrite', 'pre-push'] as const;
 
 /** Hooks that read standard input: ours must buffer it so the hooks chained after it get it too. */
 const STDIN_HOOKS = new Set(['post-rewrite', 'pre-push', 'reference-transaction', 'pre-receive', 'post-receive']);
@@ -35,13 +35,18 @@ export function shQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** Writes `<common-dir>/intent/bin/hook`, the runner every hook calls. Returns true if changed. */
+/**
+ * Writes the runners in `<common-dir>/intent/bin/`: `hook`, which every git hook calls, and
+ * `agent`, which the agents' hook programs call. Returns true if either changed.
+ */
 export function installRunner(repo: Repo): boolean {
-  const file = join(stateDir(repo), 'bin', 'hook');
-  const text = readFileSync(join(PKG_ROOT, 'git-hooks', 'runner.sh'), 'utf8')
-    .replace('@NODE@', () => shQuote(process.execPath))
-    .replace('@ENTRY@', () => shQuote(join(PKG_ROOT, 'dist', 'cli', 'hook.js')));
-  return writeIfChanged(file, text, 0o755);
+  const runner = (entry: string) =>
+    readFileSync(join(PKG_ROOT, 'git-hooks', 'runner.sh'), 'utf8')
+      .replace('@NODE@', () => shQuote(process.execPath))
+      .replace('@ENTRY@', () => shQuote(join(PKG_ROOT, 'dist', 'cli', entry)));
+  const hook = writeIfChanged(join(stateDir(repo), 'bin', 'hook'), runner('hook.js'), 0o755);
+  const agent = writeIfChanged(join(stateDir(repo), 'bin', 'agent'), runner('agent-hook.js'), 0o755);
+  return hook || agent;
 }
 
 function writeIfChanged(file: string, text: string, mode: number): boolean {

@@ -5,9 +5,9 @@ import addFormats from 'ajv-formats';
 import { expect } from 'vitest';
 import { PKG_ROOT } from './helpers.js';
 
-/** The Agent Trace fixtures (schema and the spec's examples). */
+/** The Agent Trace fixtures (the spec's examples); the schema ships in schemas/. */
 export const AGENT_TRACE = join(PKG_ROOT, 'test', 'fixtures', 'agent-trace');
-const schema = JSON.parse(readFileSync(join(AGENT_TRACE, 'trace-record.schema.json'), 'utf8'));
+const schema = JSON.parse(readFileSync(join(PKG_ROOT, 'schemas', 'agent-trace', 'trace-record.schema.json'), 'utf8'));
 // Both packages are CommonJS with `exports.default`; under NodeNext the default import is the module.
 const ajv = new Ajv2020.default({ strict: true, allErrors: true });
 addFormats.default(ajv);

@@ -2,17 +2,15 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import {
-  PKG_ROOT, checkoutIntent, git, governedRepo, intent, ledgerLines, noteOf, run, tempDir, writeFiles,
+  checkoutIntent, git, governedRepo, intent, ledgerLines, noteOf, run, tempDir, writeFiles,
 } from '../helpers.js';
+import { expectValid } from '../trace-validator.js';
 
 // The post-commit hook, driven by real `git commit` in real worktrees: every range and hash in a
 // note is re-derived here from git's own `-U0` hunks and the committed blob bytes.
 
-const SCHEMA_PATH = join(PKG_ROOT, 'test', 'fixtures', 'agent-trace', 'trace-record.schema.json');
 const KEY = 'dev.intent';
 const NAME = 'JWT Authentication Migration';
 
@@ -196,13 +194,7 @@ describe('post-commit: the note', () => {
     const { wt, sha, note } = commitInWorktree({ 'src/a.ts': '1\n2\n3\n' }, (w) =>
       writeFiles(w, { 'src/a.ts': '1\ntwo\n3\n', 'src/b.ts': 'new\n', 'src/c.bin': Buffer.from([0, 1, 2, 0, 10]) }),
     );
-    const schema = JSON.parse(readFileSync(SCHEMA_PATH, 'utf8'));
-    const ajv = new (Ajv2020 as any)({ allErrors: true });
-    (addFormats as any)(ajv);
-    const validate = ajv.compile(schema);
-    const ok = validate(note.record);
-    expect(validate.errors ?? [], JSON.stringify(validate.errors)).toEqual([]);
-    expect(ok).toBe(true);
+    expectValid(note.record);
 
     expect(note.record.version).toBe('0.1.0');
     expect(note.record.vcs).toEqual({ type: 'git', revision: sha });

@@ -1,0 +1,7 @@
+import { resolve } from 'node:path';
+import { serveStdio } from '../lib/mcp-server.js';
+
+/** `intent mcp`: serves the MCP tools over stdio until the client closes the connection. */
+export async function run(opts: { cwd: string }): Promise<void> {
+  await serveStdio(resolve(opts.cwd));
+}

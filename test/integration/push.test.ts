@@ -1,0 +1,110 @@
+import { copyFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { CLI, PKG_ROOT, checkoutIntent, git, governedRepo, noteOf, run, tempDir, writeFiles } from '../helpers.js';
+
+/** A governed repository with a bare `origin`, main pushed, and an intent worktree. */
+function withRemote(): { bare: string; repo: string; wt: string } {
+  const bare = join(tempDir(), 'origin.git');
+  git(tempDir(), 'init', '-q', '--bare', '-b', 'main', bare);
+  const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], { 'src/a.ts': 'a\n', 'docs/x.md': 'x\n' });
+  git(repo, 'remote', 'add', 'origin', bare);
+  git(repo, 'push', '-q', 'origin', 'main');
+  return { bare, repo, wt: checkoutIntent(repo, 'INT-001') };
+}
+
+function commit(wt: string, files: Record<string, string>, message: string, extra: string[] = []): string {
+  writeFiles(wt, files);
+  git(wt, 'add', '-A');
+  const r = run('git', ['commit', '-q', ...extra, '-m', message], wt);
+  expect(r.status, r.stderr).toBe(0);
+  return git(wt, 'rev-parse', 'HEAD').trim();
+}
+
+describe('pre-push hook', () => {
+  it('refuses to push governed commits that fail verification, and lets honest ones through', () => {
+    const { bare, wt } = withRemote();
+    const c1 = commit(wt, { 'src/a.ts': 'a\nb\n' }, 'one');
+    commit(wt, { 'src/b.ts': 'b\n' }, 'two');
+    git(wt, 'notes', '--ref=intents', 'remove', c1);
+    const refused = run('git', ['push', 'origin', 'intent/INT-001'], wt);
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain('intent: push refused');
+    expect(refused.stderr).toContain(`NOTE_MISSING ${c1.slice(0, 12)}`);
+    expect(run('git', ['rev-parse', '--verify', '-q', 'refs/heads/intent/INT-001'], bare).status).not.toBe(0);
+
+    // Record the note again (re-run post-commit for that commit through the library) and push.
+    const rec = run(process.execPath, ['--input-type=module', '-e',
+      `import { recordCommit } from ${JSON.stringify(join(PKG_ROOT, 'dist/lib/postcommit.js'))}; recordCommit(process.cwd(), process.env, { rev: '${c1}' });`], wt);
+    expect(rec.status, rec.stderr).toBe(0);
+    const ok = run('git', ['push', '-q', 'origin', 'intent/INT-001', 'refs/notes/intents'], wt);
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(git(bare, 'rev-parse', 'intent/INT-001').trim()).toBe(git(wt, 'rev-parse', 'HEAD').trim());
+  });
+});
+
+describe('server pre-receive template', () => {
+  function serverWithHook(): { bare: string; repo: string; wt: string } {
+    const s = withRemote();
+    copyFileSync(join(PKG_ROOT, 'templates', 'server', 'pre-receive'), join(s.bare, 'hooks', 'pre-receive'));
+    return s;
+  }
+  const env = { INTENT_BIN: `${process.execPath} ${CLI}` };
+
+  it('accepts governed commits pushed with their notes', () => {
+    const { bare, wt } = serverWithHook();
+    commit(wt, { 'src/a.ts': 'a\nb\n' }, 'one');
+    const r = run('git', ['push', 'origin', 'intent/INT-001', 'refs/notes/intents'], wt, env);
+    expect(r.status, r.stderr).toBe(0);
+    expect(git(bare, 'rev-parse', 'intent/INT-001').trim()).toBe(git(wt, 'rev-parse', 'HEAD').trim());
+  });
+
+  it('refuses a --no-verify commit out of scope, and commits pushed without notes', () => {
+    const { bare, wt } = serverWithHook();
+    commit(wt, { 'src/a.ts': 'a\nb\n' }, 'one');
+    const sneaky = commit(wt, { 'docs/x.md': 'sneaky\n' }, 'out of scope', ['--no-verify']);
+    // --no-verify skips pre-push too: only the server stands in the way.
+    const r = run('git', ['push', '--no-verify', 'origin', 'intent/INT-001', 'refs/notes/intents'], wt, env);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain(`${sneaky.slice(0, 12)}: Scope Violation: INT-001 is not authorized to edit docs/x.md`);
+    expect(run('git', ['rev-parse', '--verify', '-q', 'refs/heads/intent/INT-001'], bare).status).not.toBe(0);
+
+    git(wt, 'reset', '-q', '--hard', 'HEAD~1');
+    const noNotes = run('git', ['push', '--no-verify', 'origin', 'intent/INT-001'], wt, env);
+    expect(noNotes.status).not.toBe(0);
+    expect(noNotes.stderr).toContain('NOTE_MISSING');
+  });
+});
+
+describe('GitHub Actions template', () => {
+  it('runs its own steps against a clone of a real remote: clean, then a tampered note fails', () => {
+    const { bare, wt } = withRemote();
+    const base = git(wt, 'rev-parse', 'HEAD').trim();
+    commit(wt, { 'src/a.ts': 'a\nb\n' }, 'one');
+    commit(wt, { 'src/c.ts': 'c\n' }, 'two');
+    git(wt, 'push', '-q', 'origin', 'intent/INT-001', 'refs/notes/intents');
+
+    const workflow = parse(readFileSync(join(PKG_ROOT, 'templates', 'ci', 'intent-verify.yml'), 'utf8'));
+    const steps = workflow.jobs.verify.steps as { name?: string; run?: string; env?: Record<string, string> }[];
+    const runSteps = steps.filter((s) => s.run && !s.name?.startsWith('Install'));
+    expect(runSteps.map((s) => s.name)).toEqual(['Fetch the trace notes', 'Verify governed commits']);
+    // What actions/checkout with fetch-depth 0 gives: a clone at the pushed commit; `intent` on PATH.
+    const ci = join(tempDir(), 'ci');
+    git(tempDir(), 'clone', '-q', '--branch', 'intent/INT-001', bare, ci);
+    const bin = join(tempDir(), 'bin');
+    writeFiles(bin, { intent: `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"\n` });
+    run('chmod', ['+x', join(bin, 'intent')], bin);
+    const runAll = () => runSteps.map((s) => run('bash', ['-e', '-c', s.run!], ci, { PATH: `${bin}:${process.env.PATH}`, BASE: base }));
+    for (const r of runAll()) expect(r.status, r.stderr + r.stdout).toBe(0);
+    expect(noteOf(ci)).not.toBeNull();
+
+    // Someone rewrites a note on the remote: the same steps now fail and name the fault.
+    const note = noteOf(wt)!.raw.replace(/sha256:[0-9a-f]{64}/, 'sha256:' + 'f'.repeat(64));
+    git(wt, 'notes', '--ref=intents', 'add', '-f', '-m', note.replace(/\n$/, ''), 'HEAD');
+    git(wt, 'push', '-q', '--no-verify', '--force', 'origin', 'refs/notes/intents');
+    const results = runAll();
+    expect(results[1].status).toBe(1);
+    expect(results[1].stdout).toContain('HASH_MISMATCH');
+  });
+});
