@@ -1,13 +1,17 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { writeFile } from './adapter.js';
 import { checkout } from './checkout.js';
+import { renderContext } from './context.js';
+import { IntentError } from './errors.js';
 import { git, gitRaw, gitBuffer } from './git.js';
 import { hashLines, lineStarts, sha256Hex } from './hashing.js';
 import { init } from './init.js';
 import { readNote } from './notes.js';
 import { METADATA_KEY, NOTES_REF } from './version.js';
 import type { TraceRecord } from './trace.js';
+import { verify } from './verify.js';
 
 const ENV = {
   GIT_AUTHOR_NAME: 'Demo Agent', GIT_AUTHOR_EMAIL: 'agent@example.com',
@@ -79,15 +83,39 @@ export function runDemo(opts: { dir?: string; log: (line: string) => void }): De
   const wt1 = checkout(repo, 'INT-001');
   log(`   ${wt1.path} (created: ${wt1.created})`);
 
-  log('4. The agent edits src/auth/jwt.ts and commits: in scope, so the hooks record it');
-  write(wt1.path, 'src/auth/jwt.ts', 'import { sign } from "./sign";\n\nexport function issue(user: string) {\n  return sign({ sub: user });\n}\n');
-  write(wt1.path, 'src/auth/session.ts', 'export function login(user: string) {\n  return `jwt:${user}`;\n}\n');
-  sh(wt1.path, ['add', '-A']);
-  sh(wt1.path, ['commit', '-q', '-m', 'Issue JWTs instead of sessions']);
-  const c1 = sh(wt1.path, ['rev-parse', 'HEAD']).trim();
-  log(`   committed ${c1.slice(0, 12)}; note: ${(readNote(repo, c1) ?? '(none!)').split('\n')[0]}`);
+  log('4. The agent reads its context (intent context INT-001), the handshake:');
+  for (const l of renderContext(wt1.path, 'INT-001').split('\n').slice(0, 4)) log(`   | ${l}`);
+  log('   ...');
 
-  log('5. The same agent touches billing, outside its scope: the pre-commit hook refuses');
+  log('5. The agent writes src/auth/jwt.ts through the adapter (scope-checked, staged, credited to its model);');
+  log('   its write to billing is refused before anything touches the disk; a human then edits session.ts');
+  const origin = { tool: 'write_to_file', modelId: 'anthropic/claude-sonnet-4-5', conversationUrl: 'roo-code://task/demo-1' };
+  const w = writeFile({
+    worktree: wt1.path, path: 'src/auth/jwt.ts', expectedSha256: null, ...origin,
+    content: 'import { sign } from "./sign";\n\nexport function issue(user: string) {\n  return sign({ sub: user });\n}\n',
+  });
+  log(`   adapter: staged ${w.path} under ${w.intent}, ${w.aiLines} lines credited to ${origin.modelId}`);
+  try {
+    writeFile({ worktree: wt1.path, path: 'src/billing/invoice.ts', content: 'hacked\n', ...origin });
+    throw new Error('demo: the out-of-scope adapter write was not refused');
+  } catch (e) {
+    if (!(e instanceof IntentError)) throw e;
+    log(`   adapter: ${e.code}: ${e.message.split('\n')[0]}`);
+  }
+  write(wt1.path, 'src/auth/session.ts', 'export function login(user: string) {\n  return `jwt:${user}`;\n}\n');
+  sh(wt1.path, ['commit', '-q', '-a', '-m', 'Issue JWTs instead of sessions']);
+  const c1 = sh(wt1.path, ['rev-parse', 'HEAD']).trim();
+  const note1 = readNote(repo, c1) ?? '(none!)';
+  log(`   committed ${c1.slice(0, 12)}; note: ${note1.split('\n')[0]}`);
+  const rec1 = JSON.parse(note1.split('\n')[1] ?? '{}') as TraceRecord;
+  for (const f of rec1.files ?? []) {
+    for (const c of f.conversations) {
+      if (!c.ranges.length) continue;
+      log(`   ${f.path}: lines ${c.ranges.map((x) => `${x.start_line}-${x.end_line}`).join(', ')} by ${c.contributor.type}${c.contributor.model_id ? ` (${c.contributor.model_id})` : ''}`);
+    }
+  }
+
+  log('6. The agent edits billing with a plain editor and commits: the pre-commit hook refuses');
   write(wt1.path, 'src/billing/invoice.ts', 'export const round = (x: number) => Math.floor(x);\n');
   sh(wt1.path, ['add', '-A']);
   const before = gitRaw(['rev-parse', 'HEAD'], { cwd: wt1.path }).stdout;
@@ -97,13 +125,16 @@ export function runDemo(opts: { dir?: string; log: (line: string) => void }): De
   for (const l of bad.stderr.trim().split('\n')) log(`   | ${l}`);
   sh(wt1.path, ['restore', '--staged', '--worktree', '--', 'src/billing/invoice.ts']);
 
-  log('6. intent checkout INT-002 and an in-scope billing commit there');
+  log('7. intent checkout INT-002 and an in-scope billing commit there');
   const wt2 = checkout(repo, 'INT-002');
   write(wt2.path, 'src/billing/invoice.ts', 'export const round = (x: number) => Math.round(x * 100) / 100;\n');
   sh(wt2.path, ['commit', '-q', '-a', '-m', 'Round invoices to cents']);
   const c2 = sh(wt2.path, ['rev-parse', 'HEAD']).trim();
 
-  log('7. Checking every note against the committed bytes');
+  log('8. intent verify: every note against the committed bytes, scopes, registry history, ledger chain');
+  const v = verify(repo, ['--branches']);
+  if (v.findings.length) throw new Error(`demo: intent verify found: ${v.findings.map((f) => f.message).join('; ')}`);
+  log(`   ${v.commits} commits, ${v.governed} governed: clean`);
   let verified = 0;
   for (const c of [c1, c2]) {
     const note = readNote(repo, c);
@@ -128,7 +159,7 @@ export function runDemo(opts: { dir?: string; log: (line: string) => void }): De
   }
   log(`   ${verified} ranges hash-verified; ledger has ${ledger.length} lines, hash chain ${chainIntact ? 'intact' : 'BROKEN'}`);
 
-  log(`8. The audit trail: git log --notes=intents (${NOTES_REF})`);
+  log(`9. The audit trail: git log --notes=intents (${NOTES_REF})`);
   const audit = sh(repo, ['log', '--notes=intents', '--format=%h %s%n%N', '--branches', '-n', '3']);
   for (const l of audit.trimEnd().split('\n')) log(`   ${l.length > 160 ? l.slice(0, 157) + '...' : l}`);
 

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { contentHash, deleteFile, moveFile, readForEdit, recordWrite, writeFile, type WriteRequest } from '../../lib/adapter.js';
+import { renderContext } from '../../lib/context.js';
 import { IntentError } from '../../lib/errors.js';
 import { checkoutIntent, git, governedRepo, noteOf, tempDir, writeFiles } from '../helpers.js';
 import { expectValid } from '../trace-validator.js';
@@ -46,6 +47,11 @@ describe('the adapter: an agent-shaped session ending in one commit', () => {
   it('credits the model for its lines and the human for theirs; refusals write nothing', () => {
     const { wt } = setup();
     const login = join(wt, 'src/auth/login.ts');
+
+    // The handshake: the agent selects its intent and gets the context block.
+    const context = renderContext(wt, 'INT-001');
+    expect(context).toMatch(/^<intent_context id="INT-001" status="IN_PROGRESS"/);
+    expect(context).toContain('<glob>src/auth/**</glob>');
 
     // The agent reads the file, then writes it in scope.
     const read = readForEdit({ worktree: wt, path: 'src/auth/login.ts' });
