@@ -1,13 +1,14 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { resolveIntentId } from './active.js';
 import { authorsOfCommitted, readAttribution, updateAttribution, type PathAttribution } from './attribution.js';
 import { readBlobs } from './blobs.js';
+import { applyPool, creditPool } from './carry.js';
 import { commitDiff } from './diff.js';
 import { sha256Hex } from './hashing.js';
 import { appendLedger } from './ledger.js';
 import { withLock } from './lock.js';
-import { writeNote } from './notes.js';
+import { readNote, writeNote } from './notes.js';
 import { loadIgnore } from './precommit.js';
 import { findIntent, loadRegistry, type Intent } from './registry.js';
 import { openRepo, orchestrationPath, stateDir, type Repo } from './repo.js';
@@ -29,7 +30,7 @@ export function ledgerPath(repo: Repo): string {
 export function recordCommit(
   cwd: string,
   env: NodeJS.ProcessEnv = process.env,
-  opts: { rev?: string; intentId?: string } = {},
+  opts: { rev?: string; intentId?: string; /** Old commits (and their records) whose model credit this one inherits. */ carry?: { sha: string; record: TraceRecord }[] } = {},
 ): TraceRecord | null {
   const repo = openRepo(cwd);
   const named = opts.intentId ? { id: opts.intentId } : resolveIntentId(repo, env.INTENT_ID);
@@ -47,12 +48,14 @@ export function recordCommit(
   const credited = diff.changes.flatMap((c) => (pending[c.path] ? [[c.path, pending[c.path]] as const] : []));
   const oids = diff.changes.flatMap((c) => (c.status === 'M' ? [c.oldOid, c.newOid] : [c.newOid]));
   const blobs = readBlobs(repo.root, [...oids, ...credited.map(([, e]) => e.blob)]);
-  const authorship = new Map(
+  const fresh = new Map(
     credited.flatMap(([path, entry]) => {
       const committed = blobs.get(diff.changes.find((c) => c.path === path)!.newOid);
       return committed ? [[path, { authors: entry.authors, lines: authorsOfCommitted(entry, blobs.get(entry.blob), committed) }] as const] : [];
     }),
   );
+  const carry = opts.carry ?? (opts.rev === undefined ? cherryPicked(repo) : []);
+  const authorship = carry.length ? applyPool(creditPool(repo.root, carry), diff.changes, blobs, fresh) : fresh;
   const touched = diff.changes.flatMap((c) => (c.oldPath ? [c.oldPath, c.path] : [c.path]));
   const violations = outOfScope(touched, compileScope(intent.owned_scope), loadIgnore(repo), !repo.isMainWorktree);
   const record = buildRecord({
@@ -75,6 +78,19 @@ export function recordCommit(
   });
   if (credited.length) forgetCommitted(repo, credited);
   return record;
+}
+
+/** During `git cherry-pick`, the picked commit and its record: its model credit carries over. */
+function cherryPicked(repo: Repo): { sha: string; record: TraceRecord }[] {
+  const head = join(repo.gitDir, 'CHERRY_PICK_HEAD');
+  if (!existsSync(head)) return [];
+  const sha = readFileSync(head, 'utf8').trim();
+  try {
+    const record = JSON.parse(readNote(repo.root, sha)?.split('\n')[1] ?? '') as TraceRecord;
+    return Array.isArray(record?.files) ? [{ sha, record }] : [];
+  } catch {
+    return [];
+  }
 }
 
 /** The committed paths' credit is in the note now; later writes start from the committed bytes. */
