@@ -97,6 +97,14 @@ program
     }));
 
 program
+  .command('blame')
+  .description('per line of a file: the commit, intent and contributor (model or human) that wrote it, found by content hash')
+  .argument('<file>', 'a file in this worktree')
+  .option('--json', 'print {"path","lines":[{"line","text","commit","intent","contributor","model_id","url","source"}]} as JSON')
+  .addHelpText('after', '\n"#" marks lines found by content hash (moved blocks keep their author); others come from git blame.\nExamples:\n  intent blame src/auth/jwt.ts\n  intent blame src/auth/jwt.ts --json')
+  .action(async (file: string, opts: { json?: boolean }) => (await import('./blame.js')).run({ cwd: process.cwd(), file, json: !!opts.json }));
+
+program
   .command('agent')
   .description("answer an agent's hook call (JSON on stdin): deny out-of-scope or stale writes, stage writes with credit")
   .argument('<agent>', 'claude-code | cursor | cline')

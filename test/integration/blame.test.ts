@@ -1,0 +1,42 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { writeFile } from '../../lib/adapter.js';
+import { checkoutIntent, git, governedRepo, intent, run, writeFiles } from '../helpers.js';
+
+const MODEL = 'openai/gpt-5';
+const BLOCK = 'export function verifyToken(t: string) {\n  if (!t) throw new Error("no token");\n  return t.split(".").length === 3;\n}\n';
+
+describe('intent blame', () => {
+  it('attributes a block moved to another file (by a later commit, another intent) to the commit, intent and model that wrote it', () => {
+    const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }, { id: 'INT-002', scope: ['src/**'] }], { 'src/a.ts': 'export const a = 1;\n' });
+    const wt1 = checkoutIntent(repo, 'INT-001');
+    writeFile({ worktree: wt1, path: 'src/a.ts', content: 'export const a = 1;\n' + BLOCK, tool: 'write_to_file', modelId: MODEL, conversationUrl: 'https://chat.example/c/1' });
+    git(wt1, 'commit', '-q', '-m', 'add verifyToken');
+    const c1 = git(wt1, 'rev-parse', 'HEAD').trim();
+    git(repo, 'merge', '-q', '--ff-only', 'intent/INT-001');
+
+    // INT-002 (a human) moves the block into its own file, with a header line, a day later.
+    const wt2 = checkoutIntent(repo, 'INT-002');
+    writeFiles(wt2, { 'src/a.ts': 'export const a = 1;\n', 'src/token.ts': '// token helpers\n' + BLOCK });
+    git(wt2, 'add', '-A');
+    const later = new Date(Date.now() + 86_400_000).toISOString();
+    expect(run('git', ['commit', '-q', '-m', 'move verifyToken'], wt2, { GIT_COMMITTER_DATE: later, GIT_AUTHOR_DATE: later }).status).toBe(0);
+    const c2 = git(wt2, 'rev-parse', 'HEAD').trim();
+    writeFileSync(join(wt2, 'src/token.ts'), '// token helpers\n' + BLOCK + 'export const draft = 1;\n');
+
+    const r = intent(wt2, ['blame', 'src/token.ts', '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    const lines = JSON.parse(r.stdout).lines;
+    expect(lines).toHaveLength(6);
+    expect(lines[0]).toMatchObject({ line: 1, commit: c2, intent: 'INT-002', contributor: 'human' });
+    for (const l of lines.slice(1, 5)) {
+      expect(l).toMatchObject({ commit: c1, intent: 'INT-001', contributor: 'ai', model_id: MODEL, url: 'https://chat.example/c/1', source: 'hash' });
+    }
+    expect(lines[5]).toMatchObject({ line: 6, commit: null, source: 'uncommitted' });
+
+    const human = intent(wt2, ['blame', 'src/token.ts']);
+    expect(human.stdout.split('\n')[1]).toMatch(new RegExp(`^${c1.slice(0, 11)} INT-001 ai:openai/gpt-5 # 2\\| export function verifyToken`));
+    expect(intent(wt2, ['blame', 'src/nope.ts']).status).toBe(2);
+  });
+});
