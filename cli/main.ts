@@ -105,6 +105,14 @@ program
   .action(async (file: string, opts: { json?: boolean }) => (await import('./blame.js')).run({ cwd: process.cwd(), file, json: !!opts.json }));
 
 program
+  .command('map')
+  .description('regenerate .orchestration/intent_map.md from the notes: per intent its files, ranges, hashes and the functions/classes touched')
+  .option('--stdout', 'print the map instead of writing the file')
+  .option('--json', 'print the map as JSON')
+  .addHelpText('after', '\nExamples:\n  intent map\n  intent map --stdout\n  intent map --json')
+  .action(async (opts: { stdout?: boolean; json?: boolean }) => (await import('./map.js')).run({ cwd: process.cwd(), json: !!opts.json, stdout: !!opts.stdout }));
+
+program
   .command('agent')
   .description("answer an agent's hook call (JSON on stdin): deny out-of-scope or stale writes, stage writes with credit")
   .argument('<agent>', 'claude-code | cursor | cline')
