@@ -12,7 +12,7 @@ import { hashLines, lineStarts } from './hashing.js';
 import { openRepo } from './repo.js';
 import type { TraceRecord } from './trace.js';
 import { METADATA_KEY, NOTES_REF } from './version.js';
-import { parseNote, readNotes } from './verify.js';
+import { commitTimes, parseNote, readNotes } from './verify.js';
 
 /** Who wrote one line. */
 export interface BlameLine {
@@ -100,17 +100,6 @@ export function blame(cwd: string, file: string): { path: string; lines: BlameLi
   }
   if (lines.some((l) => l === null)) fillFromGitBlame(repo.root, path, abs, lines, texts, records);
   return { path, lines: lines as BlameLine[] };
-}
-
-function commitTimes(cwd: string, shas: string[]): Map<string, number> {
-  const out = new Map<string, number>();
-  if (!shas.length) return out;
-  const res = gitRaw(['log', '--no-walk=unsorted', '--stdin', '--no-notes', '--format=%H %ct'], { cwd, input: shas.join('\n') + '\n' });
-  for (const l of res.stdout.split('\n')) {
-    const [sha, t] = l.split(' ');
-    if (sha && t) out.set(sha, Number(t));
-  }
-  return out;
 }
 
 /** `git blame --porcelain` of the working copy, then the blamed commit's note for the intent and contributor. */

@@ -16,7 +16,7 @@ import { loadRegistry, type Intent } from './registry.js';
 import { openRepo } from './repo.js';
 import type { TraceRecord } from './trace.js';
 import { METADATA_KEY, NOTES_REF } from './version.js';
-import { parseNote, readNotes } from './verify.js';
+import { commitTimes, parseNote, readNotes } from './verify.js';
 
 type TS = typeof import('typescript');
 
@@ -47,7 +47,7 @@ export function buildMap(cwd: string): IntentMap {
     const parsed = parseNote(text);
     if (typeof parsed !== 'string' && parsed.record.vcs?.revision === sha && parsed.record.metadata?.[METADATA_KEY]) records.set(sha, parsed.record);
   }
-  const order = commitOrder(repo.root, [...records.keys()]);
+  const order = commitTimes(repo.root, [...records.keys()]);
   const shas = [...records.keys()].filter((s) => order.has(s)).sort((a, b) => order.get(a)! - order.get(b)! || (a < b ? -1 : 1));
 
   const tsFiles = shas.flatMap((sha) => records.get(sha)!.files.filter((f) => TS_EXT.test(f.path) && f.conversations.some((c) => c.ranges.length)).map((f) => `${sha}:${f.path}`));
@@ -135,17 +135,6 @@ export function writeMap(cwd: string): { path: string; map: IntentMap; changed: 
   const now = git(['hash-object', '--stdin'], { cwd: repo.root, input: text }).trim();
   if (old !== now) writeFileAtomic(path, text);
   return { path, map, changed: old !== now };
-}
-
-function commitOrder(cwd: string, shas: string[]): Map<string, number> {
-  const out = new Map<string, number>();
-  if (!shas.length) return out;
-  const res = gitRaw(['log', '--no-walk=unsorted', '--stdin', '--no-notes', '--format=%H %ct'], { cwd, input: shas.join('\n') + '\n' });
-  for (const l of res.stdout.split('\n')) {
-    const [sha, t] = l.split(' ');
-    if (sha && t) out.set(sha, Number(t));
-  }
-  return out;
 }
 
 function loadTs(): TS {

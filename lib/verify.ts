@@ -173,6 +173,18 @@ export function readNotes(repo: Where, notes: string): Map<string, string> {
   return out;
 }
 
+/** Committer times (unix seconds) of many commits: one git process. Unknown commits are left out. */
+export function commitTimes(cwd: string, shas: string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  if (!shas.length) return out;
+  const res = gitRaw(['log', '--no-walk=unsorted', '--stdin', '--no-notes', '--format=%H %ct'], { cwd, input: shas.join('\n') + '\n' });
+  for (const l of res.stdout.split('\n')) {
+    const [sha, t] = l.split(' ');
+    if (sha && t) out.set(sha, Number(t));
+  }
+  return out;
+}
+
 /** Every commit of the range with its parents, date and Intent-Id trailer: one git process. */
 function listCommits(repo: Where, revs: string[], notes: Map<string, string>): CommitInfo[] {
   const res = gitRaw(
