@@ -1,14 +1,20 @@
 import { checkout } from '../lib/checkout.js';
+import { describeOverlap } from '../lib/overlap.js';
 import { emit } from './output.js';
 
 /** `intent checkout <id>`: prints the worktree path (alone on stdout, so `cd "$(intent checkout X)"` works). */
-export function run(opts: { cwd: string; id: string; base?: string; path?: string; json: boolean }): void {
-  const r = checkout(opts.cwd, opts.id, { base: opts.base, path: opts.path });
+export function run(opts: { cwd: string; id: string; base?: string; path?: string; strict?: boolean; json: boolean }): void {
+  const r = checkout(opts.cwd, opts.id, { base: opts.base, path: opts.path, strict: opts.strict });
   if (!opts.json) {
     process.stderr.write(
       `intent: ${r.created ? 'created' : 'reusing'} worktree of ${r.intent} on branch ${r.branch}` +
         `${r.started ? '; marked IN_PROGRESS' : ''}\n`,
     );
+    for (const o of r.overlaps) process.stderr.write(`intent: warning: ${describeOverlap(r.intent, o)}\n`);
+    if (r.overlaps.length) {
+      process.stderr.write('intent: commits to the same paths will conflict at merge; narrow a scope, or use --strict to refuse overlapping checkouts.\n');
+    }
   }
-  emit(opts.json, { intent: r.intent, path: r.path, branch: r.branch, created: r.created }, () => r.path + '\n');
+  const value = { intent: r.intent, path: r.path, branch: r.branch, created: r.created, ...(r.overlaps.length ? { overlaps: r.overlaps } : {}) };
+  emit(opts.json, value, () => r.path + '\n');
 }

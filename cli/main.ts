@@ -30,10 +30,11 @@ program
   .argument('<id>', 'intent id from .orchestration/active_intents.yaml, e.g. INT-001')
   .option('--base <rev>', 'start a new intent branch from this revision (default: HEAD)')
   .option('--path <dir>', 'where to create the worktree (default: <repo>.worktrees/<id> beside the repository)')
-  .option('--json', 'print {"intent","path","branch","created"} as JSON')
-  .addHelpText('after', '\nExamples:\n  intent checkout INT-001\n  cd "$(intent checkout INT-001)"\n  intent checkout INT-002 --base main --json')
-  .action(async (id: string, opts: { base?: string; path?: string; json?: boolean }) =>
-    (await import('./checkout.js')).run({ cwd: process.cwd(), id, base: opts.base, path: opts.path, json: !!opts.json }));
+  .option('--strict', "refuse (nothing changed) when the scope overlaps another IN_PROGRESS intent's (default: warn)")
+  .option('--json', 'print {"intent","path","branch","created"} (and "overlaps" when any) as JSON')
+  .addHelpText('after', '\nExamples:\n  intent checkout INT-001\n  cd "$(intent checkout INT-001)"\n  intent checkout INT-002 --base main --json\n  intent checkout INT-003 --strict')
+  .action(async (id: string, opts: { base?: string; path?: string; strict?: boolean; json?: boolean }) =>
+    (await import('./checkout.js')).run({ cwd: process.cwd(), id, base: opts.base, path: opts.path, strict: !!opts.strict, json: !!opts.json }));
 
 program
   .command('context')
@@ -97,6 +98,14 @@ program
     }));
 
 program
+  .command('repair')
+  .description('after a crash: record missing notes of governed commits, append missing ledger lines, cut a torn last ledger line')
+  .argument('[range...]', 'git revision range(s) to repair (default: every local branch)')
+  .option('--json', 'print {"recorded","unknown","ledgerAppended","tornBytes"} as JSON')
+  .addHelpText('after', '\nExamples:\n  intent verify --all || intent repair\n  intent repair intent/INT-001 --json')
+  .action(async (range: string[], opts: { json?: boolean }) => (await import('./repair.js')).run({ cwd: process.cwd(), range, json: !!opts.json }));
+
+program
   .command('blame')
   .description('per line of a file: the commit, intent and contributor (model or human) that wrote it, found by content hash')
   .argument('<file>', 'a file in this worktree')
@@ -123,6 +132,91 @@ program
       '  echo \'{"session_id":"s","cwd":"\'"$PWD"\'","tool_name":"Write","tool_input":{"file_path":"docs/x.md","content":"x"}}\' | intent agent claude-code pre-tool-use',
   )
   .action(async (agent: string, event: string) => (await import('./agent.js')).run({ agent, event }));
+
+program
+  .command('requests')
+  .description('list scope-expansion requests, pending first')
+  .option('--json', 'print {"requests":[…]} as JSON')
+  .addHelpText('after', '\nExamples:\n  intent requests\n  intent requests --json')
+  .action(async (opts: { json?: boolean }) => (await import('./requests.js')).run({ cwd: process.cwd(), json: !!opts.json }));
+
+program
+  .command('approve')
+  .description("(human, main worktree) approve a scope-expansion request: widen the intent's owned_scope in the registry")
+  .argument('<request-id>', 'the request id printed by `intent expand` (see `intent requests`)')
+  .option('--json', 'print {"request","intent","added","already","scope","registry"} as JSON')
+  .addHelpText('after', '\nRefused from an intent worktree and from agent processes.\nExamples:\n  intent approve REQ-20261123-091500-ab12\n  intent approve REQ-20261123-091500-ab12 --json')
+  .action(async (id: string, opts: { json?: boolean }) => (await import('./approve.js')).run({ cwd: process.cwd(), id, json: !!opts.json }));
+
+program
+  .command('reject')
+  .description('(human, main worktree) reject a scope-expansion request; records a lesson for the intent')
+  .argument('<request-id>', 'the request id printed by `intent expand` (see `intent requests`)')
+  .option('--reason <text>', 'why (recorded on the request and in the lesson)')
+  .option('--json', 'print {"request","intent","lesson"} as JSON')
+  .addHelpText('after', '\nRefused from an intent worktree and from agent processes.\nExamples:\n  intent reject REQ-20261123-091500-ab12 --reason "billing is frozen until March"')
+  .action(async (id: string, opts: { reason?: string; json?: boolean }) =>
+    (await import('./reject.js')).run({ cwd: process.cwd(), id, reason: opts.reason, json: !!opts.json }));
+
+program
+  .command('done')
+  .description("run the intent's acceptance checks in its worktree and mark it COMPLETED; --merge lands its branch")
+  .argument('<id>', 'intent id from .orchestration/active_intents.yaml, e.g. INT-001')
+  .option('--merge', "merge intent/<id> into the main worktree's branch (git merge --no-ff) after the checks pass")
+  .option('--delete-branch', 'delete intent/<id> (git branch -d) once merged and its worktree removed')
+  .option('--timeout <seconds>', 'how long one check may run (default: 600)')
+  .option('--json', 'print the checks, merge, worktree and branch outcome as JSON')
+  .addHelpText(
+    'after',
+    '\nRun from the main worktree. The worktree is removed only when it is clean and its branch is merged.\n' +
+      'Examples:\n  intent done INT-001\n  intent done INT-001 --merge\n  intent done INT-001 --merge --delete-branch --timeout 1200 --json',
+  )
+  .action(async (id: string, opts: { merge?: boolean; deleteBranch?: boolean; timeout?: string; json?: boolean }) =>
+    (await import('./done.js')).run({ cwd: process.cwd(), id, merge: !!opts.merge, deleteBranch: !!opts.deleteBranch, timeout: opts.timeout, json: !!opts.json }));
+
+program
+  .command('abandon')
+  .description('mark the intent ABANDONED; remove its worktree if clean; always keep its branch')
+  .argument('<id>', 'intent id from .orchestration/active_intents.yaml, e.g. INT-001')
+  .option('--json', 'print the status, worktree and branch outcome as JSON')
+  .addHelpText('after', '\nExamples:\n  intent abandon INT-002\n  intent abandon INT-002 --json')
+  .action(async (id: string, opts: { json?: boolean }) => (await import('./abandon.js')).run({ cwd: process.cwd(), id, json: !!opts.json }));
+
+program
+  .command('sync')
+  .description('exchange the notes (refs/notes/intents) with a remote: fetch, merge, push without force')
+  .argument('[remote]', "the remote (default: the current branch's upstream remote, else origin)")
+  .option('--retries <n>', 'fetch, merge and push again up to n times when the remote moved meanwhile (default: 5)')
+  .option('--json', 'print {"remote","fetched","merged","pushed","attempts"} as JSON')
+  .addHelpText(
+    'after',
+    '\nNotes merge with git\'s "union" strategy: two different notes of one commit keep both records.\n' +
+      'Examples:\n  intent sync\n  intent sync upstream\n  intent sync origin --retries 10 --json',
+  )
+  .action(async (remote: string | undefined, opts: { retries?: string; json?: boolean }) =>
+    (await import('./sync.js')).run({ cwd: process.cwd(), remote, retries: opts.retries, json: !!opts.json }));
+
+program
+  .command('status')
+  .description('every intent with its branch, worktree (clean/dirty), commits and changed lines, budget left, breaker and scope overlaps')
+  .option('--json', 'print {"registry","intents":[…]} as JSON')
+  .addHelpText('after', '\nExamples:\n  intent status\n  intent status --json')
+  .action(async (opts: { json?: boolean }) => (await import('./status.js')).run({ cwd: process.cwd(), json: !!opts.json }));
+
+program
+  .command('reset')
+  .description("(human) close an intent's circuit breaker so its commits are allowed again")
+  .argument('<id>', 'intent id whose breaker opened, e.g. INT-001')
+  .option('--yes', 'allow running without a terminal on stdin (scripts); never honoured in an agent process')
+  .option('--json', 'print {"intent","was_open","reason","cleared_rejections"} as JSON')
+  .addHelpText(
+    'after',
+    '\nRefused (exit 1, nothing changed) inside an intent worktree; when CLAUDE_PROJECT_DIR, CLAUDECODE=1,\n' +
+      'CURSOR_TRACE_ID, any CLINE_* or INTENT_AGENT (not 0) is set; and when stdin is not a terminal unless --yes.\n' +
+      'Examples:\n  intent reset INT-001\n  intent reset INT-001 --yes --json',
+  )
+  .action(async (id: string, opts: { yes?: boolean; json?: boolean }) =>
+    (await import('./reset.js')).run({ cwd: process.cwd(), id, yes: !!opts.yes, json: !!opts.json }));
 
 program
   .command('demo')

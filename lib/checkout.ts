@@ -7,6 +7,8 @@ import { git, gitRaw } from './git.js';
 import { installWorktreeHooks } from './install.js';
 import { withLock } from './lock.js';
 import { setIntentStatus } from './registry-edit.js';
+import { expiredError, isExpired } from './budget.js';
+import { describeOverlap, findOverlaps, trackedFiles, type Overlap } from './overlap.js';
 import { findIntent, loadRegistry } from './registry.js';
 import { openRepo, orchestrationPath, stateDir, type Repo } from './repo.js';
 
@@ -19,6 +21,8 @@ export interface CheckoutResult {
   created: boolean;
   /** True when the registry was changed to IN_PROGRESS. */
   started: boolean;
+  /** Other IN_PROGRESS intents whose scope can match a path this one owns. */
+  overlaps: Overlap[];
 }
 
 export interface CheckoutOptions {
@@ -26,6 +30,10 @@ export interface CheckoutOptions {
   base?: string;
   /** Where to create the worktree (default: `<repo>.worktrees/<ID>` beside the main worktree). */
   path?: string;
+  /** Refuse (SCOPE_OVERLAP) instead of warning when the scope overlaps another IN_PROGRESS intent's (also config `strictOverlap`). */
+  strict?: boolean;
+  /** The current time (tests); decides whether the budget has expired. */
+  now?: Date;
 }
 
 /**
@@ -47,6 +55,8 @@ export function checkout(cwd: string, id: string, opts: CheckoutOptions = {}): C
       { intent: id, status: intent.status },
     );
   }
+  const now = opts.now ?? new Date();
+  if (isExpired(intent.budget, now)) throw expiredError(intent, registryFile, now, 'checking it out');
   // Concurrent checkouts race inside git (`worktree list` fails while another `worktree add` is
   // half-way; `git config` fails on a held lock instead of waiting): serialise them.
   return withLock(join(stateDir(repo), 'checkout.lock'), () => checkoutLocked(repo, id, opts, cwd));
@@ -56,11 +66,25 @@ function checkoutLocked(repo: Repo, id: string, opts: CheckoutOptions, cwd: stri
   const registryFile = orchestrationPath(repo, 'active_intents.yaml');
   const branch = BRANCH_PREFIX + id;
   const main = repo.mainRoot;
+  const config = loadConfig(main, main);
+  // Read again under the lock: another checkout may have started an intent meanwhile.
+  const registry = loadRegistry(registryFile);
+  const intent = findIntent(registry, id);
+  if (!intent) throw new IntentError('UNKNOWN_INTENT', `Unknown intent ${id}: it is not in ${registryFile}. Add it there first.`, { intent: id });
+  const overlaps = findOverlaps(intent, registry.intents, trackedFiles(main));
   gitRaw(['worktree', 'prune'], { cwd: main });
   let path = existingWorktree(main, branch);
   const created = path === null;
+  if (overlaps.length && (opts.strict || config.strictOverlap) && (created || intent.status !== 'IN_PROGRESS')) {
+    const why = opts.strict ? '--strict' : `strictOverlap in ${config.source}`;
+    throw new IntentError(
+      'SCOPE_OVERLAP',
+      `Refused (${why}): ${overlaps.map((o) => describeOverlap(id, o)).join('\n')}\n` +
+        `Nothing was changed. Narrow one of the scopes in ${registryFile}, finish the other intent first, or check out without ${opts.strict ? '--strict' : 'strictOverlap'} to accept the overlap.`,
+      { intent: id, overlaps },
+    );
+  }
   if (path === null) {
-    const config = loadConfig(main, main);
     const parent = config.worktreeDir ? resolve(main, config.worktreeDir) : join(dirname(main), `${basename(main)}.worktrees`);
     path = opts.path ? resolve(cwd, opts.path) : join(parent, id);
     if (existsSync(path) && readdirSync(path).length > 0) {
@@ -79,7 +103,7 @@ function checkoutLocked(repo: Repo, id: string, opts: CheckoutOptions, cwd: stri
   recordActiveIntent(gitDir, id);
   installWorktreeHooks(repo, path);
   const started = withLock(join(stateDir(repo), 'registry.lock'), () => setIntentStatus(registryFile, id, 'IN_PROGRESS'));
-  return { intent: id, path, branch, created, started };
+  return { intent: id, path, branch, created, started, overlaps };
 }
 
 function resolveBase(cwd: string, rev: string): string {

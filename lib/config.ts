@@ -9,12 +9,20 @@ export interface Config {
   requireIntent: boolean;
   /** Where `intent checkout` puts worktrees; relative to the main worktree. */
   worktreeDir: string | null;
+  /** `intent checkout` refuses (SCOPE_OVERLAP) instead of warning when scopes overlap. Default false. */
+  strictOverlap?: boolean;
+  /** Refused commits within the window that open an intent's circuit breaker. Default 5. */
+  breakerMaxRejections?: number;
+  /** The circuit breaker's window in minutes. Default 10. */
+  breakerWindowMinutes?: number;
   /** The file the settings came from, or null for the defaults. */
   source: string | null;
 }
 
 const DEFAULTS: Config = { requireIntent: false, worktreeDir: null, source: null };
-const KEYS: Record<string, 'boolean' | 'string'> = { requireIntent: 'boolean', worktreeDir: 'string' };
+const KEYS: Record<string, 'boolean' | 'string' | 'number'> = {
+  requireIntent: 'boolean', worktreeDir: 'string', strictOverlap: 'boolean', breakerMaxRejections: 'number', breakerWindowMinutes: 'number',
+};
 
 /**
  * Finds the nearest configuration from `startDir` up to and including `stopDir` (the repository
@@ -79,6 +87,9 @@ function validate(raw: unknown, file: string): Config {
     }
     if (typeof v !== want) {
       throw new IntentError('CONFIG_INVALID', `${file}: "${k}" must be a ${want}, got ${JSON.stringify(v)}.`, { file, key: k });
+    }
+    if (want === 'number' && (!Number.isSafeInteger(v) || (v as number) < 1)) {
+      throw new IntentError('CONFIG_INVALID', `${file}: "${k}" must be a whole number of at least 1, got ${JSON.stringify(v)}.`, { file, key: k });
     }
     (out as unknown as Record<string, unknown>)[k] = v;
   }

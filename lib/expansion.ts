@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, existsSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { IntentError } from './errors.js';
+import { writeFileAtomic } from './fsutil.js';
 import { findIntent, loadRegistry } from './registry.js';
 import { openRepo, orchestrationPath, stateDir, type Repo } from './repo.js';
 import { globProblem } from './scope.js';
@@ -21,8 +22,19 @@ export interface ExpansionRequest {
   requested_at: string;
   /** Who filed it: "mcp", "cli", "claude-code", … */
   requested_by: string;
-  status: 'PENDING';
+  status: RequestStatus;
+  /** When a human decided it (ISO 8601, UTC); absent while PENDING. */
+  decided_at?: string;
+  /** Who decided it: the git identity (`Name <email>`) of the main worktree, else the OS user. */
+  decided_by?: string;
+  /** REJECTED: the reason the human gave, if any. */
+  decision_reason?: string;
+  /** APPROVED: the globs that were new to the scope (the others were already in it). */
+  added_globs?: string[];
 }
+
+/** Where a request stands: filed, or decided by a human. */
+export type RequestStatus = 'PENDING' | 'APPROVED' | 'REJECTED';
 
 /** The longest reason accepted, in characters. */
 export const MAX_REASON_CHARS = 2000;
@@ -99,11 +111,58 @@ export function listExpansionRequests(cwd: string): ExpansionRequest[] {
   const out: ExpansionRequest[] = [];
   for (const name of names.filter((n) => n.endsWith('.json') && REQUEST_ID.test(n.slice(0, -'.json'.length))).sort()) {
     try {
-      const r = JSON.parse(readFileSync(join(dir, name), 'utf8')) as ExpansionRequest;
-      if (r && typeof r === 'object' && typeof r.id === 'string' && typeof r.intent === 'string' && Array.isArray(r.globs)) out.push(r);
+      const r = JSON.parse(readFileSync(join(dir, name), 'utf8')) as unknown;
+      if (isRequest(r)) out.push(r);
     } catch { /* a torn or foreign file: not a request */ }
   }
   return out.sort((a, b) => a.requested_at.localeCompare(b.requested_at) || a.id.localeCompare(b.id));
+}
+
+/**
+ * Reads one request by id from the repository's store. Throws UNKNOWN_REQUEST (naming the pending
+ * requests) when there is no such request or its file is not a request.
+ */
+export function readExpansionRequest(repo: Repo, id: string): ExpansionRequest {
+  const wanted = typeof id === 'string' ? id.trim() : '';
+  const dir = requestsDir(repo);
+  let request: ExpansionRequest | null = null;
+  if (REQUEST_ID.test(wanted)) {
+    try {
+      const r = JSON.parse(readFileSync(join(dir, `${wanted}.json`), 'utf8')) as ExpansionRequest;
+      if (isRequest(r) && r.id === wanted) request = r;
+    } catch { /* missing or torn: unknown */ }
+  }
+  if (!request) {
+    const pending = listExpansionRequests(repo.root).filter((r) => r.status === 'PENDING').map((r) => r.id);
+    throw new IntentError(
+      'UNKNOWN_REQUEST',
+      `Unknown scope-expansion request "${wanted}": there is no such request in ${dir}. ` +
+        `Pending requests: ${pending.join(', ') || 'none'}. List them all with \`intent requests\`.`,
+      { request: wanted, dir, pending },
+    );
+  }
+  return request;
+}
+
+/** Replaces a request's file with `request` (atomically: readers see the old or the new one). */
+export function writeExpansionRequest(repo: Repo, request: ExpansionRequest): void {
+  const path = join(requestsDir(repo), `${request.id}.json`);
+  try {
+    writeFileAtomic(path, JSON.stringify(request, null, 2) + '\n');
+  } catch (e) {
+    throw new IntentError('WRITE_FAILED', `Could not update the scope-expansion request ${path}: ${(e as Error).message}`, { path });
+  }
+}
+
+/** Re-checks a stored request's globs (the file lives outside git and could have been edited). */
+export function checkRequestGlobs(globs: unknown): string[] {
+  return checkGlobs(globs);
+}
+
+function isRequest(r: unknown): r is ExpansionRequest {
+  const x = r as ExpansionRequest;
+  return !!x && typeof x === 'object' && typeof x.id === 'string' && typeof x.intent === 'string' && Array.isArray(x.globs) &&
+    (x.status === 'PENDING' || x.status === 'APPROVED' || x.status === 'REJECTED');
 }
 
 function checkGlobs(raw: unknown): string[] {

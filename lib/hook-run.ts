@@ -3,6 +3,7 @@ import { checkStagedCommit } from './precommit.js';
 import { recordCommit } from './postcommit.js';
 import { recordRewrites } from './postrewrite.js';
 import { checkPush } from './prepush.js';
+import { checkMutationClaim } from './mutation-claim.js';
 
 /** Output of one hook run: exit code and the lines for stderr. */
 export interface HookOutcome {
@@ -18,7 +19,14 @@ export function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv, stdin
   switch (hook) {
     case 'pre-commit':
       try {
-        checkStagedCommit(cwd, env);
+        const r = checkStagedCommit(cwd, env);
+        return { code: 0, stderr: r.governed && r.warnings.length ? r.warnings.join('\n') + '\n' : '' };
+      } catch (e) {
+        return { code: 1, stderr: `${describe(e)}\nintent: commit blocked.\n` };
+      }
+    case 'commit-msg':
+      try {
+        checkMutationClaim(cwd, args[0] ?? '');
         return { code: 0, stderr: '' };
       } catch (e) {
         return { code: 1, stderr: `${describe(e)}\nintent: commit blocked.\n` };

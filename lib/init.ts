@@ -4,6 +4,7 @@ import { installAgentConfig, type AgentConfigResult } from './agent-config.js';
 import { gitRaw, git } from './git.js';
 import { HOOKS, hookTargets, installHook, installRunner, type HookInstall } from './install.js';
 import { openRepo, type Repo } from './repo.js';
+import { addNotesFetchRefspecs } from './sync.js';
 import { NOTES_REF, PKG_ROOT } from './version.js';
 
 const TEMPLATES = join(PKG_ROOT, 'templates', 'orchestration');
@@ -46,7 +47,7 @@ export function init(cwd: string, opts: { agents?: string[] } = {}): InitResult 
   const targets = hookTargets(repo);
   mkdirSync(targets.dir, { recursive: true });
   const hooks = HOOKS.map((h) => installHook(targets.dir, h, targets.where));
-  const config = configureNotes(repo);
+  const config = [...configureNotes(repo), ...addNotesFetchRefspecs(repo)];
   const agents = [...new Set(opts.agents ?? [])].map((a) => installAgentConfig(repo, a));
   const changed = created.length > 0 || runnerChanged || config.length > 0 || hooks.some((h) => h.action !== 'unchanged')
     || agents.some((a) => a.changed);

@@ -6,7 +6,7 @@ import { stateDir, type Repo } from './repo.js';
 import { PKG_ROOT } from './version.js';
 
 /** The hooks `intent init` installs. */
-export const HOOKS = ['pre-commit', 'post-commit', 'post-rewrite', 'pre-push'] as const;
+export const HOOKS = ['pre-commit', 'commit-msg', 'post-commit', 'post-rewrite', 'pre-push'] as const;
 
 /** Hooks that read standard input: ours must buffer it so the hooks chained after it get it too. */
 const STDIN_HOOKS = new Set(['post-rewrite', 'pre-push', 'reference-transaction', 'pre-receive', 'post-receive']);
@@ -98,6 +98,8 @@ const MISSING: Record<HookDirKind, string> = {
 
 /** The shell lines that call hook `hook` through `runner` (an expression), buffering stdin where needed. */
 function runLine(hook: string, runner: string): string {
+  // commit-msg only has work when the message makes a mutation claim: no process otherwise.
+  if (hook === 'commit-msg') return `if grep -qi '^Intent-Mutation:' "$1" 2>/dev/null; then ${runner} ${hook} "$@" || exit $?; fi`;
   if (!STDIN_HOOKS.has(hook)) return `${runner} ${hook} "$@" || exit $?`;
   return `intent_in="$(mktemp)" || exit 1; cat >"$intent_in"; ${runner} ${hook} "$@" <"$intent_in" || exit $?; exec <"$intent_in"; rm -f "$intent_in"`;
 }

@@ -4,6 +4,7 @@ import { resolveIntentId } from './active.js';
 import { authorsOfCommitted, readAttribution, updateAttribution, type PathAttribution } from './attribution.js';
 import { readBlobs } from './blobs.js';
 import { applyPool, creditPool } from './carry.js';
+import { classifyChanges } from './classify.js';
 import { commitDiff } from './diff.js';
 import { sha256Hex } from './hashing.js';
 import { appendLedger } from './ledger.js';
@@ -46,7 +47,7 @@ export function recordCommit(
   const diff = commitDiff(repo.root, rev);
   const pending = readAttribution(repo);
   const credited = diff.changes.flatMap((c) => (pending[c.path] ? [[c.path, pending[c.path]] as const] : []));
-  const oids = diff.changes.flatMap((c) => (c.status === 'M' ? [c.oldOid, c.newOid] : [c.newOid]));
+  const oids = diff.changes.flatMap((c) => [c.oldOid, c.newOid]);
   const blobs = readBlobs(repo.root, [...oids, ...credited.map(([, e]) => e.blob)]);
   const fresh = new Map(
     credited.flatMap(([path, entry]) => {
@@ -67,6 +68,7 @@ export function recordCommit(
     registry: { path: relative(repo.mainRoot, registryFile).split('\\').join('/'), sha256: sha256Hex(registryBytes) },
     scopeViolations: violations,
     authorship,
+    classes: classifyChanges(diff.changes, blobs),
   });
   withLock(join(stateDir(repo), 'record.lock'), () => {
     writeNote(repo.root, diff.sha, noteText(record));

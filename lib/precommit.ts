@@ -1,16 +1,21 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { requireActive, resolveIntentId } from './active.js';
-import { loadConfig } from './config.js';
+import { assertBreakerClosed, recordRejection, validIntentId } from './breaker.js';
+import { checkCommitBudget } from './budget.js';
+import { loadConfig, type Config } from './config.js';
 import { stagedPaths } from './diff.js';
 import { IntentError, NO_ACTIVE_INTENT_MESSAGE, scopeViolationMessage } from './errors.js';
-import { loadRegistry, type Intent } from './registry.js';
+import { gitRaw } from './git.js';
+import { appendLesson } from './lessons.js';
+import { conflictsAhead, describeConflicts } from './overlap.js';
+import { loadRegistry, type Intent, type Registry } from './registry.js';
 import { openRepo, orchestrationPath, type Repo } from './repo.js';
 import { compileScope, globProblem, outOfScope, parseIgnoreFile, type Scope } from './scope.js';
 
 /** What the pre-commit check decided. */
 export type PreCommitResult =
   | { governed: false; reason: string }
-  | { governed: true; intent: Intent; paths: string[] };
+  | { governed: true; intent: Intent; paths: string[]; warnings: string[] };
 
 /** Loads `.orchestration/.intentignore` of the main worktree; a bad glob is an error. */
 export function loadIgnore(repo: Repo): Scope | null {
@@ -24,14 +29,20 @@ export function loadIgnore(repo: Repo): Scope | null {
   return globs.some((g) => !g.startsWith('!')) ? compileScope(globs) : null;
 }
 
+/** Refusals that count towards an intent's circuit breaker (and leave a lesson). */
+const COUNTED = new Set(['SCOPE_VIOLATION', 'BUDGET_EXCEEDED', 'REGISTRY_INVALID', 'REGISTRY_MISSING']);
+
 /**
- * The pre-commit decision for the worktree at `cwd`: throws NO_ACTIVE_INTENT, SCOPE_VIOLATION,
- * REGISTRY_INVALID or CONFIG_INVALID to block; returns when the commit may go ahead.
+ * The pre-commit decision for the worktree at `cwd`: throws BREAKER_OPEN, NO_ACTIVE_INTENT,
+ * SCOPE_VIOLATION, BUDGET_EXCEEDED, REGISTRY_INVALID or CONFIG_INVALID to block; returns when the
+ * commit may go ahead, with warnings (conflicts ahead) for stderr.
  */
 export function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = process.env): PreCommitResult {
   const repo = openRepo(cwd);
-  const config = loadConfig(repo.mainRoot, repo.mainRoot);
   const named = resolveIntentId(repo, env.INTENT_ID);
+  // An open breaker refuses before anything else is looked at.
+  if (named) assertBreakerClosed(repo, named.id);
+  const config = loadConfig(repo.mainRoot, repo.mainRoot);
   if (!named) {
     if (repo.isMainWorktree && !config.requireIntent) return { governed: false, reason: 'main worktree, no intent named' };
     throw new IntentError(
@@ -42,20 +53,91 @@ export function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = process.
       {},
     );
   }
-  const registry = loadRegistry(orchestrationPath(repo, 'active_intents.yaml'));
-  const intent = requireActive(registry, named.id);
-  const paths = stagedPaths(repo.root);
-  const bad = outOfScope(paths, compileScope(intent.owned_scope), loadIgnore(repo), !repo.isMainWorktree);
-  if (bad.length) {
-    const lines = bad.map((p) => scopeViolationMessage(intent.id, p));
-    const orch = bad.some((p) => p.startsWith('.orchestration/'));
-    throw new IntentError(
-      'SCOPE_VIOLATION',
-      `${lines.join('\n')}\n${intent.id} owns: ${intent.owned_scope.join(', ')}\n` +
-        `Unstage ${bad.length === 1 ? 'that path' : 'those paths'} (git restore --staged -- <path>) or ask a human to widen the scope in the main worktree's registry.` +
-        (orch ? '\n.orchestration/ is governed from the main worktree only: an intent worktree may not change it.' : ''),
-      { intent: intent.id, paths: bad, scope: intent.owned_scope },
-    );
+  const registryFile = orchestrationPath(repo, 'active_intents.yaml');
+  let registry: Registry | null = null;
+  let intent: Intent | null = null;
+  let paths: string[];
+  try {
+    registry = loadRegistry(registryFile);
+    intent = requireActive(registry, named.id);
+    paths = stagedPaths(repo.root);
+    const bad = outOfScope(paths, compileScope(intent.owned_scope), loadIgnore(repo), !repo.isMainWorktree);
+    if (bad.length) {
+      const lines = bad.map((p) => scopeViolationMessage(intent!.id, p));
+      const orch = bad.some((p) => p.startsWith('.orchestration/'));
+      throw new IntentError(
+        'SCOPE_VIOLATION',
+        `${lines.join('\n')}\n${intent.id} owns: ${intent.owned_scope.join(', ')}\n` +
+          `Unstage ${bad.length === 1 ? 'that path' : 'those paths'} (git restore --staged -- <path>) or ask a human to widen the scope in the main worktree's registry.` +
+          (orch ? '\n.orchestration/ is governed from the main worktree only: an intent worktree may not change it.' : ''),
+        { intent: intent.id, paths: bad, scope: intent.owned_scope },
+      );
+    }
+    checkCommitBudget(repo, intent, registryFile);
+  } catch (e) {
+    if (e instanceof IntentError && COUNTED.has(e.code)) throw recordRefusal(repo, named.id, intent, e, config);
+    throw e;
   }
-  return { governed: true, intent, paths };
+  const warnings = describeConflicts(intent.id, conflictsAhead(repo, registry, intent.id, paths));
+  return { governed: true, intent, paths, warnings };
+}
+
+/**
+ * Records a refused commit for the intent's circuit breaker (with the staged tree, so a retried
+ * identical commit is recognised) and leaves a lesson: one per intent and kind of refusal (the
+ * text is stable), written only for commits from intent worktrees (in the main worktree the new
+ * AGENT.md lines would end up in the next `git commit -a`). A refusal that opens the breaker says
+ * so and leaves a lesson naming the trip. Returns the error to throw.
+ */
+function recordRefusal(repo: Repo, id: string, intent: Intent | null, e: IntentError, config: Config): IntentError {
+  if (!validIntentId(id)) return e;
+  try {
+    const first = e.message.split('\n')[0];
+    const { tripped } = recordRejection(
+      repo,
+      id,
+      { tree: stagedTree(repo.root), code: e.code, reason: first },
+      { maxRejections: config.breakerMaxRejections, windowMinutes: config.breakerWindowMinutes },
+    );
+    if (!repo.isMainWorktree) {
+      try {
+        appendLesson(repo.root, { text: refusalLesson(id, intent, e), intentId: id });
+      } catch { /* the lesson is a courtesy; the refusal stands */ }
+    }
+    if (!tripped) return e;
+    try {
+      appendLesson(repo.root, { text: `Circuit breaker opened for ${id}: ${tripped}. A human must review the work and run intent reset ${id}.`, intentId: id });
+    } catch { /* as above */ }
+    return new IntentError(
+      e.code,
+      `${e.message}\nCircuit breaker opened for ${id}: ${tripped}.\nEvery further commit for ${id} is refused until a human runs: intent reset ${id}`,
+      { ...e.data, breaker: { open: true, reason: tripped } },
+    );
+  } catch (err) {
+    return new IntentError(e.code, `${e.message}\nintent: could not record this refusal for the circuit breaker: ${(err as Error).message}`, e.data);
+  }
+}
+
+/** The staged tree (`git write-tree` of the index the hook's environment names), or null. */
+function stagedTree(cwd: string): string | null {
+  const res = gitRaw(['write-tree'], { cwd, inheritRepoEnv: true });
+  return res.status === 0 ? res.stdout.trim() || null : null;
+}
+
+/** A lesson text that is the same for every refusal of one kind (no paths, times or counts). */
+function refusalLesson(id: string, intent: Intent | null, e: IntentError): string {
+  switch (e.code) {
+    case 'SCOPE_VIOLATION':
+      return `Commits for ${id} were refused for staging paths outside its scope (${intent?.owned_scope.join(', ') ?? 'see the registry'}). ` +
+        `Stage only paths inside it; for more, ask a human with intent expand ${id} <glob> --reason "…".`;
+    case 'BUDGET_EXCEEDED': {
+      const limit = String(e.data.limit ?? 'budget');
+      const max = e.data.max ?? e.data.expires_at;
+      return `Commits for ${id} were refused for exceeding budget.${limit} (${String(max)}). ` +
+        'Finish the intent within its budget or ask a human to raise it in the registry; retrying the same commit will not help.';
+    }
+    default:
+      return `Commits for ${id} were refused because the main worktree's intent registry could not be used (${e.code}). ` +
+        'A human must fix .orchestration/active_intents.yaml in the main worktree; retrying will not help until then.';
+  }
 }

@@ -19,7 +19,24 @@ export interface Intent {
   related_specs: { type: string; value: string }[];
   created_at?: string;
   updated_at?: string;
+  /** Shell commands `intent done` runs in the worktree; present only when the registry lists them. */
+  acceptance_checks?: string[];
+  /** Limits enforced by the pre-commit hook and `intent checkout`; present only when given. */
+  budget?: Budget;
 }
+
+/** An intent's budget: every key optional, counts are integers >= 1. */
+export interface Budget {
+  /** Most governed commits reachable from the intent branch. */
+  max_commits?: number;
+  /** Most changed lines (added + deleted, from the notes) over those commits. */
+  max_changed_lines?: number;
+  /** RFC 3339 date-time after which no commit and no checkout is allowed. */
+  expires_at?: string;
+}
+
+/** The keys a `budget:` mapping may have. */
+export const BUDGET_KEYS = ['max_commits', 'max_changed_lines', 'expires_at'] as const;
 
 /** The validated registry file. */
 export interface Registry {
@@ -40,7 +57,7 @@ const INTENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/;
 const KNOWN_FIELDS = [
   'id', 'name', 'status', 'owned_scope', 'constraints', 'acceptance_criteria',
-  'assigned_agent', 'related_specs', 'created_at', 'updated_at',
+  'assigned_agent', 'related_specs', 'created_at', 'updated_at', 'acceptance_checks', 'budget',
 ];
 
 /** Reads and validates a registry file; throws REGISTRY_MISSING or REGISTRY_INVALID. */
@@ -183,6 +200,8 @@ function checkIntent(item: YAMLMap, label: string, at: At, problems: RegistryPro
 
   const constraints = strList(item, 'constraints', add);
   const criteria = strList(item, 'acceptance_criteria', add);
+  const checks = item.has('acceptance_checks') ? strList(item, 'acceptance_checks', add) : undefined;
+  const budget = checkBudget(item, add);
   const agent = str(item, 'assigned_agent', false, add);
   const created = date(item, 'created_at', add);
   const updated = date(item, 'updated_at', add);
@@ -211,7 +230,38 @@ function checkIntent(item: YAMLMap, label: string, at: At, problems: RegistryPro
     related_specs: specs,
     ...(created !== undefined ? { created_at: created } : {}),
     ...(updated !== undefined ? { updated_at: updated } : {}),
+    ...(checks !== undefined ? { acceptance_checks: checks } : {}),
+    ...(budget !== undefined ? { budget } : {}),
   };
+}
+
+/** `budget: { max_commits, max_changed_lines, expires_at }`, every key optional. */
+function checkBudget(item: YAMLMap, add: Add): Budget | undefined {
+  if (!item.has('budget')) return undefined;
+  const node = item.get('budget', true) as Node | undefined;
+  if (!isMap(node)) {
+    add(node, 'budget', `must be a mapping such as { max_commits: 20, max_changed_lines: 2000, expires_at: "2026-03-01T00:00:00Z" }, got ${show(isScalar(node) ? node.value : node)}`);
+    return undefined;
+  }
+  const out: Budget = {};
+  for (const pair of node.items) {
+    const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+    const valueNode = (pair.value ?? pair.key) as Node | null;
+    const v = pair.value === null ? null : isScalar(valueNode) ? valueNode.value : valueNode;
+    if (!(BUDGET_KEYS as readonly string[]).includes(key)) {
+      add(pair.key as Node, `budget.${key}`, `unknown budget key; known keys are ${BUDGET_KEYS.join(', ')}`);
+    } else if (key === 'expires_at') {
+      if (typeof v !== 'string' || !ISO_DATE.test(v) || Number.isNaN(Date.parse(v)) || !realDay(v)) {
+        add(valueNode, 'budget.expires_at', `must be an RFC 3339 date-time string such as "2026-03-01T00:00:00Z", got ${show(v)}`);
+      } else out.expires_at = v;
+    } else if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) {
+      const hint = typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) ? ' (write the number without quotes)' : '';
+      add(valueNode, `budget.${key}`, `must be a whole number of at least 1, got ${show(v)}${hint}`);
+    } else if (!Number.isSafeInteger(v)) {
+      add(valueNode, `budget.${key}`, `is too large (${v}); use at most ${Number.MAX_SAFE_INTEGER}`);
+    } else out[key as 'max_commits' | 'max_changed_lines'] = v;
+  }
+  return out;
 }
 
 type Add = (node: Node | null | undefined, field: string, message: string) => void;

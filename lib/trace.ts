@@ -33,6 +33,8 @@ export interface FileMetadata {
   status: string;
   old_path?: string;
   mutation_class: MutationClass;
+  /** For an evolution found by syntax: the first differing construct. */
+  mutation_reason?: string;
   added_lines: number;
   deleted_lines: number;
   binary?: true;
@@ -65,6 +67,8 @@ export interface RecordInput {
   scopeViolations: string[];
   /** Per committed path: which of its lines models produced through the adapter. */
   authorship?: Map<string, { authors: AiAuthor[]; lines: LineAuthors }>;
+  /** Per path, the mutation class decided by syntax (lib/classify.ts); else a byte-level rule. */
+  classes?: Map<string, { cls: MutationClass; reason?: string }>;
   now?: Date;
 }
 
@@ -136,13 +140,15 @@ export function buildRecord(input: RecordInput): TraceRecord {
       for (const h of hunks) added += h.end - h.start + 1;
       conversations = conversationsOf(newContent, lineStarts(newContent), hunks, input.authorship?.get(c.path), related);
     }
-    const cls = classifyFile(c, oldContent, newContent, binary || submodule);
+    const decided = input.classes?.get(c.path);
+    const cls = decided?.cls ?? classifyFile(c, oldContent, newContent, binary || submodule);
     classes.push(cls);
     files.push({ path: c.path, conversations });
     meta[c.path] = {
       status: c.status,
       ...(c.oldPath ? { old_path: c.oldPath } : {}),
       mutation_class: cls,
+      ...(decided?.reason ? { mutation_reason: decided.reason } : {}),
       added_lines: added,
       deleted_lines: binary || submodule ? 0 : deleted,
       ...(binary ? { binary: true as const } : {}),

@@ -1,0 +1,8 @@
+import { formatStatus, intentStatus } from '../lib/status.js';
+import { emit } from './output.js';
+
+/** `intent status`: every intent of the registry with its branch, worktree, progress, budget, breaker and overlaps. */
+export function run(opts: { cwd: string; json: boolean }): void {
+  const report = intentStatus(opts.cwd);
+  emit(opts.json, report, () => formatStatus(report, { cwd: opts.cwd }));
+}
