@@ -5,7 +5,7 @@ import { runHook } from '../lib/hook-run.js';
 
 const [hook, ...args] = process.argv.slice(2);
 try {
-  const out = runHook(hook ?? '', process.cwd(), process.env, () => readFileSync(0, 'utf8'), args);
+  const out = await runHook(hook ?? '', process.cwd(), process.env, () => readFileSync(0, 'utf8'), args);
   if (out.stderr) process.stderr.write(out.stderr);
   process.exitCode = out.code;
 } catch (e) {

@@ -1,9 +1,4 @@
 import { IntentError } from './errors.js';
-import { checkStagedCommit } from './precommit.js';
-import { recordCommit } from './postcommit.js';
-import { recordRewrites } from './postrewrite.js';
-import { checkPush } from './prepush.js';
-import { checkMutationClaim } from './mutation-claim.js';
 
 /** Output of one hook run: exit code and the lines for stderr. */
 export interface HookOutcome {
@@ -12,13 +7,15 @@ export interface HookOutcome {
 }
 
 /**
- * Runs one git hook. pre-commit fails closed: any error, expected or not, blocks the commit
- * with its message. post-commit cannot undo the commit, so it reports a failure loudly instead.
+ * Runs one git hook, loading only the modules that hook needs (hooks run on every commit).
+ * pre-commit fails closed: any error, expected or not, blocks the commit with its message.
+ * post-commit cannot undo the commit, so it reports a failure loudly instead.
  */
-export function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv, stdin: () => string = () => '', args: string[] = []): HookOutcome {
+export async function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv, stdin: () => string = () => '', args: string[] = []): Promise<HookOutcome> {
   switch (hook) {
     case 'pre-commit':
       try {
+        const { checkStagedCommit } = await import('./precommit.js');
         const r = checkStagedCommit(cwd, env);
         return { code: 0, stderr: r.governed && r.warnings.length ? r.warnings.join('\n') + '\n' : '' };
       } catch (e) {
@@ -26,6 +23,7 @@ export function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv, stdin
       }
     case 'commit-msg':
       try {
+        const { checkMutationClaim } = await import('./mutation-claim.js');
         checkMutationClaim(cwd, args[0] ?? '');
         return { code: 0, stderr: '' };
       } catch (e) {
@@ -33,6 +31,7 @@ export function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv, stdin
       }
     case 'post-commit':
       try {
+        const { recordCommit } = await import('./postcommit.js');
         recordCommit(cwd, env);
         return { code: 0, stderr: '' };
       } catch (e) {
@@ -44,6 +43,7 @@ export function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv, stdin
       }
     case 'post-rewrite':
       try {
+        const { recordRewrites } = await import('./postrewrite.js');
         recordRewrites(cwd, env, stdin());
         return { code: 0, stderr: '' };
       } catch (e) {
@@ -54,6 +54,7 @@ export function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv, stdin
       }
     case 'pre-push':
       try {
+        const { checkPush } = await import('./prepush.js');
         const { findings } = checkPush(cwd, args[0] ?? 'origin', stdin());
         if (!findings.length) return { code: 0, stderr: '' };
         return {
