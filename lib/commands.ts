@@ -1885,8 +1885,20 @@ const GIT_RULES = new Map<string, (args: Word[], st: State) => Verdict>([
 
 type Handler = (name: string, args: Word[], st: State) => Verdict;
 
+/** The `intent` CLI itself: decisions that belong to a human are refused, reads pass. */
+function intentCli(_name: string, args: Word[]): Verdict {
+  const sub = args.find((a) => !a.text.startsWith('-'))?.text ?? '';
+  if (['approve', 'reject', 'reset', 'done', 'abandon', 'init'].includes(sub)) {
+    return deny(`intent ${sub} is a human's decision: ask a human to run it`);
+  }
+  if (['sync', 'repair', 'checkout', 'map'].includes(sub)) return ask(`intent ${sub} changes shared state: a human must approve it`);
+  if (['context', 'verify', 'blame', 'status', 'requests', 'lesson', 'expand', '--help', 'help', '--version', ''].includes(sub)) return ALLOW;
+  return ask(`intent ${clip(sub)} is not an intent command we know to be safe: a human must approve it`);
+}
+
 const HANDLERS = new Map<string, Handler>([
   ['git', git],
+  ['intent', intentCli],
   ['rm', remove], ['rmdir', remove], ['unlink', remove], ['shred', remove],
   ['cp', copyOrMove], ['mv', copyOrMove], ['ln', link],
   ['tee', tee], ['touch', create], ['mkdir', create], ['truncate', create],

@@ -6,6 +6,13 @@ const inAuth: CommandContext = { ...ctx, cwd: '/w/repo/src/auth' };
 
 /** [command, expected decision] with root = cwd = /w/repo and the scope src/auth/. */
 const TABLE: [string, CommandVerdict][] = [
+  // The intent CLI: reads pass, a human's decisions are refused.
+  ['intent context INT-001', 'allow'],
+  ['intent verify origin/main..HEAD', 'allow'],
+  ['intent expand INT-001 "src/billing/**" --reason "needs billing"', 'allow'],
+  ['intent approve REQ-20261123-091500-ab12', 'deny'],
+  ['intent reset INT-001 --yes', 'deny'],
+  ['intent sync', 'ask'],
   // Read-only commands.
   ['ls -la', 'allow'],
   ['cat src/auth/a.ts', 'allow'],
