@@ -1,7 +1,19 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Node, type YAMLMap } from 'yaml';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { Node, YAMLMap } from 'yaml';
 import { IntentError } from './errors.js';
+import { writeFileAtomic } from './fsutil.js';
 import { globProblem } from './scope.js';
+import { TOOL_VERSION } from './version.js';
+
+// The yaml package is loaded only when a registry must really be parsed: hooks read the
+// validated registry from a cache keyed by the file's bytes (see loadRegistry).
+let yamlModule: typeof import('yaml') | null = null;
+function y(): typeof import('yaml') {
+  return (yamlModule ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'));
+}
 
 /** The lifecycle states an intent can be in. */
 export const STATUSES = ['PENDING', 'IN_PROGRESS', 'BLOCKED', 'COMPLETED', 'ABANDONED'] as const;
@@ -71,7 +83,34 @@ export function loadRegistry(path: string): Registry {
   } catch (e) {
     throw new IntentError('REGISTRY_INVALID', `Cannot read the intent registry ${path}: ${(e as Error).message}. It must be a readable YAML file.`, { path });
   }
-  return parseRegistry(text, path);
+  const key = createHash('sha256').update(`${TOOL_VERSION}\0${text}`).digest('hex');
+  const cache = cacheFile(path);
+  if (cache) {
+    try {
+      const hit = JSON.parse(readFileSync(cache, 'utf8')) as { key?: string; intents?: Intent[] };
+      if (hit.key === key && Array.isArray(hit.intents)) return { path, intents: hit.intents };
+    } catch { /* no cache yet */ }
+  }
+  const registry = parseRegistry(text, path);
+  if (cache) {
+    try {
+      writeFileAtomic(cache, JSON.stringify({ key, intents: registry.intents }));
+    } catch { /* a cache only: never fail for it */ }
+  }
+  return registry;
+}
+
+/**
+ * Where the validated registry is cached: `<main worktree>/.git/intent/registry.json`, only when
+ * that git dir is there (never in the work tree, never shared between repositories).
+ */
+function cacheFile(path: string): string | null {
+  const gitDir = join(dirname(dirname(path)), '.git');
+  try {
+    return statSync(join(gitDir, 'intent')).isDirectory() ? join(gitDir, 'intent', 'registry.json') : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Validates registry text; every problem is reported at once, with file, line, intent and field. */
@@ -98,8 +137,8 @@ export function registryError(path: string, problems: RegistryProblem[]): Intent
 
 /** Pure validation: returns the intents it could read and every problem found. */
 export function checkRegistry(text: string): { intents: Intent[]; problems: RegistryProblem[] } {
-  const lc = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true });
+  const lc = new (y().LineCounter)();
+  const doc = y().parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true });
   const problems: RegistryProblem[] = [];
   const at = (node: Node | null | undefined): { line?: number; column?: number } => {
     if (!node?.range) return {};
@@ -114,12 +153,12 @@ export function checkRegistry(text: string): { intents: Intent[]; problems: Regi
     return { intents: [], problems };
   }
   const root = doc.contents;
-  if (!isMap(root)) {
+  if (!y().isMap(root)) {
     problems.push({ ...at(root), message: 'the file must be a mapping with an `active_intents:` list at the top' });
     return { intents: [], problems };
   }
   for (const pair of root.items) {
-    const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+    const key = y().isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
     if (key !== 'active_intents') problems.push({ ...at(pair.key as Node), message: `unknown top-level key "${key}"; only "active_intents" is allowed` });
   }
   const listNode = root.get('active_intents', true) as Node | undefined;
@@ -127,10 +166,10 @@ export function checkRegistry(text: string): { intents: Intent[]; problems: Regi
     problems.push({ ...at(root), message: 'missing the `active_intents:` list' });
     return { intents: [], problems };
   }
-  if (listNode === undefined || listNode === null || (isScalar(listNode) && listNode.value === null)) {
+  if (listNode === undefined || listNode === null || (y().isScalar(listNode) && listNode.value === null)) {
     return { intents: [], problems };
   }
-  if (!isSeq(listNode)) {
+  if (!y().isSeq(listNode)) {
     problems.push({ ...at(listNode), field: 'active_intents', message: 'must be a list of intents' });
     return { intents: [], problems };
   }
@@ -138,7 +177,7 @@ export function checkRegistry(text: string): { intents: Intent[]; problems: Regi
   const seen = new Map<string, number | undefined>();
   listNode.items.forEach((item, i) => {
     const label = `active_intents[${i}]`;
-    if (!isMap(item)) {
+    if (!y().isMap(item)) {
       problems.push({ ...at(item as Node), field: label, message: 'each intent must be a mapping with id, name, status and owned_scope' });
       return;
     }
@@ -160,14 +199,14 @@ type At = (node: Node | null | undefined) => { line?: number; column?: number };
 function checkIntent(item: YAMLMap, label: string, at: At, problems: RegistryProblem[]): Intent | null {
   const before = problems.length;
   const idNode = item.get('id', true) as Node | undefined;
-  const rawId = isScalar(idNode) ? idNode.value : undefined;
+  const rawId = y().isScalar(idNode) ? idNode.value : undefined;
   const who = typeof rawId === 'string' && rawId ? rawId : label;
   const add = (node: Node | null | undefined, field: string, message: string): void => {
     problems.push({ ...at(node ?? item), intent: who, field, message });
   };
 
   for (const pair of item.items) {
-    const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+    const key = y().isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
     if (!KNOWN_FIELDS.includes(key)) add(pair.key as Node, key, `unknown field; known fields are ${KNOWN_FIELDS.join(', ')}`);
   }
 
@@ -177,7 +216,7 @@ function checkIntent(item: YAMLMap, label: string, at: At, problems: RegistryPro
 
   const name = str(item, 'name', true, add);
   const statusNode = item.get('status', true) as Node | undefined;
-  const status = isScalar(statusNode) ? statusNode.value : undefined;
+  const status = y().isScalar(statusNode) ? statusNode.value : undefined;
   if (!item.has('status')) add(item, 'status', `missing; one of ${STATUSES.join(', ')}`);
   else if (typeof status !== 'string' || !(STATUSES as readonly string[]).includes(status)) {
     add(statusNode, 'status', `unknown status ${show(status)}; use one of ${STATUSES.join(', ')}`);
@@ -186,11 +225,11 @@ function checkIntent(item: YAMLMap, label: string, at: At, problems: RegistryPro
   const scopeNode = item.get('owned_scope', true) as Node | undefined;
   const scope: string[] = [];
   if (!item.has('owned_scope')) add(item, 'owned_scope', 'missing; list the path globs this intent may edit');
-  else if (!isSeq(scopeNode)) add(scopeNode, 'owned_scope', 'must be a list of path globs');
+  else if (!y().isSeq(scopeNode)) add(scopeNode, 'owned_scope', 'must be a list of path globs');
   else if (scopeNode.items.length === 0) add(scopeNode, 'owned_scope', 'is empty; an intent must own at least one path glob');
   else {
     scopeNode.items.forEach((g, j) => {
-      const v = isScalar(g) ? g.value : g;
+      const v = y().isScalar(g) ? g.value : g;
       const problem = globProblem(v);
       if (problem) add(g as Node, `owned_scope[${j}]`, `${typeof v === 'string' ? `"${v}" ` : ''}${problem}`);
       else scope.push(v as string);
@@ -208,11 +247,11 @@ function checkIntent(item: YAMLMap, label: string, at: At, problems: RegistryPro
   const specs: { type: string; value: string }[] = [];
   const specsNode = item.get('related_specs', true) as Node | undefined;
   if (item.has('related_specs')) {
-    if (!isSeq(specsNode)) add(specsNode, 'related_specs', 'must be a list of { type, value } mappings');
+    if (!y().isSeq(specsNode)) add(specsNode, 'related_specs', 'must be a list of { type, value } mappings');
     else specsNode.items.forEach((s, j) => {
-      const t = isMap(s) ? s.get('type') : undefined;
-      const v = isMap(s) ? s.get('value') : undefined;
-      if (!isMap(s) || typeof t !== 'string' || !t || typeof v !== 'string' || !v) {
+      const t = y().isMap(s) ? s.get('type') : undefined;
+      const v = y().isMap(s) ? s.get('value') : undefined;
+      if (!y().isMap(s) || typeof t !== 'string' || !t || typeof v !== 'string' || !v) {
         add(s as Node, `related_specs[${j}]`, 'must be a mapping with string "type" and "value", e.g. { type: "specification", value: "REQ-001" }');
       } else specs.push({ type: t, value: v });
     });
@@ -239,15 +278,15 @@ function checkIntent(item: YAMLMap, label: string, at: At, problems: RegistryPro
 function checkBudget(item: YAMLMap, add: Add): Budget | undefined {
   if (!item.has('budget')) return undefined;
   const node = item.get('budget', true) as Node | undefined;
-  if (!isMap(node)) {
-    add(node, 'budget', `must be a mapping such as { max_commits: 20, max_changed_lines: 2000, expires_at: "2026-03-01T00:00:00Z" }, got ${show(isScalar(node) ? node.value : node)}`);
+  if (!y().isMap(node)) {
+    add(node, 'budget', `must be a mapping such as { max_commits: 20, max_changed_lines: 2000, expires_at: "2026-03-01T00:00:00Z" }, got ${show(y().isScalar(node) ? node.value : node)}`);
     return undefined;
   }
   const out: Budget = {};
   for (const pair of node.items) {
-    const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+    const key = y().isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
     const valueNode = (pair.value ?? pair.key) as Node | null;
-    const v = pair.value === null ? null : isScalar(valueNode) ? valueNode.value : valueNode;
+    const v = pair.value === null ? null : y().isScalar(valueNode) ? valueNode.value : valueNode;
     if (!(BUDGET_KEYS as readonly string[]).includes(key)) {
       add(pair.key as Node, `budget.${key}`, `unknown budget key; known keys are ${BUDGET_KEYS.join(', ')}`);
     } else if (key === 'expires_at') {
@@ -272,9 +311,9 @@ function str(item: YAMLMap, key: string, required: boolean, add: Add): string | 
     if (required) add(item, key, 'missing');
     return undefined;
   }
-  const v = isScalar(node) ? node.value : undefined;
+  const v = y().isScalar(node) ? node.value : undefined;
   if (typeof v !== 'string' || v.trim() === '') {
-    add(node, key, `must be a non-empty string, got ${show(isScalar(node) ? v : node)}`);
+    add(node, key, `must be a non-empty string, got ${show(y().isScalar(node) ? v : node)}`);
     return undefined;
   }
   return v;
@@ -283,13 +322,13 @@ function str(item: YAMLMap, key: string, required: boolean, add: Add): string | 
 function strList(item: YAMLMap, key: string, add: Add): string[] {
   if (!item.has(key)) return [];
   const node = item.get(key, true) as Node | undefined;
-  if (!isSeq(node)) {
+  if (!y().isSeq(node)) {
     add(node, key, 'must be a list of strings');
     return [];
   }
   const out: string[] = [];
   node.items.forEach((n, j) => {
-    const v = isScalar(n) ? n.value : n;
+    const v = y().isScalar(n) ? n.value : n;
     if (typeof v !== 'string' || v.trim() === '') add(n as Node, `${key}[${j}]`, `must be a non-empty string, got ${show(v)}`);
     else out.push(v);
   });
@@ -299,7 +338,7 @@ function strList(item: YAMLMap, key: string, add: Add): string[] {
 function date(item: YAMLMap, key: string, add: Add): string | undefined {
   if (!item.has(key)) return undefined;
   const node = item.get(key, true) as Node | undefined;
-  const v = isScalar(node) ? node.value : undefined;
+  const v = y().isScalar(node) ? node.value : undefined;
   if (typeof v !== 'string' || !ISO_DATE.test(v) || Number.isNaN(Date.parse(v)) || !realDay(v)) {
     add(node, key, `must be an RFC 3339 date-time string such as "2026-02-16T12:00:00Z", got ${show(v)}`);
     return undefined;
@@ -317,8 +356,8 @@ function realDay(v: string): boolean {
 function show(v: unknown): string {
   if (v === undefined) return 'nothing';
   if (v === null) return 'null';
-  if (isSeq(v)) return 'a list';
-  if (isMap(v)) return 'a mapping';
+  if (y().isSeq(v)) return 'a list';
+  if (y().isMap(v)) return 'a mapping';
   return JSON.stringify(v);
 }
 
