@@ -1,11 +1,10 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { IntentError } from './errors.js';
-import { writeFileAtomic } from './fsutil.js';
 import { gitRaw } from './git.js';
 import type { Budget, Intent } from './registry.js';
 import { stateDir, type Repo } from './repo.js';
-import { parseNote } from './verify.js';
+import type { TraceRecord } from './trace.js';
 import { METADATA_KEY, NOTES_REF } from './version.js';
 
 /** What an intent has used so far: governed commits and changed lines (added + deleted) from the notes. */
@@ -28,9 +27,17 @@ const INTENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 /** The commit count and changed lines a note contributes to `id` (zero when it is another intent's). */
 export function noteUsage(text: string, id: string): Usage | null {
-  const parsed = parseNote(text);
-  if (typeof parsed === 'string') return null;
-  const meta = parsed.record.metadata?.[METADATA_KEY];
+  // The note's second line is the record (lib/trace.ts noteText). Parsed here rather than with
+  // verify's parseNote, so that pre-commit does not load verify and its dependencies.
+  const parts = text.replace(/\n$/, '').split('\n');
+  if (parts.length !== 2) return null;
+  let record: TraceRecord;
+  try {
+    record = JSON.parse(parts[1]) as TraceRecord;
+  } catch {
+    return null;
+  }
+  const meta = record?.metadata?.[METADATA_KEY];
   if (!meta || meta.intent_id !== id) return null;
   let lines = 0;
   for (const f of Object.values(meta.files ?? {})) {
@@ -53,12 +60,56 @@ interface Cache {
   changed_lines: number;
 }
 
-/** HEAD and the notes tip of the worktree at `cwd` with one process; null where they do not exist. */
-export function headAndNotes(cwd: string): { head: string | null; notes: string | null } {
-  const res = gitRaw(['rev-parse', 'HEAD', NOTES_REF], { cwd });
+/**
+ * HEAD of the worktree and the notes tip, read from the ref files (no process); with
+ * `git rev-parse` when the repository uses reftable or a ref cannot be read that way. Null where
+ * they do not exist.
+ */
+export function headAndNotes(repo: Repo): { head: string | null; notes: string | null } {
+  const fromFs = existsSync(join(repo.commonDir, 'reftable')) ? null : readRefsFs(repo);
+  if (fromFs) return fromFs;
+  const res = gitRaw(['rev-parse', 'HEAD', NOTES_REF], { cwd: repo.root });
   const [h, n] = res.stdout.split('\n');
-  const hex = (s: string | undefined) => (s && /^[0-9a-f]{40,64}$/.test(s) ? s : null);
   return { head: hex(h), notes: hex(n) };
+}
+
+function hex(s: string | undefined): string | null {
+  return s && /^[0-9a-f]{40,64}$/.test(s) ? s : null;
+}
+
+/** Resolves HEAD (one level of symref) and the notes ref from loose ref files and packed-refs; null when unsure. */
+function readRefsFs(repo: Repo): { head: string | null; notes: string | null } | null {
+  let packed: string | null = null;
+  const lookup = (ref: string): string | null | undefined => {
+    try {
+      const v = readFileSync(join(repo.commonDir, ref), 'utf8').trim();
+      return hex(v) ?? undefined; // a symref or junk: let git decide
+    } catch { /* not loose */ }
+    if (packed === null) {
+      try {
+        packed = readFileSync(join(repo.commonDir, 'packed-refs'), 'utf8');
+      } catch {
+        packed = '';
+      }
+    }
+    const line = packed.split('\n').find((l) => l.endsWith(` ${ref}`) && !l.startsWith('#') && !l.startsWith('^'));
+    return line ? hex(line.split(' ')[0]) ?? undefined : null;
+  };
+  let headText: string;
+  try {
+    headText = readFileSync(join(repo.gitDir, 'HEAD'), 'utf8').trim();
+  } catch {
+    return null;
+  }
+  let head: string | null | undefined;
+  if (headText.startsWith('ref: ')) {
+    const ref = headText.slice(5);
+    if (!ref.startsWith('refs/heads/')) return null;
+    head = lookup(ref);
+  } else head = hex(headText) ?? undefined;
+  const notes = lookup(NOTES_REF);
+  if (head === undefined || notes === undefined) return null;
+  return { head, notes };
 }
 
 /**
@@ -94,7 +145,10 @@ export function intentUsage(repo: Repo, id: string, at: { head: string | null; n
   }
   try {
     mkdirSync(join(stateDir(repo), 'budget'), { recursive: true });
-    writeFileAtomic(file, JSON.stringify({ head: at.head, notes: at.notes, ...usage }) + '\n');
+    // Temp file + rename, no fsync: a lost cache only means counting again.
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ head: at.head, notes: at.notes, ...usage }) + '\n');
+    renameSync(tmp, file);
   } catch { /* the cache is an optimisation only */ }
   return usage;
 }
@@ -121,10 +175,11 @@ function logWithNotes(cwd: string, revs: string[]): { sha: string; parents: stri
 }
 
 /**
- * Lines the commit being prepared adds and deletes (`git diff --cached --numstat` on the index
- * the hook's environment names; renames detected at 50% like the post-commit diff; binaries count 0).
+ * The paths the commit being prepared changes (both sides of a rename, like `stagedPaths`) and the
+ * lines it adds and deletes, from one `git diff --cached --numstat` on the index the hook's
+ * environment names (renames detected at 50% like the post-commit diff; binaries count 0).
  */
-export function stagedChangedLines(cwd: string): number {
+export function stagedNumstat(cwd: string): { paths: string[]; lines: number } {
   const res = gitRaw(
     ['-c', 'core.quotePath=true', 'diff', '--cached', '--numstat', '-z', '--find-renames=50%', '--no-relative', '--no-ext-diff', '--no-textconv', '--ignore-submodules=none'],
     { cwd, inheritRepoEnv: true },
@@ -132,13 +187,22 @@ export function stagedChangedLines(cwd: string): number {
   if (res.status !== 0) {
     throw new IntentError('GIT_FAILED', `git diff --cached --numstat failed: ${res.stderr.trim()}`, {});
   }
-  let total = 0;
-  for (const tok of res.stdout.split('\0')) {
-    const m = /^(\d+|-)\t(\d+|-)\t/.exec(tok);
+  const paths: string[] = [];
+  let lines = 0;
+  const toks = res.stdout.split('\0');
+  for (let i = 0; i < toks.length; i++) {
+    const m = /^(\d+|-)\t(\d+|-)\t([\s\S]*)$/.exec(toks[i]);
     if (!m) continue;
-    total += (m[1] === '-' ? 0 : Number(m[1])) + (m[2] === '-' ? 0 : Number(m[2]));
+    lines += (m[1] === '-' ? 0 : Number(m[1])) + (m[2] === '-' ? 0 : Number(m[2]));
+    if (m[3] !== '') paths.push(m[3]);
+    else {
+      // A rename: the old and the new path follow as their own fields.
+      if (toks[i + 1] !== undefined) paths.push(toks[i + 1]);
+      if (toks[i + 2] !== undefined) paths.push(toks[i + 2]);
+      i += 2;
+    }
   }
-  return total;
+  return { paths, lines };
 }
 
 /** True when the budget has an `expires_at` at or before `now`. */
@@ -169,15 +233,15 @@ export function expiredError(intent: Intent, registryPath: string, now: Date, ac
 
 /**
  * The pre-commit budget check for `intent`: refuses (BUDGET_EXCEEDED) a commit after `expires_at`,
- * one more commit than `max_commits`, or one whose staged lines take the total past
- * `max_changed_lines`. Does no git work when the intent has no budget.
+ * one more commit than `max_commits`, or one whose staged lines (`stagedLines`, else counted here)
+ * take the total past `max_changed_lines`. Does no git work when the intent has no budget.
  */
-export function checkCommitBudget(repo: Repo, intent: Intent, registryPath: string, now: Date = new Date()): void {
+export function checkCommitBudget(repo: Repo, intent: Intent, registryPath: string, now: Date = new Date(), stagedLines?: number): void {
   const b = intent.budget;
   if (!b) return;
   if (isExpired(b, now)) throw expiredError(intent, registryPath, now, 'every commit');
   if (b.max_commits === undefined && b.max_changed_lines === undefined) return;
-  const usage = intentUsage(repo, intent.id, headAndNotes(repo.root));
+  const usage = intentUsage(repo, intent.id, headAndNotes(repo));
   const how = `Finish the intent (intent done ${intent.id}), or ask a human to raise budget.${'%s'} for ${intent.id} in ${registryPath}.`;
   if (b.max_commits !== undefined && usage.commits + 1 > b.max_commits) {
     throw new IntentError(
@@ -188,7 +252,7 @@ export function checkCommitBudget(repo: Repo, intent: Intent, registryPath: stri
     );
   }
   if (b.max_changed_lines !== undefined) {
-    const staged = stagedChangedLines(repo.root);
+    const staged = stagedLines ?? stagedNumstat(repo.root).lines;
     if (usage.changed_lines + staged > b.max_changed_lines) {
       throw new IntentError(
         'BUDGET_EXCEEDED',

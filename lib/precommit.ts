@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { requireActive, resolveIntentId } from './active.js';
 import { assertBreakerClosed, recordRejection, validIntentId } from './breaker.js';
-import { checkCommitBudget } from './budget.js';
+import { checkCommitBudget, stagedNumstat } from './budget.js';
 import { loadConfig, type Config } from './config.js';
 import { stagedPaths } from './diff.js';
 import { IntentError, NO_ACTIVE_INTENT_MESSAGE, scopeViolationMessage } from './errors.js';
@@ -60,7 +60,9 @@ export function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = process.
   try {
     registry = loadRegistry(registryFile);
     intent = requireActive(registry, named.id);
-    paths = stagedPaths(repo.root);
+    // With a max_changed_lines budget, one numstat gives both the paths and the line count.
+    const numstat = intent.budget?.max_changed_lines !== undefined ? stagedNumstat(repo.root) : null;
+    paths = numstat ? numstat.paths : stagedPaths(repo.root);
     const bad = outOfScope(paths, compileScope(intent.owned_scope), loadIgnore(repo), !repo.isMainWorktree);
     if (bad.length) {
       const lines = bad.map((p) => scopeViolationMessage(intent!.id, p));
@@ -73,7 +75,7 @@ export function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = process.
         { intent: intent.id, paths: bad, scope: intent.owned_scope },
       );
     }
-    checkCommitBudget(repo, intent, registryFile);
+    checkCommitBudget(repo, intent, registryFile, new Date(), numstat?.lines);
   } catch (e) {
     if (e instanceof IntentError && COUNTED.has(e.code)) throw recordRefusal(repo, named.id, intent, e, config);
     throw e;

@@ -1,0 +1,399 @@
+// Guardrails around commits, with the real CLI, real hooks and real git: scope overlaps at
+// checkout, conflicts ahead at commit time, budgets, the circuit breaker and `intent reset`.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { checkoutIntent, git, intent, makeRepo, run, writeFiles, type Run } from '../helpers.js';
+
+type Env = Record<string, string | undefined>;
+
+/** An environment without any agent marker (the tests may themselves run under an agent). */
+function humanEnv(extra: Env = {}): Env {
+  const env: Env = {};
+  for (const k of Object.keys(process.env)) {
+    if (k === 'CLAUDE_PROJECT_DIR' || k === 'CLAUDECODE' || k === 'CURSOR_TRACE_ID' || k === 'INTENT_AGENT' || k.startsWith('CLINE_')) env[k] = undefined;
+  }
+  return { ...env, ...extra };
+}
+
+interface Spec {
+  id: string;
+  scope: string[];
+  status?: string;
+  extra?: string;
+}
+
+/** Registry YAML written by hand (budgets are not in the shared helper). */
+function registry(specs: Spec[]): string {
+  return `active_intents:\n${specs
+    .map((s) => `  - id: "${s.id}"\n    name: "Intent ${s.id}"\n    status: "${s.status ?? 'PENDING'}"\n    owned_scope: ${JSON.stringify(s.scope)}\n${s.extra ?? ''}`)
+    .join('')}`;
+}
+
+const FILES = {
+  'README.md': '# r\n',
+  'src/auth/a.ts': 'export const a = 1;\n',
+  'src/auth/b.ts': 'export const b = 1;\n',
+  'src/billing/invoice.ts': 'export const i = 1;\n',
+  'src/other.ts': 'export const o = 1;\n',
+};
+
+/** `intent init`, the registry committed on main. */
+function repoWith(specs: Spec[], files: Record<string, string> = FILES): string {
+  const repo = makeRepo(files);
+  const r = intent(repo, ['init']);
+  expect(r.status, r.stderr).toBe(0);
+  writeFiles(repo, { '.orchestration/active_intents.yaml': registry(specs) });
+  git(repo, 'add', '.orchestration');
+  git(repo, 'commit', '-q', '-m', 'register intents');
+  return repo;
+}
+
+const registryText = (repo: string) => readFileSync(join(repo, '.orchestration', 'active_intents.yaml'), 'utf8');
+const branches = (repo: string) => git(repo, 'branch', '--list', '--format=%(refname:short)').split('\n').filter(Boolean).sort();
+const head = (cwd: string) => git(cwd, 'rev-parse', 'HEAD').trim();
+const agentMd = (repo: string) => readFileSync(join(repo, '.orchestration', 'AGENT.md'), 'utf8');
+const breakerState = (repo: string, id: string) => JSON.parse(readFileSync(join(repo, '.git', 'intent', 'breaker', `${id}.json`), 'utf8'));
+
+function commit(cwd: string, args: string[], env: Env = {}): Run {
+  return run('git', ['commit', '-q', ...args], cwd, env);
+}
+
+function refused(cwd: string, args: string[], env: Env = {}): string {
+  const before = head(cwd);
+  const r = commit(cwd, args, env);
+  expect(r.status, `should be refused:\n${r.stderr}`).not.toBe(0);
+  expect(r.stderr).toContain('intent: commit blocked.');
+  expect(head(cwd)).toBe(before);
+  return r.stderr;
+}
+
+function committed(cwd: string, args: string[], env: Env = {}): Run {
+  const before = head(cwd);
+  const r = commit(cwd, args, env);
+  expect(r.status, `should be committed:\n${r.stderr}`).toBe(0);
+  expect(head(cwd)).not.toBe(before);
+  return r;
+}
+
+function spawnAsync(cmd: string, args: string[], cwd: string, env: Env): Promise<{ code: number; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env } as NodeJS.ProcessEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stderr }));
+  });
+}
+
+describe('scope overlap at checkout', () => {
+  it('warns on stderr and reports overlaps in --json: tracked files both scopes match, or overlapping glob prefixes', () => {
+    const repo = repoWith([
+      { id: 'INT-001', scope: ['src/auth/**'] },
+      { id: 'INT-002', scope: ['src/**', '!src/billing/**'] },
+      { id: 'INT-003', scope: ['src/billing/**'] },
+      { id: 'INT-004', scope: ['lib/new/**'] },
+      { id: 'INT-005', scope: ['lib/**'] },
+    ]);
+    // Alone: nothing to report, the --json shape is unchanged.
+    const first = intent(repo, ['checkout', 'INT-001', '--json']);
+    expect(first.status, first.stderr).toBe(0);
+    expect(Object.keys(JSON.parse(first.stdout)).sort()).toEqual(['branch', 'created', 'intent', 'path']);
+
+    const human = intent(repo, ['checkout', 'INT-002']);
+    expect(human.status, human.stderr).toBe(0);
+    expect(human.stdout).toBe(join(dirname(repo), 'repo.worktrees', 'INT-002') + '\n');
+    expect(human.stderr).toContain("intent: warning: INT-002's scope overlaps IN_PROGRESS INT-001 (2 tracked files match both scopes): src/auth/a.ts, src/auth/b.ts");
+
+    // INT-003 owns what INT-002's negation takes out, and nothing of INT-001: no overlap.
+    const billing = intent(repo, ['checkout', 'INT-003', '--json']);
+    expect(billing.status, billing.stderr).toBe(0);
+    expect(JSON.parse(billing.stdout).overlaps).toBeUndefined();
+    expect(billing.stderr).not.toContain('warning');
+
+    // No tracked file under lib/ yet: the literal prefixes decide.
+    expect(intent(repo, ['checkout', 'INT-004']).status).toBe(0);
+    const lib = intent(repo, ['checkout', 'INT-005', '--json']);
+    expect(lib.status, lib.stderr).toBe(0);
+    expect(JSON.parse(lib.stdout).overlaps).toEqual([
+      { intent: 'INT-004', paths: [], reason: '"lib/**" and "lib/new/**" can match the same paths (prefix "lib/new/" lies within "lib/")' },
+    ]);
+    const again = JSON.parse(intent(repo, ['checkout', 'INT-002', '--json']).stdout);
+    expect(again.created).toBe(false);
+    expect(again.overlaps.map((o: { intent: string }) => o.intent)).toEqual(['INT-001']);
+    expect(again.overlaps[0].paths).toEqual(['src/auth/a.ts', 'src/auth/b.ts']);
+  });
+
+  it('--strict (or strictOverlap: true) refuses with SCOPE_OVERLAP and changes nothing', () => {
+    const repo = repoWith([
+      { id: 'INT-001', scope: ['src/auth/**'] },
+      { id: 'INT-002', scope: ['src/**'] },
+    ]);
+    checkoutIntent(repo, 'INT-001');
+    const registryBefore = registryText(repo);
+    const branchesBefore = branches(repo);
+    const wt2 = join(dirname(repo), 'repo.worktrees', 'INT-002');
+
+    const r = intent(repo, ['checkout', 'INT-002', '--strict']);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain("Refused (--strict): INT-002's scope overlaps IN_PROGRESS INT-001");
+    expect(r.stderr).toContain('Nothing was changed.');
+    const j = intent(repo, ['checkout', 'INT-002', '--strict', '--json']);
+    expect(j.status).toBe(1);
+    const err = JSON.parse(j.stdout).error;
+    expect(err.code).toBe('SCOPE_OVERLAP');
+    expect(err.data.overlaps).toEqual([{ intent: 'INT-001', paths: ['src/auth/a.ts', 'src/auth/b.ts'], reason: '2 tracked files match both scopes' }]);
+
+    writeFiles(repo, { '.intentrc.json': '{ "strictOverlap": true }\n' });
+    const cfg = intent(repo, ['checkout', 'INT-002']);
+    expect(cfg.status).toBe(1);
+    expect(cfg.stderr).toContain('Refused (strictOverlap in');
+
+    expect(existsSync(wt2)).toBe(false);
+    expect(branches(repo)).toEqual(branchesBefore);
+    expect(registryText(repo)).toBe(registryBefore);
+  });
+});
+
+describe('conflict ahead at commit time', () => {
+  it("warns, naming the other intent, when a staged path is also changed on another IN_PROGRESS intent's unmerged branch; never blocks", () => {
+    const repo = repoWith([
+      { id: 'INT-001', scope: ['src/auth/**'] },
+      { id: 'INT-002', scope: ['src/**'] },
+      { id: 'INT-003', scope: ['src/auth/b.ts'] },
+    ]);
+    const wt1 = checkoutIntent(repo, 'INT-001');
+    // Only one intent branch: nothing to compare, no warning.
+    writeFiles(wt1, { 'src/auth/b.ts': 'export const b = 2;\n' });
+    expect(committed(wt1, ['-a', '-m', 'alone']).stderr).toBe('');
+
+    const wt2 = checkoutIntent(repo, 'INT-002');
+    writeFiles(wt2, { 'src/auth/a.ts': 'export const a = 20;\n', 'src/other.ts': 'export const o = 2;\n' });
+    committed(wt2, ['-a', '-m', 'INT-002 touches auth']);
+
+    writeFiles(wt1, { 'src/auth/a.ts': 'export const a = 10;\n' });
+    const r = committed(wt1, ['-a', '-m', 'INT-001 touches a.ts too']);
+    expect(r.stderr).toContain('intent: warning: conflict ahead: src/auth/a.ts is also changed on intent/INT-002 (IN_PROGRESS intent INT-002, not merged yet)');
+    expect(r.stderr).not.toContain('blocked');
+
+    // A path INT-002 did not change: no warning.
+    writeFiles(wt1, { 'src/auth/b.ts': 'export const b = 3;\n' });
+    expect(committed(wt1, ['-a', '-m', 'b only']).stderr).toBe('');
+
+    // The other way round, INT-002 is warned about INT-001's b.ts and a.ts.
+    writeFiles(wt2, { 'src/auth/b.ts': 'export const b = 30;\n', 'src/auth/a.ts': 'export const a = 21;\n' });
+    const back = committed(wt2, ['-a', '-m', 'INT-002 again']);
+    expect(back.stderr).toContain('conflict ahead: 2 staged paths are also changed on intent/INT-001');
+    expect(back.stderr).toContain('src/auth/a.ts, src/auth/b.ts');
+
+    // Once INT-001's work is merged into INT-002's branch, nothing is ahead any more.
+    git(wt2, 'merge', '-q', '-X', 'ours', '--no-edit', 'intent/INT-001');
+    writeFiles(wt2, { 'src/auth/b.ts': 'export const b = 31;\n' });
+    expect(committed(wt2, ['-a', '-m', 'after merge']).stderr).not.toContain('conflict ahead');
+
+    // An intent that is not IN_PROGRESS is not warned about.
+    writeFiles(repo, { '.orchestration/active_intents.yaml': registryText(repo).replace(/status: "IN_PROGRESS"(\n    owned_scope: \["src\/\*\*"\])/, 'status: "BLOCKED"$1') });
+    writeFiles(wt1, { 'src/auth/a.ts': 'export const a = 11;\n' });
+    expect(committed(wt1, ['-a', '-m', 'INT-002 blocked']).stderr).toBe('');
+  });
+});
+
+describe('budgets', () => {
+  it('max_commits: the commit past the budget is refused with the numbers; amending is counted once', () => {
+    const repo = repoWith([{ id: 'INT-001', scope: ['src/auth/**'], extra: '    budget: { max_commits: 2 }\n' }]);
+    const wt = checkoutIntent(repo, 'INT-001');
+    writeFiles(wt, { 'src/auth/a.ts': 'export const a = 2;\n' });
+    committed(wt, ['-a', '-m', 'one']);
+    writeFiles(wt, { 'src/auth/a.ts': 'export const a = 3;\n' });
+    committed(wt, ['-a', '-m', 'two']);
+    // Packed refs (HEAD and the notes tip are read from the ref files) and no cache: the same count.
+    git(repo, 'pack-refs', '--all');
+    rmSync(join(repo, '.git', 'intent', 'budget'), { recursive: true, force: true });
+    writeFiles(wt, { 'src/auth/a.ts': 'export const a = 4;\n' });
+    const err = refused(wt, ['-a', '-m', 'three']);
+    expect(err).toContain('Budget exceeded: INT-001 has 2 governed commits so far and max_commits is 2; this commit would be number 3.');
+    expect(err).toContain(`raise budget.max_commits for INT-001 in ${join(repo, '.orchestration', 'active_intents.yaml')}`);
+    // Raising the budget in the main worktree lets it through (the count is cached by HEAD, not by budget).
+    writeFiles(repo, { '.orchestration/active_intents.yaml': registryText(repo).replace('max_commits: 2', 'max_commits: 3') });
+    committed(wt, ['-a', '-m', 'three']);
+    expect(JSON.parse(readFileSync(join(repo, '.git', 'intent', 'budget', 'INT-001.json'), 'utf8')).commits).toBe(2);
+    writeFiles(wt, { 'src/auth/a.ts': 'export const a = 5;\n' });
+    expect(refused(wt, ['-a', '-m', 'four'])).toContain('3 governed commits so far and max_commits is 3');
+  });
+
+  it('max_changed_lines: so far + staged over the limit is refused with the numbers', () => {
+    const repo = repoWith([{ id: 'INT-001', scope: ['src/auth/**'], extra: '    budget:\n      max_changed_lines: 10\n' }]);
+    const wt = checkoutIntent(repo, 'INT-001');
+    // 1 deleted + 5 added = 6 changed lines.
+    writeFiles(wt, { 'src/auth/a.ts': '1\n2\n3\n4\n5\n' });
+    committed(wt, ['-a', '-m', 'six lines']);
+    writeFiles(wt, { 'src/auth/b.ts': 'x\n1\n2\n3\n4\n' }); // 1 deleted + 5 added
+    const err = refused(wt, ['-a', '-m', 'six more']);
+    expect(err).toContain('Budget exceeded: INT-001 has 6 changed lines so far + 6 staged = 12, over max_changed_lines 10.');
+    expect(err).toContain('at most 4 more lines');
+    writeFiles(wt, { 'src/auth/b.ts': 'export const b = 1;\n1\n2\n3\n' }); // 3 added
+    committed(wt, ['-a', '-m', 'three more']);
+    // The paths come from the same numstat: both sides of a rename are scope-checked, odd names verbatim.
+    git(wt, 'mv', 'src/auth/a.ts', 'src/moved "ü" a.ts');
+    const mv = refused(wt, ['-m', 'rename out of scope']);
+    expect(mv.split('\n').filter((l) => l.startsWith('Scope Violation'))).toEqual(['Scope Violation: INT-001 is not authorized to edit src/moved "ü" a.ts']);
+    git(wt, 'reset', '-q', '--hard');
+    // A pure rename inside the scope changes no lines.
+    git(wt, 'mv', 'src/auth/a.ts', 'src/auth/ä a.ts');
+    committed(wt, ['-m', 'rename inside scope']);
+    const status = JSON.parse(intent(repo, ['status', '--json']).stdout).intents[0];
+    expect(status).toMatchObject({ commits: 3, changed_lines: 9, budget_left: { commits: null, changed_lines: 1, expires_at: null, expired: false } });
+  });
+
+  it('expires_at in the past: checkout is refused with the date (nothing changed); commits are refused too', () => {
+    const past = '2020-01-01T00:00:00Z';
+    const repo = repoWith([
+      { id: 'INT-001', scope: ['src/auth/**'], extra: `    budget: { expires_at: "${past}" }\n` },
+      { id: 'INT-002', scope: ['src/billing/**'], extra: '    budget: { expires_at: "2999-01-01T00:00:00Z" }\n' },
+    ]);
+    const before = registryText(repo);
+    const r = intent(repo, ['checkout', 'INT-001']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`INT-001's budget expired at ${past}`);
+    expect(r.stderr).toContain('extends budget.expires_at');
+    const j = intent(repo, ['checkout', 'INT-001', '--json']);
+    expect(JSON.parse(j.stdout).error).toMatchObject({ code: 'BUDGET_EXCEEDED', data: { intent: 'INT-001', expires_at: past } });
+    expect(existsSync(join(dirname(repo), 'repo.worktrees', 'INT-001'))).toBe(false);
+    expect(branches(repo)).toEqual(['main']);
+    expect(registryText(repo)).toBe(before);
+
+    const wt = checkoutIntent(repo, 'INT-002');
+    writeFiles(wt, { 'src/billing/invoice.ts': 'export const i = 2;\n' });
+    committed(wt, ['-a', '-m', 'before expiry']);
+    writeFiles(repo, { '.orchestration/active_intents.yaml': registryText(repo).replace('2999-01-01T00:00:00Z', past) });
+    writeFiles(wt, { 'src/billing/invoice.ts': 'export const i = 3;\n' });
+    expect(refused(wt, ['-a', '-m', 'after expiry'])).toContain(`Budget exceeded: INT-002's budget expired at ${past}`);
+  });
+
+  it('a registry with a bad budget blocks checkout and commits with file:line:column', () => {
+    const repo = repoWith([{ id: 'INT-001', scope: ['src/auth/**'], extra: '    budget: { max_commits: -1 }\n' }]);
+    const r = intent(repo, ['checkout', 'INT-001']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`${join(repo, '.orchestration', 'active_intents.yaml')}:6:28: intent INT-001, field budget.max_commits: must be a whole number of at least 1, got -1`);
+    expect(branches(repo)).toEqual(['main']);
+  });
+});
+
+describe('circuit breaker', () => {
+  it('a runaway loop (the same out-of-scope commit retried) trips it; then every commit is refused until a human resets it', () => {
+    const repo = repoWith([{ id: 'INT-001', scope: ['src/auth/**'] }]);
+    const wt = checkoutIntent(repo, 'INT-001');
+    writeFiles(wt, { 'src/other.ts': 'export const o = 666;\n' });
+    git(wt, 'add', 'src/other.ts');
+    const first = refused(wt, ['-m', 'try 1']);
+    expect(first).toContain('Scope Violation: INT-001 is not authorized to edit src/other.ts');
+    expect(first).not.toContain('Circuit breaker');
+    refused(wt, ['-m', 'try 2']);
+    const third = refused(wt, ['-m', 'try 3']);
+    expect(third).toContain('Scope Violation: INT-001 is not authorized to edit src/other.ts');
+    expect(third).toMatch(/Circuit breaker opened for INT-001: the same staged tree [0-9a-f]{12} was refused 3 times in 10 minutes, a retry loop/);
+    expect(third).toContain('a human runs: intent reset INT-001');
+
+    // Now even an in-scope commit is refused, before any other check.
+    git(wt, 'restore', '--staged', 'src/other.ts');
+    writeFiles(wt, { 'src/auth/a.ts': 'export const a = 2;\n' });
+    git(wt, 'add', 'src/auth/a.ts');
+    const open = refused(wt, ['-m', 'in scope']);
+    expect(open).toContain('Circuit breaker open for INT-001 since ');
+    expect(open).toContain('a retry loop');
+    expect(open).toContain('a human runs: intent reset INT-001');
+    expect(open.split('\n').filter((l) => l.startsWith('Scope Violation'))).toEqual([]);
+
+    // Lessons: one for the trip, one (not three) for the scope refusals.
+    const md = agentMd(repo);
+    expect(md).toContain('Circuit breaker opened for INT-001: the same staged tree');
+    expect(md.match(/refused for staging paths outside its scope/g)).toHaveLength(2); // heading + body of one entry
+    expect(git(wt, 'status', '--porcelain', '--', '.orchestration')).toBe('');
+
+    // The agent cannot reset it: from its worktree, with or without --yes, or with an agent marker.
+    const inside = intent(wt, ['reset', 'INT-001', '--yes'], humanEnv());
+    expect(inside.status).toBe(1);
+    expect(inside.stderr).toContain('is an intent worktree');
+    expect(inside.stderr).toContain('Nothing was changed.');
+    for (const marker of [{ CLAUDE_PROJECT_DIR: repo }, { CURSOR_TRACE_ID: 'x' }, { CLINE_TASK_ID: '1' }, { INTENT_AGENT: '1' }]) {
+      const r = intent(repo, ['reset', 'INT-001', '--yes', '--json'], humanEnv(marker));
+      expect(r.status, JSON.stringify(marker)).toBe(1);
+      expect(JSON.parse(r.stdout).error.code).toBe('NOT_A_HUMAN');
+    }
+    const noTty = intent(repo, ['reset', 'INT-001'], humanEnv());
+    expect(noTty.status).toBe(1);
+    expect(noTty.stderr).toContain('stdin is not a terminal');
+    const unknown = intent(repo, ['reset', 'INT-999', '--yes'], humanEnv());
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toContain('Unknown intent INT-999');
+    expect(breakerState(repo, 'INT-001').open).not.toBeNull();
+    refused(wt, ['-m', 'still open']);
+
+    // A human in the main worktree closes it; the in-scope commit goes through.
+    const reset = intent(repo, ['reset', 'INT-001', '--yes', '--json'], humanEnv());
+    expect(reset.status, reset.stderr).toBe(0);
+    expect(JSON.parse(reset.stdout)).toMatchObject({ intent: 'INT-001', was_open: true, cleared_rejections: 3 });
+    expect(existsSync(join(repo, '.git', 'intent', 'breaker', 'INT-001.json'))).toBe(false);
+    committed(wt, ['-m', 'in scope, after reset']);
+    const again = intent(repo, ['reset', 'INT-001', '--yes'], humanEnv());
+    expect(again.status).toBe(0);
+    expect(again.stdout).toContain('was not open');
+  });
+
+  it('opens after 5 different refusals within the window (configurable), naming the last refusal', () => {
+    const repo = repoWith([{ id: 'INT-001', scope: ['src/auth/**'] }]);
+    const wt = checkoutIntent(repo, 'INT-001');
+    for (let i = 1; i <= 4; i++) {
+      writeFiles(wt, { 'src/other.ts': `export const o = ${10 + i};\n` });
+      expect(refused(wt, ['-a', '-m', `try ${i}`])).not.toContain('Circuit breaker');
+    }
+    writeFiles(wt, { 'src/other.ts': 'export const o = 5;\n' });
+    expect(refused(wt, ['-a', '-m', 'try 5'])).toContain(
+      'Circuit breaker opened for INT-001: 5 rejected commits in 10 minutes (last: Scope Violation: INT-001 is not authorized to edit src/other.ts)',
+    );
+    expect(breakerState(repo, 'INT-001').rejections).toHaveLength(5);
+    const status = JSON.parse(intent(repo, ['status', '--json']).stdout).intents[0];
+    expect(status.breaker).toMatchObject({ open: true, recent_rejections: 5 });
+
+    // breakerMaxRejections / breakerWindowMinutes in the main worktree's configuration.
+    expect(intent(repo, ['reset', 'INT-001', '--yes'], humanEnv()).status).toBe(0);
+    writeFiles(repo, { '.intentrc.json': '{ "breakerMaxRejections": 2, "breakerWindowMinutes": 1 }\n' });
+    writeFiles(wt, { 'src/other.ts': 'export const o = 6;\n' });
+    expect(refused(wt, ['-a', '-m', 'try 6'])).not.toContain('Circuit breaker');
+    writeFiles(wt, { 'src/other.ts': 'export const o = 7;\n' });
+    expect(refused(wt, ['-a', '-m', 'try 7'])).toContain('2 rejected commits in 1 minute ');
+    expect(intent(repo, ['reset', 'INT-001', '--yes'], humanEnv()).status).toBe(0);
+    writeFiles(repo, { '.intentrc.json': '{ "breakerMaxRejections": 0 }\n' });
+    expect(refused(wt, ['-a', '-m', 'bad config'])).toContain('"breakerMaxRejections" must be a whole number of at least 1, got 0');
+  });
+
+  it('stays consistent when 4 processes are refused at the same time, 3 times each', async () => {
+    const repo = repoWith([{ id: 'INT-001', scope: ['src/auth/**'] }]);
+    checkoutIntent(repo, 'INT-001');
+    writeFiles(repo, { '.intentrc.json': '{ "breakerMaxRejections": 100 }\n' });
+    // Four plain linked worktrees commit under INT-001 (INTENT_ID), each its own index.
+    const wts = [1, 2, 3, 4].map((n) => {
+      const wt = join(dirname(repo), `plain-${n}`);
+      git(repo, 'worktree', 'add', '-q', '-b', `plain-${n}`, wt);
+      return wt;
+    });
+    const script = (n: number) =>
+      `for i in 1 2 3; do echo "export const o = ${n}$i;" > src/other.ts; git add src/other.ts; git commit -q -m "p${n} $i"; done; exit 0`;
+    const results = await Promise.all(wts.map((wt, i) => spawnAsync('sh', ['-c', script(i + 1)], wt, { INTENT_ID: 'INT-001' })));
+    for (const r of results) expect(r.stderr.match(/intent: commit blocked\./g)).toHaveLength(3);
+    const state = breakerState(repo, 'INT-001');
+    expect(state.open).toBeNull();
+    expect(state.rejections).toHaveLength(12);
+    expect(new Set(state.rejections.map((r: { tree: string }) => r.tree)).size).toBe(12);
+    expect(state.rejections.every((r: { code: string }) => r.code === 'SCOPE_VIOLATION')).toBe(true);
+    expect(existsSync(join(repo, '.git', 'intent', 'breaker', 'INT-001.json.lock'))).toBe(false);
+    // The lesson was written once, not twelve times.
+    expect(agentMd(repo).match(/## \d{4}-\d{2}-\d{2} · INT-001 · Commits for INT-001 were refused for staging paths/g)).toHaveLength(1);
+    // Once more over the limit: the next refusal opens it.
+    writeFiles(repo, { '.intentrc.json': '{ "breakerMaxRejections": 13 }\n' });
+    writeFiles(wts[0], { 'src/other.ts': 'export const o = 99;\n' });
+    expect(refused(wts[0], ['-a', '-m', 'thirteenth'], { INTENT_ID: 'INT-001' })).toContain('13 rejected commits in 10 minutes');
+  });
+});
