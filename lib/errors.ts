@@ -59,5 +59,6 @@ export const NO_ACTIVE_INTENT_MESSAGE = 'You must cite a valid active Intent ID.
 
 /** The exact sentence for one path outside an intent's scope. */
 export function scopeViolationMessage(intentId: string, path: string): string {
-  return `Scope Violation: ${intentId} is not authorized to edit ${path}`;
+  // A path with control characters (a newline could forge another line) is shown quoted.
+  return `Scope Violation: ${intentId} is not authorized to edit ${/[\x00-\x1f\x7f]/.test(path) ? JSON.stringify(path) : path}`;
 }

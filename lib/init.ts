@@ -1,6 +1,7 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { installAgentConfig, type AgentConfigResult } from './agent-config.js';
+import { IntentError } from './errors.js';
 import { gitRaw, git } from './git.js';
 import { HOOKS, hookTargets, installHook, installRunner, type HookInstall } from './install.js';
 import { openRepo, type Repo } from './repo.js';
@@ -31,6 +32,9 @@ export interface InitResult {
 export function init(cwd: string, opts: { agents?: string[] } = {}): InitResult {
   const repo = openRepo(cwd);
   const dir = join(repo.mainRoot, '.orchestration');
+  if (existsSync(dir) && !statSync(dir).isDirectory()) {
+    throw new IntentError('CONFIG_INVALID', `${dir} exists and is not a folder: move that file away, then run intent init again.`, { path: dir });
+  }
   mkdirSync(dir, { recursive: true });
   const created: string[] = [];
   const kept: string[] = [];
@@ -45,6 +49,13 @@ export function init(cwd: string, opts: { agents?: string[] } = {}): InitResult 
   }
   const runnerChanged = installRunner(repo);
   const targets = hookTargets(repo);
+  if (existsSync(targets.dir) && !statSync(targets.dir).isDirectory()) {
+    throw new IntentError(
+      'CONFIG_INVALID',
+      `core.hooksPath points at ${targets.dir}, which is not a folder, so git runs no hooks here and commits cannot be governed. Unset it (git config --unset core.hooksPath) or point it at a folder, then run intent init again.`,
+      { hooksPath: targets.dir },
+    );
+  }
   mkdirSync(targets.dir, { recursive: true });
   const hooks = HOOKS.map((h) => installHook(targets.dir, h, targets.where));
   const config = [...configureNotes(repo), ...addNotesFetchRefspecs(repo)];

@@ -9,7 +9,7 @@
 import { createRequire } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readBlobs } from './blobs.js';
+import { isBinary, readBlobs } from './blobs.js';
 import { diffCommits } from './diff.js';
 import { IntentError } from './errors.js';
 import { git, gitRaw } from './git.js';
@@ -30,7 +30,7 @@ export interface Finding {
   code:
     | 'NOTE_MISSING' | 'NOTE_UNPARSABLE' | 'NOTE_INVALID' | 'NOTE_MISPLACED' | 'SUMMARY_MISMATCH'
     | 'RANGE_MISMATCH' | 'HASH_MISMATCH' | 'FILES_MISMATCH' | 'SCOPE_VIOLATION' | 'SCOPE_NOT_IN_REGISTRY'
-    | 'LEDGER_BROKEN';
+    | 'LEDGER_BROKEN' | 'SHALLOW';
   message: string;
   path?: string;
 }
@@ -100,6 +100,15 @@ export function verify(
     }
     toCheck.push({ commit: c, record });
   }
+  const shallow = shallowCommits(repo);
+  for (const item of [...toCheck]) {
+    if (!shallow.has(item.commit.sha)) continue;
+    toCheck.splice(toCheck.indexOf(item), 1);
+    findings.push({
+      commit: item.commit.sha, intent: item.record.metadata[METADATA_KEY].intent_id, code: 'SHALLOW',
+      message: `${short(item.commit.sha)}: its parents are not in this shallow clone, so its diff cannot be checked: deepen the fetch (git fetch --deepen=1) or verify a range that starts after it.`,
+    });
+  }
   checkContent(repo, toCheck, findings);
   checkRegistryHistory(repo, toCheck, findings);
   const ledger = opts.ledger === false ? null : checkLedger(repo, findings);
@@ -138,6 +147,16 @@ function ignoreOf(repo: Where): Scope | null {
   }
   const globs = text ? parseIgnoreFile(text).filter((g) => !g.startsWith('!')) : [];
   return globs.length ? compileScope(globs) : null;
+}
+
+/** The commits whose parents a shallow clone cut off (`.git/shallow`). */
+function shallowCommits(repo: Where): Set<string> {
+  const file = gitRaw(['rev-parse', '--path-format=absolute', '--git-path', 'shallow'], { cwd: repo.root }).stdout.trim();
+  try {
+    return new Set(readFileSync(file, 'utf8').split('\n').filter(Boolean));
+  } catch {
+    return new Set();
+  }
 }
 
 function short(sha: string): string {
@@ -264,6 +283,7 @@ function checkContent(repo: Where, items: { commit: CommitInfo; record: TraceRec
   if (!items.length) return;
   const diffs = diffCommits(repo.root, items.map((i) => ({ sha: i.commit.sha, parent: i.commit.parents[0] ?? null })));
   const blobs = readBlobs(repo.root, [...diffs.values()].flat().map((c) => c.newOid));
+  const oldBlobs = readBlobs(repo.root, [...diffs.values()].flat().map((c) => c.oldOid));
   let ignore: Scope | null = null;
   try {
     ignore = ignoreOf(repo);
@@ -287,7 +307,10 @@ function checkContent(repo: Where, items: { commit: CommitInfo; record: TraceRec
       if (!change) continue;
       const content = blobs.get(change.newOid);
       const expected = new Set<number>();
-      if (content && change.newMode !== '000000' && !meta.files?.[file.path]?.binary && !meta.files?.[file.path]?.submodule) {
+      // Binary and submodule are decided from the commit itself (the note's own flags are not trusted).
+      const submodule = change.newMode === '160000' || change.oldMode === '160000';
+      const binary = !submodule && (isBinary(content) || isBinary(oldBlobs.get(change.oldOid)));
+      if (content && change.newMode !== '000000' && !binary && !submodule) {
         for (const h of change.hunks) for (let l = h.newStart; l < h.newStart + h.newCount; l++) expected.add(l);
       }
       const starts = content ? lineStarts(content) : [];
