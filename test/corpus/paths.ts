@@ -37,8 +37,8 @@ export const pathCases: Case[] = [
     steps: [
       { write: { 'docs/evil\nname.md': 'x\n' } },
       { git: ['add', '-A'] },
-      // The path is named (its line is split by the newline it contains).
-      { commit: ['-q', '-m', 'newline out of scope'], expect: { exit: 1, stderrContains: ['Scope Violation: INT-001 is not authorized to edit docs/evil'] } },
+      // The path is named, quoted, so its newline cannot split the line.
+      { commit: ['-q', '-m', 'newline out of scope'], expect: { exit: 1, stderrContains: ['Scope Violation: INT-001 is not authorized to edit "docs/evil\\nname.md"'] } },
     ],
   },
   {
