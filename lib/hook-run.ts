@@ -16,7 +16,7 @@ export async function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv,
     case 'pre-commit':
       try {
         const { checkStagedCommit } = await import('./precommit.js');
-        const r = checkStagedCommit(cwd, env);
+        const r = await checkStagedCommit(cwd, env);
         return { code: 0, stderr: r.governed && r.warnings.length ? r.warnings.join('\n') + '\n' : '' };
       } catch (e) {
         return { code: 1, stderr: `${describe(e)}\nintent: commit blocked.\n` };

@@ -1,15 +1,12 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { requireActive, resolveIntentId } from './active.js';
-import { assertBreakerClosed, recordRejection, validIntentId } from './breaker.js';
-import { checkCommitBudget, stagedNumstat } from './budget.js';
 import { loadConfig, type Config } from './config.js';
 import { stagedPaths } from './diff.js';
 import { IntentError, NO_ACTIVE_INTENT_MESSAGE, scopeViolationMessage } from './errors.js';
 import { gitRaw } from './git.js';
-import { appendLesson } from './lessons.js';
-import { conflictsAhead, describeConflicts } from './overlap.js';
 import { loadRegistry, type Intent, type Registry } from './registry.js';
-import { openRepo, orchestrationPath, type Repo } from './repo.js';
+import { openRepo, orchestrationPath, stateDir, type Repo } from './repo.js';
 import { compileScope, globProblem, outOfScope, parseIgnoreFile, type Scope } from './scope.js';
 
 /** What the pre-commit check decided. */
@@ -31,17 +28,21 @@ export function loadIgnore(repo: Repo): Scope | null {
 
 /** Refusals that count towards an intent's circuit breaker (and leave a lesson). */
 const COUNTED = new Set(['SCOPE_VIOLATION', 'BUDGET_EXCEEDED', 'REGISTRY_INVALID', 'REGISTRY_MISSING']);
+const INTENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 /**
  * The pre-commit decision for the worktree at `cwd`: throws BREAKER_OPEN, NO_ACTIVE_INTENT,
- * SCOPE_VIOLATION, BUDGET_EXCEEDED, REGISTRY_INVALID or CONFIG_INVALID to block; returns when the
- * commit may go ahead, with warnings (conflicts ahead) for stderr.
+ * SCOPE_VIOLATION, BUDGET_EXCEEDED, REGISTRY_INVALID or CONFIG_INVALID to block; resolves when the
+ * commit may go ahead, with warnings (conflicts ahead) for stderr. The breaker, budget, overlap
+ * and lesson modules are loaded only when they have something to do (a hook runs on every commit).
  */
-export function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = process.env): PreCommitResult {
+export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<PreCommitResult> {
   const repo = openRepo(cwd);
   const named = resolveIntentId(repo, env.INTENT_ID);
-  // An open breaker refuses before anything else is looked at.
-  if (named) assertBreakerClosed(repo, named.id);
+  // An open breaker refuses before anything else is looked at (no state file: nothing to load).
+  if (named && INTENT_ID.test(named.id) && existsSync(join(stateDir(repo), 'breaker', `${named.id}.json`))) {
+    (await import('./breaker.js')).assertBreakerClosed(repo, named.id);
+  }
   const config = loadConfig(repo.mainRoot, repo.mainRoot);
   if (!named) {
     if (repo.isMainWorktree && !config.requireIntent) return { governed: false, reason: 'main worktree, no intent named' };
@@ -60,8 +61,9 @@ export function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = process.
   try {
     registry = loadRegistry(registryFile);
     intent = requireActive(registry, named.id);
+    const budget = intent.budget ? await import('./budget.js') : null;
     // With a max_changed_lines budget, one numstat gives both the paths and the line count.
-    const numstat = intent.budget?.max_changed_lines !== undefined ? stagedNumstat(repo.root) : null;
+    const numstat = budget && intent.budget?.max_changed_lines !== undefined ? budget.stagedNumstat(repo.root) : null;
     paths = numstat ? numstat.paths : stagedPaths(repo.root);
     const bad = outOfScope(paths, compileScope(intent.owned_scope), loadIgnore(repo), !repo.isMainWorktree);
     if (bad.length) {
@@ -75,13 +77,36 @@ export function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = process.
         { intent: intent.id, paths: bad, scope: intent.owned_scope },
       );
     }
-    checkCommitBudget(repo, intent, registryFile, new Date(), numstat?.lines);
+    budget?.checkCommitBudget(repo, intent, registryFile, new Date(), numstat?.lines);
   } catch (e) {
-    if (e instanceof IntentError && COUNTED.has(e.code)) throw recordRefusal(repo, named.id, intent, e, config);
+    if (e instanceof IntentError && COUNTED.has(e.code)) throw await recordRefusal(repo, named.id, intent, e, config);
     throw e;
   }
-  const warnings = describeConflicts(intent.id, conflictsAhead(repo, registry, intent.id, paths));
+  let warnings: string[] = [];
+  if (paths.length && otherIntentBranchesMayExist(repo, intent.id)) {
+    const overlap = await import('./overlap.js');
+    warnings = overlap.describeConflicts(intent.id, overlap.conflictsAhead(repo, registry, intent.id, paths));
+  }
   return { governed: true, intent, paths, warnings };
+}
+
+/**
+ * Whether any `intent/<ID>` branch other than `selfId`'s may exist, from the ref files alone (true
+ * when unsure, e.g. reftable): with one intent branch, pre-commit does no conflict work at all.
+ */
+function otherIntentBranchesMayExist(repo: Repo, selfId: string): boolean {
+  if (existsSync(join(repo.commonDir, 'reftable'))) return true;
+  try {
+    if (readdirSync(join(repo.commonDir, 'refs', 'heads', 'intent')).some((n) => n !== selfId)) return true;
+  } catch { /* no loose intent branches */ }
+  let packed: string;
+  try {
+    packed = readFileSync(join(repo.commonDir, 'packed-refs'), 'utf8');
+  } catch {
+    return false;
+  }
+  const own = ` refs/heads/intent/${selfId}`;
+  return packed.split('\n').some((l) => l.includes(' refs/heads/intent/') && !l.endsWith(own));
 }
 
 /**
@@ -91,9 +116,11 @@ export function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = process.
  * AGENT.md lines would end up in the next `git commit -a`). A refusal that opens the breaker says
  * so and leaves a lesson naming the trip. Returns the error to throw.
  */
-function recordRefusal(repo: Repo, id: string, intent: Intent | null, e: IntentError, config: Config): IntentError {
-  if (!validIntentId(id)) return e;
+async function recordRefusal(repo: Repo, id: string, intent: Intent | null, e: IntentError, config: Config): Promise<IntentError> {
+  if (!INTENT_ID.test(id)) return e;
   try {
+    const { recordRejection } = await import('./breaker.js');
+    const { appendLesson } = await import('./lessons.js');
     const first = e.message.split('\n')[0];
     const { tripped } = recordRejection(
       repo,
