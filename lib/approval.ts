@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { agentMarker } from './agent-env.js';
 import { userInfo } from 'node:os';
 import { activeIntentFile, BRANCH_PREFIX } from './active.js';
 import { IntentError } from './errors.js';
@@ -35,22 +36,6 @@ export interface RejectResult {
 }
 
 const INTENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
-
-/**
- * Why this process looks like an agent's rather than a human's, or null. Agent hook processes and
- * agent shells carry these variables: Claude Code (`CLAUDE_PROJECT_DIR`, `CLAUDECODE=1`), Cursor
- * (`CURSOR_TRACE_ID`), Cline (`CLINE_*`); anything else can say so with `INTENT_AGENT=1`.
- */
-export function agentMarker(env: NodeJS.ProcessEnv = process.env): string | null {
-  if (env.CLAUDE_PROJECT_DIR !== undefined) return 'CLAUDE_PROJECT_DIR is set (a Claude Code hook or session)';
-  if (env.CLAUDECODE === '1') return 'CLAUDECODE=1 is set (a Claude Code session)';
-  if (env.CURSOR_TRACE_ID !== undefined) return 'CURSOR_TRACE_ID is set (a Cursor session)';
-  const cline = Object.keys(env).find((k) => k.startsWith('CLINE_'));
-  if (cline) return `${cline} is set (a Cline session)`;
-  const flag = env.INTENT_AGENT?.trim();
-  if (flag && flag !== '0') return `INTENT_AGENT=${flag} is set`;
-  return null;
-}
 
 /**
  * Refuses (NOT_A_HUMAN) unless a human runs `action` from outside any intent worktree: decisions

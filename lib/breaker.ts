@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { agentMarker as agentProcessMarker } from './agent-env.js';
 import { join } from 'node:path';
 import { activeIntentFile, BRANCH_PREFIX } from './active.js';
 import { IntentError } from './errors.js';
@@ -144,22 +145,6 @@ export function resetBreaker(repo: Repo, id: string): { wasOpen: boolean; reason
     }
     return { wasOpen: !!state.open, reason: state.open?.reason ?? null, rejections: state.rejections.length };
   });
-}
-
-/**
- * Why this process looks like an agent's, or null: an agent hook or agent shell carries one of
- * these variables: `CLAUDE_PROJECT_DIR` or `CLAUDECODE=1` (Claude Code), `CURSOR_TRACE_ID`
- * (Cursor), any `CLINE_*` (Cline), or `INTENT_AGENT` set to anything but "" or "0".
- */
-export function agentProcessMarker(env: NodeJS.ProcessEnv): string | null {
-  if (env.CLAUDE_PROJECT_DIR !== undefined) return 'CLAUDE_PROJECT_DIR is set (a Claude Code hook or session)';
-  if (env.CLAUDECODE === '1') return 'CLAUDECODE=1 is set (a Claude Code session)';
-  if (env.CURSOR_TRACE_ID !== undefined) return 'CURSOR_TRACE_ID is set (a Cursor session)';
-  const cline = Object.keys(env).find((k) => k.startsWith('CLINE_'));
-  if (cline) return `${cline} is set (a Cline session)`;
-  const flag = env.INTENT_AGENT?.trim();
-  if (flag && flag !== '0') return `INTENT_AGENT=${flag} is set`;
-  return null;
 }
 
 /** What `intent reset` did. */

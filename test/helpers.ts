@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -20,6 +20,19 @@ export function run(cmd: string, args: string[], cwd: string, env: Record<string
   const res = spawnSync(cmd, args, { cwd, env: { ...process.env, ...env }, encoding: 'utf8', input });
   if (res.error) throw res.error;
   return { status: res.status ?? -1, stdout: res.stdout, stderr: res.stderr };
+}
+
+/** Runs a program asynchronously (for races); resolves with its exit code and output. */
+export function spawnAsync(cmd: string, args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
 }
 
 /** Runs git and throws with its output when it fails. */

@@ -1,29 +1,16 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withLock } from '../../lib/lock.js';
-import { CLI, checkoutIntent, git, governedRepo, ledgerLines, noteOf, registryYaml, tempDir, writeFiles } from '../helpers.js';
+import { CLI, checkoutIntent, git, governedRepo, ledgerLines, noteOf, registryYaml, tempDir, writeFiles, spawnAsync } from '../helpers.js';
 
 // Many worktrees commit at the same moment: every note and every ledger line must survive,
 // untorn and chained.
 
 const INTENTS = 8;
 const ROUNDS = 5;
-
-/** Runs a program asynchronously; resolves with its exit code and output. */
-function spawnAsync(cmd: string, args: string[], cwd: string): Promise<{ code: number; stderr: string; stdout: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -6,23 +5,10 @@ import { assemble, type HistoryEntry } from '../../lib/context.js';
 import { IntentError } from '../../lib/errors.js';
 import { parseLessons, type Lesson } from '../../lib/lessons.js';
 import type { Intent } from '../../lib/registry.js';
-import { CLI, checkoutIntent, git, governedRepo, intent, run, writeFiles } from '../helpers.js';
+import { CLI, checkoutIntent, git, governedRepo, intent, run, writeFiles, spawnAsync } from '../helpers.js';
 
 // `intent context` (the handshake block) and `intent lesson` (the shared brain) as real processes
 // against real repositories.
-
-/** Runs a program asynchronously; resolves with its exit code and output. */
-function spawnAsync(cmd: string, args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
 
 interface Element {
   name: string;

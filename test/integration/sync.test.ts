@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI, checkoutIntent, git, governedRepo, intent, run, tempDir, writeFiles } from '../helpers.js';
+import { CLI, checkoutIntent, git, governedRepo, intent, run, tempDir, writeFiles, spawnAsync } from '../helpers.js';
 
 // `intent sync` and the notes fetch refspec, with real git: a bare remote and two clones that
 // each ran `intent init` and make governed commits in intent worktrees.
@@ -62,18 +61,6 @@ function sync(cwd: string, args: string[] = []): SyncJson {
   const r = intent(cwd, ['sync', ...args, '--json']);
   expect(r.status, r.stderr + r.stdout).toBe(0);
   return JSON.parse(r.stdout) as SyncJson;
-}
-
-function spawnAsync(cmd: string, args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
 }
 
 /** Asserts a note is well formed: summary line, JSON line, newline; nothing else. */
