@@ -10,6 +10,9 @@ import { isBinary } from './blobs.js';
 import type { FileChange } from './hunks.js';
 import { classifyFile, type MutationClass } from './mutation.js';
 
+const MAX_SYNTAX_BYTES = 4 * 1024 * 1024;
+const MAX_SYNTAX_FILES = 500;
+
 /** Per path: the class and, for an evolution found by syntax, the first differing construct. */
 export type FileClasses = Map<string, { cls: MutationClass; reason?: string }>;
 
@@ -48,6 +51,13 @@ export function classifyChanges(changes: FileChange[], blobs: Map<string, Buffer
     else candidates.push({ c, oldText: oldB ? oldB.toString('utf8') : null, newText: newB ? newB.toString('utf8') : null });
   }
   if (!candidates.length) return out;
+  // A very large change is settled by the byte-level rule: the syntax comparison would cost
+  // seconds in the post-commit hook. (A claimed refactor is still checked in full.)
+  const size = candidates.reduce((n, x) => n + (x.oldText?.length ?? 0) + (x.newText?.length ?? 0), 0);
+  if (!full && (size > MAX_SYNTAX_BYTES || candidates.length > MAX_SYNTAX_FILES)) {
+    for (const x of candidates) out.set(x.c.path, { cls: 'INTENT_EVOLUTION' });
+    return out;
+  }
   let survivors = candidates;
   if (!full) {
     const sig = (t: string | null) => (t === null ? '' : tokenSignature(t));
