@@ -1,0 +1,164 @@
+#!/usr/bin/env node
+// `npm run bench`: measures the hooks, a big commit, verify, checkout and concurrent commits on
+// synthetic repositories in a temporary directory, and writes BENCHMARKS.md.
+//
+//   BENCH_QUICK=1      small sizes and 3 repetitions (to work on the harness; writes to the temp dir)
+//   BENCH_REPS=N       repetitions of each timed measurement (default 10, the minimum for the report)
+//   BENCH_ONLY=1,3     run only these items (1 hooks, 2 big commit, 3 verify, 4 checkout, 5 concurrency)
+//   BENCH_OUT=FILE     where to write the report (default BENCHMARKS.md; quick runs: the OS temp dir)
+//   BENCH_KEEP=1       keep the temporary directory
+//
+// Exit 0 when the benchmark ran, whether or not every target was met (the report says which);
+// 1 when the benchmark itself failed (a hook failed, notes or ledger lines missing, verify findings).
+import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkoutIntents, checkoutOverhead } from './checkout.mjs';
+import { concurrentCommits } from './concurrency.mjs';
+import { bigCommit, governedSynthetic, hookOverhead } from './hooks.mjs';
+import { hookProfiler, importSteps, probeCommand, probeHook, summarizeProbe } from './profile.mjs';
+import { writeReport } from './report.mjs';
+import {
+  BenchError, GLOBAL_GITCONFIG, PKG, QUICK, REPS, benchEnv, elapsed, log, machine, removeTree, run, setCli, setEnv, snapshotPackage, stats,
+} from './util.mjs';
+import { governedHistory, verifyThroughput } from './verify.mjs';
+
+const SIZES = QUICK ? [1000, 5000] : [1000, 20000, 100000];
+const BIG_FILES = QUICK ? 200 : 2000;
+const VERIFY_COMMITS = QUICK ? 500 : 5000;
+const WORKERS = 8;
+const WORKER_COMMITS = QUICK ? 3 : 50;
+const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : null;
+const wanted = (item) => !only || only.has(String(item));
+
+const root = realpathSync(mkdtempSync(join(tmpdir(), 'intent-bench-')));
+const cleanup = () => {
+  if (process.env.BENCH_KEEP === '1') log(`kept ${root}`);
+  else {
+    log(`removing ${root} …`);
+    removeTree(root);
+    log('removed');
+  }
+};
+process.on('SIGINT', () => {
+  cleanup();
+  process.exit(130);
+});
+
+const results = {
+  meta: { date: new Date().toISOString(), quick: QUICK, reps: REPS, loadStart: loadavg().map((l) => l.toFixed(2)).join(' '), sizes: SIZES },
+  errors: [],
+};
+
+async function item(n, name, fn) {
+  if (!wanted(n)) return;
+  log(`item ${n}: ${name}`);
+  const t0 = elapsed();
+  try {
+    await fn();
+  } catch (e) {
+    const message = e instanceof BenchError ? e.message : (e?.stack ?? String(e));
+    results.errors.push({ item: n, name, message });
+    log(`item ${n} FAILED: ${message}`);
+  }
+  log(`item ${n} took ${(elapsed() - t0).toFixed(0)} s`);
+}
+
+try {
+  writeFileSync(join(root, 'gitconfig'), GLOBAL_GITCONFIG);
+  // This process too (the library calls of item 3 run git from here).
+  const env = benchEnv(join(root, 'gitconfig'));
+  for (const k of Object.keys(process.env)) if (!(k in env)) delete process.env[k];
+  Object.assign(process.env, env);
+  setEnv(process.env);
+  results.meta.machine = machine();
+  const pkg = snapshotPackage(join(root, 'pkg'));
+  const cli = join(pkg, 'dist', 'cli', 'main.js');
+  setCli(cli);
+  const probeOut = join(root, 'probe.json');
+  log(`temp dir ${root}; ${QUICK ? 'QUICK run' : 'full run'}, ${REPS} repetitions; node ${process.version}`);
+
+  // The yardstick, on its own (each item also samples it next to its own measurements).
+  const node0 = [];
+  for (let r = 0; r < Math.max(REPS, 10); r++) node0.push(run(process.execPath, ['-e', '0']).ms);
+  results.node0 = stats(node0);
+  log(`node -e 0: ${results.node0.median.toFixed(1)} ms`);
+
+  let small = null; // the 1k repository, reused by item 4
+  await item(1, 'hook overhead by repository size', async () => {
+    results.hooks = [];
+    results.profile = {};
+    for (const n of SIZES) {
+      log(`  generating a governed repository of ${n} files …`);
+      const extra = n === SIZES[0] ? checkoutIntents(REPS) : [];
+      const repo = await governedSynthetic(join(root, `repo-${n}`), n, extra);
+      const profiled = n === SIZES[0] || n === SIZES[SIZES.length - 1];
+      log(`  ${n} files: timing ${REPS} commits${profiled ? ', profiling the hooks' : ''} …`);
+      const profiler = profiled ? hookProfiler(pkg, probeOut) : null;
+      const res = hookOverhead(repo, REPS, profiler);
+      if (profiler) results.profile[n] = profiler.result();
+      results.hooks.push(res);
+      log(`  ${n} files: pre-commit ${res.pre.median.toFixed(0)} ms (${res.preRatio.toFixed(2)}× node -e 0), commit-msg ${res.msg.median.toFixed(0)} ms, post-commit ${res.post.median.toFixed(0)} ms (${res.postRatio.toFixed(2)}×), whole commit +${res.added.median.toFixed(0)} ms`);
+      if (n === SIZES[0]) small = repo;
+      else {
+        removeTree(join(root, `repo-${n}`));
+        removeTree(join(root, `repo-${n}.worktrees`));
+      }
+    }
+    log('  module loading of the hook …');
+    results.imports = importSteps(pkg, ['pre-commit', 'post-commit']);
+  });
+
+  await item(4, '`intent checkout` vs `git worktree add`', async () => {
+    if (!small) {
+      log(`  generating a governed repository of ${SIZES[0]} files …`);
+      small = await governedSynthetic(join(root, `repo-${SIZES[0]}`), SIZES[0], checkoutIntents(REPS));
+    }
+    const res = checkoutOverhead(small.main, join(root, 'plain-worktrees'));
+    res.files = SIZES[0];
+    const ids = checkoutIntents(REPS).map((i) => i.id);
+    res.probed = summarizeProbe(probeCommand(small.main, ['checkout', ids[ids.length - 1]], cli, probeOut));
+    results.checkout = res;
+    log(`  intent checkout ${res.intent.median.toFixed(0)} ms, git worktree add ${res.plain.median.toFixed(0)} ms, difference ${res.diff.median.toFixed(0)} ms`);
+  });
+
+  await item(2, `a big commit (${BIG_FILES} files) through post-commit`, async () => {
+    const profDir = join(root, 'cpu-profiles');
+    const res = await bigCommit(join(root, 'big'), BIG_FILES, REPS, (wt, env, hook) => summarizeProbe(probeHook(pkg, wt, env, hook, probeOut, profDir)));
+    results.big = res;
+    log(`  post-commit ${res.post.median.toFixed(0)} ms for ${res.files} files / ${res.addedLines} added lines`);
+    removeTree(join(root, 'big'));
+    removeTree(join(root, 'big.worktrees'));
+  });
+
+  await item(3, `intent verify over ${VERIFY_COMMITS} governed commits`, async () => {
+    log(`  writing ${VERIFY_COMMITS} governed commits …`);
+    const h = await governedHistory(join(root, 'verify'), VERIFY_COMMITS, pkg);
+    const res = verifyThroughput(h);
+    res.probed = summarizeProbe(probeCommand(h.dir, ['verify', ...h.range, '--json'], cli, probeOut));
+    results.verify = res;
+    log(`  verify ${res.time.median.toFixed(0)} ms: ${res.perSecond.toFixed(0)} commits/s`);
+    removeTree(join(root, 'verify'));
+  });
+
+  await item(5, `${WORKERS} worktrees × ${WORKER_COMMITS} concurrent commits`, async () => {
+    const res = await concurrentCommits(join(root, 'concurrency'), WORKERS, WORKER_COMMITS);
+    results.concurrency = res;
+    log(`  ${res.total} governed commits in ${(res.governed.wall / 1000).toFixed(1)} s: ${res.governed.perSecond.toFixed(1)} commits/s (hooks disabled: ${res.plain.perSecond.toFixed(1)}/s); all notes and ledger lines present`);
+  });
+} catch (e) {
+  results.errors.push({ item: 0, name: 'set-up', message: e?.stack ?? String(e) });
+  log(`FAILED: ${e?.stack ?? e}`);
+} finally {
+  cleanup();
+}
+
+results.meta.loadEnd = loadavg().map((l) => l.toFixed(2)).join(' ');
+results.meta.seconds = elapsed();
+const out = process.env.BENCH_OUT || (QUICK || only ? join(tmpdir(), 'intent-BENCHMARKS.quick.md') : join(PKG, 'BENCHMARKS.md'));
+const saved = join(tmpdir(), `intent-bench-results${QUICK || only ? '.quick' : ''}.json`);
+writeFileSync(saved, JSON.stringify(results, null, 1));
+const summary = writeReport(results, out);
+process.stdout.write(`\n${summary}\n`);
+log(`report written to ${out} (results in ${saved}; re-render: node bench/report.mjs ${saved} ${out}); ${results.errors.length ? `${results.errors.length} item(s) FAILED` : 'the benchmark ran'} in ${results.meta.seconds.toFixed(0)} s`);
+process.exitCode = results.errors.length ? 1 : 0;
