@@ -259,12 +259,16 @@ class Lexer {
   }
 
   private backtick(): void {
-    const b = readBacktick(this.s, this.i);
+    this.substitution(readBacktick(this.s, this.i));
+  }
+
+  /** A `…` , $(…) or <(…) read up to `end`: kept in the word, its body classified on its own. */
+  private substitution(r: { end: number; inner: string }): void {
     const w = this.word();
-    w.text += this.s.slice(this.i, b.end);
+    w.text += this.s.slice(this.i, r.end);
     w.expands = true;
-    w.subs.push(b.inner);
-    this.i = b.end;
+    w.subs.push(r.inner);
+    this.i = r.end;
   }
 
   private dollar(): void {
@@ -290,12 +294,7 @@ class Lexer {
   }
 
   private processSubstitution(): void {
-    const p = readParens(this.s, this.i + 1);
-    const w = this.word();
-    w.text += this.s.slice(this.i, p.end);
-    w.expands = true;
-    w.subs.push(p.inner);
-    this.i = p.end;
+    this.substitution(readParens(this.s, this.i + 1));
   }
 
   private redirect(): void {

@@ -35,6 +35,18 @@ export function spawnAsync(cmd: string, args: string[], cwd: string): Promise<{ 
   });
 }
 
+/** A deterministic PRNG (mulberry32) for randomised tests: the same seed gives the same cases. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 /** Runs git and throws with its output when it fails. */
 export function git(cwd: string, ...args: string[]): string {
   const r = run('git', args, cwd);

@@ -18,23 +18,11 @@ import type { TraceRecord } from '../../lib/trace.js';
 // trace.ts reads the package version relative to its compiled location: load it from the build,
 // as test/unit/trace-schema.test.ts does.
 import { buildRecord } from '../../dist/lib/trace.js';
-import { git, makeRepo, writeFiles } from '../helpers.js';
+import { git, makeRepo, writeFiles, prng } from '../helpers.js';
 
 const SEED = Number(process.env.HUNKS_SEED ?? 0x5eed_2026);
 const BATCHES = 4;
 const PER_BATCH = 60;
-
-/** mulberry32: a small deterministic PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Few distinct lines, so repeats (and ambiguous diffs) are common; some look like diff syntax. */
 const ALPHABET = ['a', 'b', 'c', 'a', 'b', '', ' ', '}', '{', '\t', 'x y', '--- a/f', '+++ b/f', '@@ -1 +1 @@', '\\ No newline at end of file', 'ü', 'diff --git a/x b/x', ' -', '+'];

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { commitDiff } from '../../lib/diff.js';
 import { parseHunkHeader, parseRawPatch, unquotePath, type FileChange, type Hunk } from '../../lib/hunks.js';
-import { git, makeRepo, writeFiles } from '../helpers.js';
+import { git, makeRepo, writeFiles, prng } from '../helpers.js';
 
 const ZERO = '0'.repeat(40);
 
@@ -310,18 +310,6 @@ describe('commitDiff on real git history', () => {
     );
   });
 });
-
-/** Deterministic PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ['foo', 'bar', 'baz', '', '}', '{', '  return x;', '--- a', '+++ b', '@@ -1 +1 @@', '-minus', '+plus', 'ü', '\\ backslash', 'x y z'];
 
