@@ -12,7 +12,7 @@ const IMPORT_TIME = fileURLToPath(new URL('./probe/import-time.mjs', import.meta
  * run of a hook file (what git runs: shell wrapper → runner → node), the loop calls `extra`, which
  * runs the same hook on the same staged index (pre-commit) or the same commit (post-commit,
  * which then records that commit again: same work, the note is replaced) two more ways:
- *   - `node dist/cli/hook.js <hook>` directly (no shell wrappers),
+ *   - `node dist/bin/hook.js <hook>` directly (no shell wrappers),
  *   - the same with bench/probe/spawn-probe.mjs preloaded, which reports when user code started,
  *     every child process with its duration, and when the work ended.
  * The probed run splits its own wall time into node start-up, module loading and set-up before the
@@ -20,7 +20,7 @@ const IMPORT_TIME = fileURLToPath(new URL('./probe/import-time.mjs', import.meta
  * minus the direct run (paired within a repetition) gives the shell wrappers.
  */
 export function hookProfiler(pkgDir, probeOut) {
-  const entry = join(pkgDir, 'dist', 'cli', 'hook.js');
+  const entry = join(pkgDir, 'dist', 'bin', 'hook.js');
   const data = {};
   const of = (hook) => (data[hook] ??= { rows: { file: [], direct: [], wrappers: [], probed: [], started: [], firstGit: [], end: [], git: [], gitCount: [] }, perCmd: new Map() });
   return {
@@ -107,8 +107,17 @@ export function hookModules(pkgDir) {
   return out;
 }
 
+/** The bundle file each hook loads with its dynamic `import()` in the bundled entry dist/bin/hook.js. */
+export function bundledHookChunks(pkgDir) {
+  const src = readFileSync(join(pkgDir, 'dist', 'bin', 'hook.js'), 'utf8');
+  const out = {};
+  for (const m of src.matchAll(/case "([a-z-]+)":[\s\S]*?import\("\.\/([\w.-]+\.js)"\)/g)) out[m[1]] ??= m[2];
+  return out;
+}
+
 /**
- * Module loading of each hook, attributed: in a fresh process, import one after the other the
+ * Module loading of each hook, attributed (on the unbundled tsc output in dist/lib, to show what
+ * each piece costs; `bundled` is what the installed hook loads: its chunk of dist/bin/): in a fresh process, import one after the other the
  * ESM loader itself (a one-line data: module), the hook entry's static graph (dist/lib/hook-run.js),
  * each package the hook's module loads statically, then the hook's own modules; a step costs only
  * what earlier steps had not loaded. Lazily loaded packages (createRequire: cosmiconfig,
@@ -141,7 +150,18 @@ export function importSteps(pkgDir, hooks = ['pre-commit', 'post-commit'], reps 
       j.steps.forEach((st, i) => samples[i].push(st.ms));
     }
     const medians = steps.map(([label], i) => ({ label, ms: median(samples[i]) }));
-    out.hooks[hook] = { module: mod ?? null, modules: g.modules.length, steps: medians, total: medians.reduce((n, st) => n + st.ms, 0), started: median(started) };
+    const chunk = bundledHookChunks(pkgDir)[hook];
+    check(chunk, `no chunk for ${hook} in dist/bin/hook.js`);
+    const chunkFile = join(pkgDir, 'dist', 'bin', chunk);
+    const bundled = [];
+    for (let r = -1; r < reps; r++) {
+      const res = run(process.execPath, [IMPORT_TIME, 'data:text/javascript,export default 0', url(chunkFile)], { cwd: pkgDir });
+      if (r >= 0) bundled.push(JSON.parse(res.stdout).steps[1].ms);
+    }
+    out.hooks[hook] = {
+      module: mod ?? null, modules: g.modules.length, steps: medians, total: medians.reduce((n, st) => n + st.ms, 0), started: median(started),
+      bundled: { chunk, chunks: staticGraph(chunkFile).modules.length, ms: median(bundled) },
+    };
   }
   return out;
 }
@@ -154,12 +174,12 @@ export function probeCommand(cwd, cliArgs, cli, probeOut) {
 }
 
 /**
- * One hook run (`node dist/cli/hook.js <hook>`, git's hook environment) through the spawn probe;
+ * One hook run (`node dist/bin/hook.js <hook>`, git's hook environment) through the spawn probe;
  * with `cpuProfDir`, also under `node --cpu-prof` (its JavaScript time by module: cpuProfile()).
  */
 export function probeHook(pkgDir, wt, env, hook, probeOut, cpuProfDir = null) {
   const flags = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir, '--cpu-prof-interval', '500'] : [];
-  const res = run(process.execPath, [...flags, '--import', pathToFileURL(PROBE).href, join(pkgDir, 'dist', 'cli', 'hook.js'), hook], { cwd: wt, env: { ...env, BENCH_PROBE_OUT: probeOut }, allowFail: true });
+  const res = run(process.execPath, [...flags, '--import', pathToFileURL(PROBE).href, join(pkgDir, 'dist', 'bin', 'hook.js'), hook], { cwd: wt, env: { ...env, BENCH_PROBE_OUT: probeOut }, allowFail: true });
   check(res.status === 0, `${hook} (probed) failed: ${res.stderr}`);
   const p = JSON.parse(readFileSync(probeOut, 'utf8'));
   const prof = cpuProfDir ? cpuProfile(cpuProfDir) : null;

@@ -187,7 +187,7 @@ export function writeReport(R, file) {
   if (R.profile && Object.keys(R.profile).length) {
     L.push('', '### Where the time goes (hooks)', '');
     L.push('In the timing loop above, right after each timed run of a hook file, the same hook runs on the same staged index (pre-commit) or the same commit (post-commit: it records that commit again, same work, the note is replaced) two more ways: ' +
-      '`node dist/cli/hook.js <hook>` directly, and the same with `bench/probe/spawn-probe.mjs` preloaded (`node --import`), which records when user code starts, ' +
+      '`node dist/bin/hook.js <hook>` directly, and the same with `bench/probe/spawn-probe.mjs` preloaded (`node --import`), which records when user code starts, ' +
       'every child process with its duration (by wrapping `child_process.spawnSync`, which `lib/git.ts` uses; no strace) and when the work ends. Start-up, loading, git, JavaScript and exit add up to the probed run; ' +
       'the shell wrappers are the hook file minus the direct run (median of the paired differences). Medians of the same repetitions; negative values are noise (the wrappers cost a few shell processes, a few ms).', '');
     const sizes = Object.keys(R.profile).map(Number);
@@ -210,7 +210,8 @@ export function writeReport(R, file) {
     const I = R.imports;
     const HK = Object.keys(I.hooks);
     L.push('', 'Module loading, attributed: for each hook, in a fresh process, import one after the other the ESM loader itself (a one-line `data:` module), the hook entry (`dist/lib/hook-run.js`), each package the hook\'s module imports statically, then the hook\'s own modules; ' +
-      'a step costs only what earlier steps had not loaded. Packages loaded lazily through `createRequire` (cosmiconfig when a config file exists, typescript for AST classification, ajv in verify) are not in these figures.', '');
+      'a step costs only what earlier steps had not loaded. Packages loaded lazily through `createRequire` (cosmiconfig when a config file exists, typescript for AST classification, ajv in verify) are not in these figures. ' +
+      'These steps are measured on the unbundled tsc output (`dist/lib/`) to show what each piece costs; the installed hooks run the bundle (`dist/bin/hook.js`, see docs/decisions.md), whose loading is the last row.', '');
     const labels = [...new Set(HK.flatMap((h) => I.hooks[h].steps.map((st) => st.label.replace(/^own modules of [a-z-]+ .*$/, 'own modules'))))];
     L.push(table(['import step', ...HK], [
       ...labels.map((lb) => [lb, ...HK.map((h) => {
@@ -219,6 +220,7 @@ export function writeReport(R, file) {
       })]),
       ['own modules counted', ...HK.map((h) => `${I.hooks[h].modules} (from \`${I.hooks[h].module ?? 'hook-run.js'}\`)`)],
       ['**total**', ...HK.map((h) => `**${msf(I.hooks[h].total, 1)}**`)],
+      ['**bundled** (what the hook loads: its chunk of `dist/bin/`, after the ESM loader)', ...HK.map((h) => I.hooks[h].bundled ? `**${msf(I.hooks[h].bundled.ms, 1)}** (${I.hooks[h].bundled.chunks} files)` : '—')],
     ]));
     const p1 = R.profile?.[Object.keys(R.profile ?? {})[0]];
     if (p1) {

@@ -73,7 +73,7 @@ try {
   setEnv(process.env);
   results.meta.machine = machine();
   const pkg = snapshotPackage(join(root, 'pkg'));
-  const cli = join(pkg, 'dist', 'cli', 'main.js');
+  const cli = join(pkg, 'dist', 'bin', 'intent.js');
   setCli(cli);
   const probeOut = join(root, 'probe.json');
   log(`temp dir ${root}; ${QUICK ? 'QUICK run' : 'full run'}, ${REPS} repetitions; node ${process.version}`);

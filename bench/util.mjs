@@ -126,7 +126,7 @@ export function git(cwd, args, opts = {}) {
 }
 
 /** The `intent` CLI of the package under test (the snapshot when one is set). */
-let CLI = join(PKG, 'dist', 'cli', 'main.js');
+let CLI = join(PKG, 'dist', 'bin', 'intent.js');
 export function setCli(path) {
   CLI = path;
 }

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { BRANCH_PREFIX, recordActiveIntent } from './active.js';
 import { loadConfig } from './config.js';
@@ -72,7 +72,6 @@ function checkoutLocked(repo: Repo, id: string, opts: CheckoutOptions, cwd: stri
   const intent = findIntent(registry, id);
   if (!intent) throw new IntentError('UNKNOWN_INTENT', `Unknown intent ${id}: it is not in ${registryFile}. Add it there first.`, { intent: id });
   const overlaps = findOverlaps(intent, registry.intents, trackedFiles(main));
-  gitRaw(['worktree', 'prune'], { cwd: main });
   let path = existingWorktree(main, branch);
   const created = path === null;
   if (overlaps.length && (opts.strict || config.strictOverlap) && (created || intent.status !== 'IN_PROGRESS')) {
@@ -90,36 +89,61 @@ function checkoutLocked(repo: Repo, id: string, opts: CheckoutOptions, cwd: stri
     if (existsSync(path) && readdirSync(path).length > 0) {
       throw new IntentError('WORKTREE_CONFLICT', `Cannot create the worktree of ${id}: ${path} exists and is not empty. Pass --path to choose another place.`, { path });
     }
-    const hasBranch = gitRaw(['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: main }).status === 0;
+    const [hasBranch, base] = resolveRefs(repo.root, branch, opts.base ?? 'HEAD');
     if (hasBranch) {
       if (opts.base) throw new IntentError('WORKTREE_CONFLICT', `Branch ${branch} already exists; --base applies only to a new branch.`, { branch });
       git(['worktree', 'add', path, branch], { cwd: main });
     } else {
-      const base = resolveBase(repo.root, opts.base ?? 'HEAD');
+      if (base === null) throw baseError(opts.base ?? 'HEAD');
       git(['worktree', 'add', '-b', branch, path, base], { cwd: main });
     }
   }
-  const gitDir = git(['rev-parse', '--path-format=absolute', '--git-dir'], { cwd: path }).trim();
-  recordActiveIntent(gitDir, id);
+  recordActiveIntent(worktreeGitDir(path), id);
   installWorktreeHooks(repo, path);
   const started = withLock(join(stateDir(repo), 'registry.lock'), () => setIntentStatus(registryFile, id, 'IN_PROGRESS'));
   return { intent: id, path, branch, created, started, overlaps };
 }
 
-function resolveBase(cwd: string, rev: string): string {
-  const res = gitRaw(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`], { cwd });
-  if (res.status !== 0) {
-    throw new IntentError(
-      'USAGE',
-      rev === 'HEAD' ? 'The repository has no commits yet: make a first commit, then check out intents from it.' : `--base ${rev} is not a commit in this repository.`,
-      { base: rev },
-    );
-  }
-  return res.stdout.trim();
+/**
+ * Whether `refs/heads/<branch>` exists, and the commit `rev` names (null: none), in one process.
+ * (cat-file reads one name per line: a name with a line break cannot be asked about, nor exist.)
+ */
+function resolveRefs(cwd: string, branch: string, rev: string): [boolean, string | null] {
+  if (/[\r\n]/.test(rev)) return [false, null];
+  const out = git(['cat-file', '--batch-check=%(objectname) %(objecttype)'], { cwd, input: `refs/heads/${branch}\n${rev}^{commit}\n` });
+  const [ref, base] = out.split('\n');
+  const oid = (line: string | undefined) => (line && / commit$/.test(line) ? line.split(' ')[0] : null);
+  return [oid(ref) !== null, oid(base)];
 }
 
+function baseError(rev: string): IntentError {
+  return new IntentError(
+    'USAGE',
+    rev === 'HEAD' ? 'The repository has no commits yet: make a first commit, then check out intents from it.' : `--base ${rev} is not a commit in this repository.`,
+    { base: rev },
+  );
+}
+
+/** The git dir of the linked worktree at `path`, from its `.git` file (`gitdir: <dir>`). */
+function worktreeGitDir(path: string): string {
+  const dotGit = join(path, '.git');
+  if (statSync(dotGit).isFile()) {
+    const m = /^gitdir: (.+?)\r?\n?$/.exec(readFileSync(dotGit, 'utf8'));
+    if (m) return resolve(path, m[1]);
+  }
+  return git(['rev-parse', '--path-format=absolute', '--git-dir'], { cwd: path }).trim();
+}
+
+/**
+ * The worktree that has `branch` checked out, if any. Worktrees whose folder is gone are pruned
+ * first (only when `git worktree list` marks one prunable), so their branch can be checked out again.
+ */
 function existingWorktree(cwd: string, branch: string): string | null {
-  const entries = git(['worktree', 'list', '--porcelain', '-z'], { cwd }).split('\0\0');
+  let entries = git(['worktree', 'list', '--porcelain', '-z'], { cwd }).split('\0\0');
+  if (entries.some((e) => e.split('\0').some((f) => f === 'prunable' || f.startsWith('prunable ')))) {
+    gitRaw(['worktree', 'prune'], { cwd });
+    entries = git(['worktree', 'list', '--porcelain', '-z'], { cwd }).split('\0\0');
+  }
   for (const e of entries) {
     const fields = e.split('\0');
     if (fields.includes(`branch refs/heads/${branch}`)) {

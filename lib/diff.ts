@@ -20,16 +20,18 @@ export interface CommitDiff {
   changes: FileChange[];
 }
 
-/** Resolves `rev` and diffs it against its first parent with git's own diff. */
+/**
+ * Resolves `rev` and diffs it against its first parent (a root commit: the empty tree) with
+ * git's own diff, in one process: `--always --parents` print the commit and its parents first,
+ * even when the diff is empty; `--diff-merges=first-parent` gives a merge its first-parent diff,
+ * as `diffCommits` does.
+ */
 export function commitDiff(cwd: string, rev: string): CommitDiff {
-  const [sha, ...parents] = git(['rev-list', '--parents', '-n', '1', rev, '--'], { cwd }).trim().split(' ');
-  const base = parents[0] ?? emptyTree(cwd);
-  const out = git([...CONFIG, 'diff-tree', ...DIFF_FLAGS, base, sha], { cwd });
-  return { sha, parents, changes: parseRawPatch(out) };
-}
-
-function emptyTree(cwd: string): string {
-  return git(['hash-object', '-t', 'tree', '--stdin'], { cwd, input: '' }).trim();
+  const out = git([...CONFIG, 'diff-tree', '--root', '--always', '--parents', '--diff-merges=first-parent', ...DIFF_FLAGS, rev, '--'], { cwd });
+  const nl = out.indexOf('\n');
+  const [sha, ...parents] = (nl === -1 ? out : out.slice(0, nl)).trim().split(' ');
+  if (!/^[0-9a-f]{40,64}$/.test(sha)) throw new Error(`git diff-tree ${rev}: unexpected output ${JSON.stringify(out.slice(0, 200))}`);
+  return { sha, parents, changes: parseRawPatch(nl === -1 ? '' : out.slice(nl + 1).replace(/^\n+/, '')) };
 }
 
 /**

@@ -33,6 +33,8 @@ export type ErrorCode =
   | 'MUTATION_CLAIM_FALSE'
   | 'USAGE';
 
+const BRAND = Symbol.for('intent-governance.IntentError');
+
 /**
  * An error the user can act on: a stable `code`, structured `data`, and a message that says
  * what went wrong, where, and what to do next.
@@ -40,6 +42,13 @@ export type ErrorCode =
 export class IntentError extends Error {
   readonly code: ErrorCode;
   readonly data: Record<string, unknown>;
+  /** Marks every copy's instances: a bundled hook and the hook runner each carry their own copy of this class. */
+  readonly [BRAND] = true;
+
+  /** `instanceof IntentError` holds for an IntentError from any copy of this module (see scripts/bundle.mjs). */
+  static [Symbol.hasInstance](x: unknown): boolean {
+    return typeof x === 'object' && x !== null && (x as { [BRAND]?: unknown })[BRAND] === true;
+  }
 
   constructor(code: ErrorCode, message: string, data: Record<string, unknown> = {}) {
     super(message);

@@ -43,7 +43,7 @@ export function installRunner(repo: Repo): boolean {
   const runner = (entry: string) =>
     readFileSync(join(PKG_ROOT, 'git-hooks', 'runner.sh'), 'utf8')
       .replace('@NODE@', () => shQuote(process.execPath))
-      .replace('@ENTRY@', () => shQuote(join(PKG_ROOT, 'dist', 'cli', entry)));
+      .replace('@ENTRY@', () => shQuote(join(PKG_ROOT, 'dist', 'bin', entry)));
   const hook = writeIfChanged(join(stateDir(repo), 'bin', 'hook'), runner('hook.js'), 0o755);
   const agent = writeIfChanged(join(stateDir(repo), 'bin', 'agent'), runner('agent-hook.js'), 0o755);
   return hook || agent;

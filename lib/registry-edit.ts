@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isMap, isScalar, isSeq, parse, parseDocument, Scalar, type Node, type YAMLMap } from 'yaml';
+import type { Node, Scalar, YAMLMap } from 'yaml';
 import { IntentError } from './errors.js';
 import { writeFileAtomic } from './fsutil.js';
-import { parseRegistry, type IntentStatus } from './registry.js';
+import { findIntent, parseRegistry, readRegistry, rememberRegistry, yamlModule as Y, type IntentStatus, type Registry, type ScalarSpan, type StatusSpans } from './registry.js';
 import { stateDir, type Repo } from './repo.js';
 
 /** The lock every edit of the main worktree's registry holds (shared by all worktrees). */
@@ -17,14 +17,32 @@ export function registryLockPath(repo: Repo): string {
  * human wrote them. The caller holds the registry lock. Returns false when nothing changed.
  */
 export function setIntentStatus(path: string, id: string, status: IntentStatus, now = new Date()): boolean {
+  const current = readRegistry(path);
+  const intent = findIntent(current.registry, id);
+  if (intent?.status === status) return false;
+  const spans = current.registry.spans?.[id];
+  if (intent && spans) {
+    setStatusAtSpans(path, current.text, current.registry, id, spans, status, now);
+    return true;
+  }
   const { text, item } = openIntent(path, id);
   const edits: Edit[] = [];
   const statusNode = item.get('status', true) as Node;
-  if (isScalar(statusNode) && statusNode.value === status) return false;
+  if (Y().isScalar(statusNode) && statusNode.value === status) return false;
   edits.push(replaceScalar(statusNode as Scalar, status));
   const stamp = touchUpdatedAt(item, now);
   if (stamp) edits.push(stamp);
-  writeFileAtomic(path, applyEdits(text, edits));
+  const out = applyEdits(text, edits);
+  // Never write a file that does not say exactly what we meant.
+  let after: Registry | null = null;
+  try {
+    after = parseRegistry(out, path);
+  } catch { /* reported below */ }
+  if (!after || findIntent(after, id)?.status !== status) {
+    throw new IntentError('WRITE_FAILED', `Could not set the status of ${id} to ${status} in ${path} without changing its meaning; the file was left as it was. Set it by hand.`, { path, intent: id, status });
+  }
+  writeFileAtomic(path, out);
+  rememberRegistry(path, out, after);
   return true;
 }
 
@@ -44,8 +62,8 @@ export function addScopeGlobs(path: string, id: string, globs: readonly string[]
   const added = [...new Set(globs)].filter((g) => !before.includes(g));
   if (added.length === 0) return [];
   const seq = item.get('owned_scope', true) as unknown;
-  const last = isSeq(seq) ? (seq.items[seq.items.length - 1] as Node | undefined) : undefined;
-  if (!isSeq(seq) || !isScalar(last) || !last.range || !seq.range) {
+  const last = Y().isSeq(seq) ? (seq.items[seq.items.length - 1] as Node | undefined) : undefined;
+  if (!Y().isSeq(seq) || !Y().isScalar(last) || !last.range || !seq.range) {
     throw new IntentError('REGISTRY_INVALID', `Cannot widen ${id} in ${path}: its owned_scope is not a list of globs that can be appended to. Add ${added.join(', ')} by hand.`, { path, intent: id });
   }
   const nl = text.includes('\r\n') ? '\r\n' : '\n';
@@ -71,11 +89,13 @@ export function addScopeGlobs(path: string, id: string, globs: readonly string[]
   if (stamp) edits.push(stamp);
   const out = applyEdits(text, edits);
   // Never write a file that does not say exactly what we meant.
-  const after = parseRegistry(out, path).intents.find((i) => i.id === id)?.owned_scope;
+  const validated = parseRegistry(out, path);
+  const after = validated.intents.find((i) => i.id === id)?.owned_scope;
   if (!after || JSON.stringify(after) !== JSON.stringify([...before, ...added])) {
     throw new IntentError('WRITE_FAILED', `Could not append ${added.join(', ')} to the owned_scope of ${id} in ${path} without changing its meaning; the file was left as it was. Add the globs by hand.`, { path, intent: id, globs: added });
   }
   writeFileAtomic(path, out);
+  rememberRegistry(path, out, validated);
   return added;
 }
 
@@ -85,19 +105,62 @@ interface Edit {
   text: string;
 }
 
+/**
+ * setIntentStatus without YAML: the spans of the status and updated_at values come from the
+ * validated parse of exactly this text (the registry cache is keyed by its bytes), and the new
+ * values (a status name, an RFC 3339 time) are written in the same quoting, where each reads back
+ * as itself, so the file's meaning changes in those two values only. The new text's registry
+ * and spans are derived, not parsed, and cached for the next reader.
+ */
+function setStatusAtSpans(path: string, text: string, registry: Registry, id: string, spans: NonNullable<Registry['spans']>[string], status: IntentStatus, now: Date): void {
+  const stamp = stampOf(now);
+  const edits: Edit[] = [{ start: spans.status.start, end: spans.status.end, text: quoteAs(spans.status, status) }];
+  if (spans.updated_at) edits.push({ start: spans.updated_at.start, end: spans.updated_at.end, text: quoteAs(spans.updated_at, stamp) });
+  const out = applyEdits(text, edits);
+  const intents = registry.intents.map((i) => (i.id === id ? { ...i, status, ...(spans.updated_at ? { updated_at: stamp } : {}) } : i));
+  writeFileAtomic(path, out);
+  rememberRegistry(path, out, { path, intents, spans: shiftSpans(registry.spans ?? {}, edits) });
+}
+
+function quoteAs(span: ScalarSpan, value: string): string {
+  return span.style === 'QUOTE_SINGLE' ? `'${value}'` : span.style === 'QUOTE_DOUBLE' ? JSON.stringify(value) : value;
+}
+
+/** Every span moved by the edits before it; an edited span now covers its new text. */
+function shiftSpans(spans: StatusSpans, edits: Edit[]): StatusSpans {
+  const move = (sp: ScalarSpan): ScalarSpan => {
+    let start = sp.start;
+    let end = sp.end;
+    for (const e of edits) {
+      const delta = e.text.length - (e.end - e.start);
+      if (e.start === sp.start && e.end === sp.end) end += delta;
+      else if (e.end <= sp.start) {
+        start += delta;
+        end += delta;
+      }
+    }
+    return { start, end, style: sp.style };
+  };
+  return Object.fromEntries(Object.entries(spans).map(([k, v]) => [k, { status: move(v.status), ...(v.updated_at ? { updated_at: move(v.updated_at) } : {}) }]));
+}
+
+function stampOf(now: Date): string {
+  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
 function openIntent(path: string, id: string): { text: string; item: YAMLMap; registry: ReturnType<typeof parseRegistry> } {
   const text = readFileSync(path, 'utf8');
   const registry = parseRegistry(text, path); // refuse to edit a file that does not validate
-  const doc = parseDocument(text);
-  const list = isMap(doc.contents) ? doc.contents.get('active_intents', true) : undefined;
-  const item = isSeq(list) ? list.items.find((it) => isMap(it) && it.get('id') === id) : undefined;
-  if (!isMap(item)) throw new IntentError('UNKNOWN_INTENT', `Intent ${id} is not in ${path}.`, { intent: id, path });
+  const doc = Y().parseDocument(text);
+  const list = Y().isMap(doc.contents) ? doc.contents.get('active_intents', true) : undefined;
+  const item = Y().isSeq(list) ? list.items.find((it) => Y().isMap(it) && it.get('id') === id) : undefined;
+  if (!Y().isMap(item)) throw new IntentError('UNKNOWN_INTENT', `Intent ${id} is not in ${path}.`, { intent: id, path });
   return { text, item, registry };
 }
 
 function touchUpdatedAt(item: YAMLMap, now: Date): Edit | null {
   const updated = item.get('updated_at', true) as Node | undefined;
-  return isScalar(updated) ? replaceScalar(updated, now.toISOString().replace(/\.\d{3}Z$/, 'Z')) : null;
+  return Y().isScalar(updated) ? replaceScalar(updated, stampOf(now)) : null;
 }
 
 function replaceScalar(node: Scalar, value: string): Edit {
@@ -118,22 +181,22 @@ function indentOf(text: string, at: number): string {
 }
 
 function formatLike(node: Scalar, value: string): string {
-  if (node.type === Scalar.QUOTE_SINGLE) return `'${value}'`;
-  if (node.type === Scalar.QUOTE_DOUBLE) return JSON.stringify(value);
-  return /^[A-Za-z0-9_.:+-]+$/.test(value) && parse(value) === value ? value : JSON.stringify(value);
+  if (node.type === Y().Scalar.QUOTE_SINGLE) return `'${value}'`;
+  if (node.type === Y().Scalar.QUOTE_DOUBLE) return JSON.stringify(value);
+  return /^[A-Za-z0-9_.:+-]+$/.test(value) && Y().parse(value) === value ? value : JSON.stringify(value);
 }
 
 /** A glob written in the style of `like`: single or double quotes, or plain where YAML reads it back unchanged. */
 function quoteLike(like: Scalar, value: string, flow: boolean): string {
-  if (like.type === Scalar.QUOTE_SINGLE) return `'${value.replace(/'/g, "''")}'`;
-  if (like.type === Scalar.PLAIN && plainIsSafe(value, flow)) return value;
+  if (like.type === Y().Scalar.QUOTE_SINGLE) return `'${value.replace(/'/g, "''")}'`;
+  if (like.type === Y().Scalar.PLAIN && plainIsSafe(value, flow)) return value;
   return JSON.stringify(value);
 }
 
 function plainIsSafe(value: string, flow: boolean): boolean {
   if (value !== value.trim() || /[#\r\n\t]|: |:$/.test(value)) return false;
   try {
-    const back = parse(flow ? `[${value}]` : `- ${value}`, { logLevel: 'error' }) as unknown;
+    const back = Y().parse(flow ? `[${value}]` : `- ${value}`, { logLevel: 'error' }) as unknown;
     return Array.isArray(back) && back.length === 1 && back[0] === value;
   } catch {
     return false;

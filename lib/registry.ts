@@ -10,10 +10,12 @@ import { TOOL_VERSION } from './version.js';
 
 // The yaml package is loaded only when a registry must really be parsed: hooks read the
 // validated registry from a cache keyed by the file's bytes (see loadRegistry).
-let yamlModule: typeof import('yaml') | null = null;
-function y(): typeof import('yaml') {
-  return (yamlModule ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'));
+let yamlLoaded: typeof import('yaml') | null = null;
+/** The yaml package, loaded on first use (everything that parses YAML calls this, see scripts/bundle.mjs). */
+export function yamlModule(): typeof import('yaml') {
+  return (yamlLoaded ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'));
 }
+const y = yamlModule;
 
 /** The lifecycle states an intent can be in. */
 export const STATUSES = ['PENDING', 'IN_PROGRESS', 'BLOCKED', 'COMPLETED', 'ABANDONED'] as const;
@@ -54,7 +56,23 @@ export const BUDGET_KEYS = ['max_commits', 'max_changed_lines', 'expires_at'] as
 export interface Registry {
   path: string;
   intents: Intent[];
+  /** Where each intent's status (and updated_at) value is in the file's text: see StatusSpans. */
+  spans?: StatusSpans;
 }
+
+/** A scalar value's place in the registry text (UTF-16 offsets, quotes included) and its quoting. */
+export interface ScalarSpan {
+  start: number;
+  end: number;
+  style: 'PLAIN' | 'QUOTE_SINGLE' | 'QUOTE_DOUBLE';
+}
+
+/**
+ * Per intent id, the spans of its one-line `status` and `updated_at` values (an intent whose
+ * values are not both one-line plain or quoted scalars has none): with them the registry edit
+ * sets a status without parsing the YAML again (lib/registry-edit.ts).
+ */
+export type StatusSpans = Record<string, { status: ScalarSpan; updated_at?: ScalarSpan }>;
 
 /** One thing wrong with the registry, located as precisely as the YAML allows. */
 export interface RegistryProblem {
@@ -72,8 +90,8 @@ const KNOWN_FIELDS = [
   'assigned_agent', 'related_specs', 'created_at', 'updated_at', 'acceptance_checks', 'budget',
 ];
 
-/** Reads and validates a registry file; throws REGISTRY_MISSING or REGISTRY_INVALID. */
-export function loadRegistry(path: string): Registry {
+/** Reads a registry file and validates it: its text and the registry (REGISTRY_MISSING, REGISTRY_INVALID). */
+export function readRegistry(path: string): { text: string; registry: Registry } {
   if (!existsSync(path)) {
     throw new IntentError('REGISTRY_MISSING', `No intent registry at ${path}. Run \`intent init\` to create one.`, { path });
   }
@@ -83,21 +101,41 @@ export function loadRegistry(path: string): Registry {
   } catch (e) {
     throw new IntentError('REGISTRY_INVALID', `Cannot read the intent registry ${path}: ${(e as Error).message}. It must be a readable YAML file.`, { path });
   }
-  const key = createHash('sha256').update(`${TOOL_VERSION}\0${text}`).digest('hex');
+  return { text, registry: registryOfText(path, text) };
+}
+
+/** Reads and validates a registry file; throws REGISTRY_MISSING or REGISTRY_INVALID. */
+export function loadRegistry(path: string): Registry {
+  return readRegistry(path).registry;
+}
+
+function registryOfText(path: string, text: string): Registry {
   const cache = cacheFile(path);
   if (cache) {
     try {
-      const hit = JSON.parse(readFileSync(cache, 'utf8')) as { key?: string; intents?: Intent[] };
-      if (hit.key === key && Array.isArray(hit.intents)) return { path, intents: hit.intents };
+      const hit = JSON.parse(readFileSync(cache, 'utf8')) as { key?: string; intents?: Intent[]; spans?: StatusSpans };
+      if (hit.key === cacheKey(text) && Array.isArray(hit.intents)) return { path, intents: hit.intents, ...(hit.spans ? { spans: hit.spans } : {}) };
     } catch { /* no cache yet */ }
   }
   const registry = parseRegistry(text, path);
-  if (cache) {
-    try {
-      writeFileAtomic(cache, JSON.stringify({ key, intents: registry.intents }));
-    } catch { /* a cache only: never fail for it */ }
-  }
+  rememberRegistry(path, text, registry);
   return registry;
+}
+
+/**
+ * Caches `registry`, validated from `text`, for the next `loadRegistry` of `path` (the registry
+ * edits call it after writing, so the next hook does not have to parse the file again).
+ */
+export function rememberRegistry(path: string, text: string, registry: Registry): void {
+  const cache = cacheFile(path);
+  if (!cache) return;
+  try {
+    writeFileAtomic(cache, JSON.stringify({ key: cacheKey(text), intents: registry.intents, spans: registry.spans }));
+  } catch { /* a cache only: never fail for it */ }
+}
+
+function cacheKey(text: string): string {
+  return createHash('sha256').update(`${TOOL_VERSION}\0${text}`).digest('hex');
 }
 
 /**
@@ -115,9 +153,9 @@ function cacheFile(path: string): string | null {
 
 /** Validates registry text; every problem is reported at once, with file, line, intent and field. */
 export function parseRegistry(text: string, path: string): Registry {
-  const { intents, problems } = checkRegistry(text);
+  const { intents, problems, spans } = checkRegistry(text);
   if (problems.length) throw registryError(path, problems);
-  return { path, intents };
+  return { path, intents, spans };
 }
 
 /** Formats problems as one REGISTRY_INVALID error. */
@@ -136,7 +174,7 @@ export function registryError(path: string, problems: RegistryProblem[]): Intent
 }
 
 /** Pure validation: returns the intents it could read and every problem found. */
-export function checkRegistry(text: string): { intents: Intent[]; problems: RegistryProblem[] } {
+export function checkRegistry(text: string): { intents: Intent[]; problems: RegistryProblem[]; spans: StatusSpans } {
   const lc = new (y().LineCounter)();
   const doc = y().parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true });
   const problems: RegistryProblem[] = [];
@@ -150,12 +188,12 @@ export function checkRegistry(text: string): { intents: Intent[]; problems: Regi
       const pos = lc.linePos(e.pos[0]);
       problems.push({ line: pos.line, column: pos.col, message: `YAML syntax error: ${e.message.split('\n')[0]}` });
     }
-    return { intents: [], problems };
+    return { intents: [], problems, spans: {} };
   }
   const root = doc.contents;
   if (!y().isMap(root)) {
     problems.push({ ...at(root), message: 'the file must be a mapping with an `active_intents:` list at the top' });
-    return { intents: [], problems };
+    return { intents: [], problems, spans: {} };
   }
   for (const pair of root.items) {
     const key = y().isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
@@ -164,16 +202,17 @@ export function checkRegistry(text: string): { intents: Intent[]; problems: Regi
   const listNode = root.get('active_intents', true) as Node | undefined;
   if (!root.has('active_intents')) {
     problems.push({ ...at(root), message: 'missing the `active_intents:` list' });
-    return { intents: [], problems };
+    return { intents: [], problems, spans: {} };
   }
   if (listNode === undefined || listNode === null || (y().isScalar(listNode) && listNode.value === null)) {
-    return { intents: [], problems };
+    return { intents: [], problems, spans: {} };
   }
   if (!y().isSeq(listNode)) {
     problems.push({ ...at(listNode), field: 'active_intents', message: 'must be a list of intents' });
-    return { intents: [], problems };
+    return { intents: [], problems, spans: {} };
   }
   const intents: Intent[] = [];
+  const spans: StatusSpans = {};
   const seen = new Map<string, number | undefined>();
   listNode.items.forEach((item, i) => {
     const label = `active_intents[${i}]`;
@@ -190,8 +229,19 @@ export function checkRegistry(text: string): { intents: Intent[]; problems: Regi
     }
     seen.set(intent.id, at(item.get('id', true) as Node).line);
     intents.push(intent);
+    const status = spanOf(text, item.get('status', true));
+    const updated = spanOf(text, item.get('updated_at', true));
+    if (status && (updated || !item.has('updated_at'))) spans[intent.id] = { status, ...(updated ? { updated_at: updated } : {}) };
   });
-  return { intents, problems };
+  return { intents, problems, spans };
+}
+
+function spanOf(text: string, node: unknown): ScalarSpan | null {
+  if (!y().isScalar(node) || !node.range) return null;
+  const style = node.type;
+  if (style !== 'PLAIN' && style !== 'QUOTE_SINGLE' && style !== 'QUOTE_DOUBLE') return null;
+  const [start, end] = node.range;
+  return /[\r\n]/.test(text.slice(start, end)) ? null : { start, end, style };
 }
 
 type At = (node: Node | null | undefined) => { line?: number; column?: number };

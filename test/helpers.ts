@@ -7,7 +7,7 @@ import { afterEach } from 'vitest';
 
 /** The package root (where dist/ and templates/ are). */
 export const PKG_ROOT = fileURLToPath(new URL('..', import.meta.url));
-export const CLI = join(PKG_ROOT, 'dist', 'cli', 'main.js');
+export const CLI = join(PKG_ROOT, 'dist', 'bin', 'intent.js');
 
 export interface Run {
   status: number;

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkoutIntent, git, governedRepo, intent, noteOf, run, tempDir, writeFiles } from '../helpers.js';
@@ -276,6 +276,38 @@ describe('intent checkout', () => {
     expect(r.stdout).toBe('');
     expect(existsSync(join(dirname(repo), 'empty.worktrees', 'INT-001'))).toBe(false);
     expect(registryText(repo)).toBe(REGISTRY);
+  });
+
+  it('a worktree folder deleted by hand is pruned: the next checkout makes it again on the same branch, keeping its commits', () => {
+    const repo = repoWithRegistry();
+    const wt = checkoutIntent(repo, 'INT-001');
+    writeFiles(wt, { 'src/auth/kept.ts': 'kept\n' });
+    git(wt, 'add', '-A');
+    git(wt, 'commit', '-q', '-m', 'work to keep');
+    const tip = git(wt, 'rev-parse', 'HEAD').trim();
+    rmSync(wt, { recursive: true, force: true });
+    const r = intent(repo, ['checkout', 'INT-001', '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toStrictEqual({ intent: 'INT-001', path: wt, branch: 'intent/INT-001', created: true });
+    expect(git(wt, 'rev-parse', 'HEAD').trim()).toBe(tip);
+    expect(readFileSync(join(wt, 'src', 'auth', 'kept.ts'), 'utf8')).toBe('kept\n');
+    expect(git(repo, 'worktree', 'list', '--porcelain')).not.toContain('prunable');
+    // and the recreated worktree is governed by its intent again
+    writeFiles(wt, { 'src/auth/more.ts': 'more\n' });
+    git(wt, 'add', '-A');
+    git(wt, 'commit', '-q', '-m', 'more');
+    expect(noteOf(wt)!.record.metadata['dev.intent'].intent_id).toBe('INT-001');
+  });
+
+  it("the registry edit refreshes the registry cache: the next hook reads the new status without a stale answer", () => {
+    const repo = repoWithRegistry();
+    checkoutIntent(repo, 'INT-002');
+    const cache = JSON.parse(readFileSync(join(repo, '.git', 'intent', 'registry.json'), 'utf8')) as { intents: { id: string; status: string }[] };
+    expect(cache.intents.find((i) => i.id === 'INT-002')!.status).toBe('IN_PROGRESS');
+    expect(registryText(repo)).toMatch(/status: 'IN_PROGRESS'/);
+    const st = intent(repo, ['status', '--json']);
+    expect(st.status, st.stderr).toBe(0);
+    expect(st.stdout).toContain('INT-002');
   });
 
   it('outside a repository: a clear refusal', () => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI, git, ledgerLines, noteOf, run, tempDir } from '../helpers.js';
 
-// `intent demo` as a user runs it: `node dist/cli/main.js demo`.
+// `intent demo` as a user runs it: `node dist/bin/intent.js demo`.
 
 const demoDirs = (dir: string) => readdirSync(dir).filter((f) => f.startsWith('intent-demo-'));
 const SCOPE_LINE = 'Scope Violation: INT-001 is not authorized to edit src/billing/invoice.ts';

@@ -1,8 +1,8 @@
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { addScopeGlobs } from '../../lib/registry-edit.js';
-import { checkRegistry } from '../../lib/registry.js';
+import { addScopeGlobs, setIntentStatus } from '../../lib/registry-edit.js';
+import { checkRegistry, loadRegistry, parseRegistry } from '../../lib/registry.js';
 import { tempDir } from '../helpers.js';
 
 // addScopeGlobs: appends globs to an intent's owned_scope, byte-surgically.
@@ -129,5 +129,55 @@ describe('addScopeGlobs', () => {
     writeFileSync(file, bad);
     expect(() => addScopeGlobs(file, 'INT-001', ['a/**'], NOW)).toThrowError(expect.objectContaining({ code: 'REGISTRY_INVALID' }));
     expect(readFileSync(file, 'utf8')).toBe(bad);
+  });
+});
+
+// setIntentStatus has two ways: with a fresh registry cache it edits at the cached spans without
+// parsing YAML; without one it parses. Both must write the same bytes, and the registry and
+// spans it caches for the new text must be what a parse of that text gives.
+describe('setIntentStatus: the cached-span edit equals the parsing edit', () => {
+  /** A registry file at <dir>/.orchestration/active_intents.yaml; `cached`: with <dir>/.git/intent (so the cache is used). */
+  function registryFile(text: string, cached: boolean): string {
+    const dir = tempDir();
+    mkdirSync(join(dir, '.orchestration'));
+    if (cached) mkdirSync(join(dir, '.git', 'intent'), { recursive: true });
+    const file = join(dir, '.orchestration', 'active_intents.yaml');
+    writeFileSync(file, text);
+    return file;
+  }
+  const CRLF = MIXED.replace(/\n/g, '\r\n');
+  const UNICODE = MIXED.replace('name: "JWT Authentication Migration"', 'name: "Ünïcødé 😀 naïve"').replace('name: Docs', 'name: Döcs ✓');
+
+  for (const [label, text] of [['mixed styles', MIXED], ['CRLF', CRLF], ['non-ASCII before the edits', UNICODE]] as const) {
+    it(`${label}: every intent, two edits in a row, same bytes both ways; the cache equals a fresh parse`, () => {
+      const ids = checkRegistry(text).intents.map((i) => i.id);
+      expect(ids.length).toBeGreaterThan(4);
+      for (const id of ids) {
+        const fast = registryFile(text, true);
+        const slow = registryFile(text, false);
+        loadRegistry(fast); // fills the cache: the next edit takes the span way
+        expect(loadRegistry(fast).spans?.[id]).toBeDefined();
+        for (const status of ['COMPLETED', 'ABANDONED'] as const) {
+          expect(setIntentStatus(fast, id, status, NOW)).toBe(true);
+          expect(setIntentStatus(slow, id, status, NOW)).toBe(true);
+          const after = readFileSync(fast, 'utf8');
+          expect(after).toBe(readFileSync(slow, 'utf8'));
+          const parsed = parseRegistry(after, fast);
+          expect(parsed.intents.find((i) => i.id === id)!.status).toBe(status);
+          // the cache hit (no parse) returns exactly what parsing the new text returns
+          const cachedNow = loadRegistry(fast);
+          expect(cachedNow).toStrictEqual(parsed);
+        }
+        expect(setIntentStatus(fast, id, 'ABANDONED', NOW)).toBe(false);
+      }
+    });
+  }
+
+  it('a status written as a block scalar has no span; an edit that cannot keep the meaning is refused and writes nothing', () => {
+    const multi = 'active_intents:\n  - id: B\n    name: b\n    status: >-\n      PENDING\n    owned_scope: [b/**]\n';
+    const file = registryFile(multi, true);
+    expect(loadRegistry(file).spans?.B).toBeUndefined();
+    expect(() => setIntentStatus(file, 'B', 'IN_PROGRESS', NOW)).toThrowError(expect.objectContaining({ code: 'WRITE_FAILED' }));
+    expect(readFileSync(file, 'utf8')).toBe(multi);
   });
 });
