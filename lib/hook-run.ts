@@ -21,6 +21,33 @@ export async function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv,
       } catch (e) {
         return { code: 1, stderr: `${describe(e)}\nintent: commit blocked.\n` };
       }
+    case 'pre-merge-commit':
+      // `git merge` making a merge commit: the same check as pre-commit, on the merge's changes
+      // against the first parent; then post-merge records the merge commit.
+      try {
+        const { checkMergeCommit } = await import('./merge.js');
+        const r = await checkMergeCommit(cwd, env);
+        return { code: 0, stderr: r.governed && r.warnings.length ? r.warnings.join('\n') + '\n' : '' };
+      } catch (e) {
+        return {
+          code: 1,
+          stderr: `${describe(e)}\nintent: merge commit blocked. A merge in an intent worktree is a commit of its intent: its changes against the ` +
+            'first parent must stay inside the scope. To bring another branch\'s work in, rebase onto it instead (git merge --abort && git rebase <branch>): ' +
+            'each commit is then checked and recorded on its own.\n',
+        };
+      }
+    case 'post-merge':
+      try {
+        const { recordMerge } = await import('./merge.js');
+        recordMerge(cwd, env, args[0] === '1');
+        return { code: 0, stderr: '' };
+      } catch (e) {
+        return {
+          code: 0,
+          stderr: `intent: WARNING: the merge commit was made but its trace note was NOT recorded:\n${describe(e)}\n` +
+            'intent: `intent verify` reports commits without a note; `intent repair` records them.\n',
+        };
+      }
     case 'commit-msg':
       try {
         const { checkMutationClaim } = await import('./mutation-claim.js');
@@ -31,9 +58,8 @@ export async function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv,
       }
     case 'post-commit':
       try {
-        const { recordCommit } = await import('./postcommit.js');
-        recordCommit(cwd, env);
-        return { code: 0, stderr: '' };
+        const { recordCommit, bypassWarning } = await import('./postcommit.js');
+        return { code: 0, stderr: bypassWarning(recordCommit(cwd, env)) };
       } catch (e) {
         return {
           code: 0,

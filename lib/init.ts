@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { installAgentConfig, type AgentConfigResult } from './agent-config.js';
 import { IntentError } from './errors.js';
 import { gitRaw, git } from './git.js';
-import { HOOKS, hookTargets, installHook, installRunner, type HookInstall } from './install.js';
+import { HOOKS, hookTargets, installHook, installRunner, worktreeHooksDir, writeWorktreeHooks, type HookInstall } from './install.js';
 import { openRepo, type Repo } from './repo.js';
 import { addNotesFetchRefspecs } from './sync.js';
 import { NOTES_REF, PKG_ROOT } from './version.js';
@@ -58,6 +58,8 @@ export function init(cwd: string, opts: { agents?: string[] } = {}): InitResult 
   }
   mkdirSync(targets.dir, { recursive: true });
   const hooks = HOOKS.map((h) => installHook(targets.dir, h, targets.where));
+  // Intent worktrees made by an earlier version get this version's hooks too.
+  if (worktreeHooksDir(repo)) writeWorktreeHooks(repo);
   const config = [...configureNotes(repo), ...addNotesFetchRefspecs(repo)];
   const agents = [...new Set(opts.agents ?? [])].map((a) => installAgentConfig(repo, a));
   const changed = created.length > 0 || runnerChanged || config.length > 0 || hooks.some((h) => h.action !== 'unchanged')

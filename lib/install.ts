@@ -6,7 +6,7 @@ import { stateDir, type Repo } from './repo.js';
 import { PKG_ROOT } from './version.js';
 
 /** The hooks `intent init` installs. */
-export const HOOKS = ['pre-commit', 'commit-msg', 'post-commit', 'post-rewrite', 'pre-push'] as const;
+export const HOOKS = ['pre-commit', 'commit-msg', 'post-commit', 'pre-merge-commit', 'post-merge', 'post-rewrite', 'pre-push'] as const;
 
 /** Hooks that read standard input: ours must buffer it so the hooks chained after it get it too. */
 const STDIN_HOOKS = new Set(['post-rewrite', 'pre-push', 'reference-transaction', 'pre-receive', 'post-receive']);
@@ -118,6 +118,22 @@ function block(hook: string, where: HookDirKind): string {
  * `.husky/_` is git-ignored) or edited by the agent.
  */
 export function installWorktreeHooks(repo: Repo, worktree: string): string {
+  const dir = writeWorktreeHooks(repo);
+  if (git(['config', '--bool', '--default', 'false', '--get', 'extensions.worktreeConfig'], { cwd: repo.mainRoot }).trim() !== 'true') {
+    git(['config', 'extensions.worktreeConfig', 'true'], { cwd: repo.mainRoot });
+  }
+  git(['config', '--worktree', 'core.hooksPath', dir], { cwd: worktree });
+  return dir;
+}
+
+/** The hook folder of intent worktrees, if `intent checkout` ever made it. */
+export function worktreeHooksDir(repo: Repo): string | null {
+  const dir = join(stateDir(repo), 'hooks');
+  return existsSync(dir) ? dir : null;
+}
+
+/** Writes (or brings up to date) the hooks of the intent worktrees' hook folder; returns the folder. */
+export function writeWorktreeHooks(repo: Repo): string {
   const dir = join(stateDir(repo), 'hooks');
   const orig = git(['rev-parse', '--path-format=absolute', '--git-path', 'hooks'], { cwd: repo.mainRoot }).trim();
   const runner = join(stateDir(repo), 'bin', 'hook');
@@ -132,10 +148,6 @@ export function installWorktreeHooks(repo: Repo, worktree: string): string {
       .replace('@ORIG@', () => shQuote(orig));
     writeIfChanged(join(dir, hook), text, 0o755);
   }
-  if (git(['config', '--bool', '--default', 'false', '--get', 'extensions.worktreeConfig'], { cwd: repo.mainRoot }).trim() !== 'true') {
-    git(['config', 'extensions.worktreeConfig', 'true'], { cwd: repo.mainRoot });
-  }
-  git(['config', '--worktree', 'core.hooksPath', dir], { cwd: worktree });
   return dir;
 }
 

@@ -366,6 +366,11 @@ function str(item: YAMLMap, key: string, required: boolean, add: Add): string | 
     add(node, key, `must be a non-empty string, got ${show(y().isScalar(node) ? v : node)}`);
     return undefined;
   }
+  // One line of printable text: it is printed in notes' summary lines, status tables and hook messages.
+  if (/[\x00-\x1f\x7f]/.test(v)) {
+    add(node, key, `must be one line of printable text, got ${JSON.stringify(v)} (line breaks, tabs and control characters are not allowed)`);
+    return undefined;
+  }
   return v;
 }
 

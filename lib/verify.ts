@@ -211,6 +211,9 @@ function listCommits(repo: Where, revs: string[], notes: Map<string, string>): C
     { cwd: repo.root },
   );
   if (res.status !== 0) {
+    // A repository without commits has nothing to verify (HEAD is unborn): not a usage error.
+    if (revs.length === 1 && revs[0] === 'HEAD' && gitRaw(['rev-parse', '--verify', '--quiet', 'HEAD'], { cwd: repo.root }).status !== 0 &&
+      gitRaw(['rev-list', '-n', '1', '--all'], { cwd: repo.root }).stdout.trim() === '') return [];
     throw new IntentError('USAGE', `cannot list the commits of ${revs.join(' ')}: ${res.stderr.trim()}`, { range: revs });
   }
   const out: CommitInfo[] = [];

@@ -25,6 +25,15 @@ export const cliCases: Case[] = [
     ],
   },
   {
+    name: 'intent verify in a repository without commits: nothing to verify, exit 0; a range there is still a usage error',
+    setup: { repo: 'empty' },
+    steps: [
+      { intent: ['init'], expect: {} },
+      { intent: ['verify', '--json', '--no-ledger'], expect: { stdoutContains: ['"commits": 0', '"findings": []'] } },
+      { intent: ['verify', 'main..HEAD'], expect: { exit: 2, stderrContains: ['cannot list the commits of main..HEAD'] } },
+    ],
+  },
+  {
     name: 'intent verify: a range that does not resolve, an option smuggled as a range',
     steps: [
       { intent: ['verify', 'nope..HEAD'], expect: { exit: 2, stderrContains: ["cannot list the commits of nope..HEAD"] } },

@@ -20,6 +20,20 @@ export const historyCases: Case[] = [
     ],
   },
   {
+    name: 'git merge making the merge commit itself (pre-merge-commit, post-merge): checked, and recorded against the first parent',
+    steps: [
+      { git: ['switch', '-q', '-c', 'side'] },
+      { write: { 'src/a.ts': 'export const a = 2;\n' } },
+      { commit: ['-q', '-a', '-m', 'on side'], expect: { ranges: { 'src/a.ts': [[1, 1]] } } },
+      { git: ['switch', '-q', 'intent/INT-001'] },
+      { write: { 'src/b.ts': 'one\ntwo\nthree\nfour\n' } },
+      { commit: ['-q', '-a', '-m', 'on the intent branch'], expect: { ranges: { 'src/b.ts': [[4, 4]] } } },
+      { git: ['merge', '-q', '--no-ff', '-m', 'merge side', 'side'] },
+      { git: ['notes', '--ref=intents', 'show', 'HEAD'], expect: { stdoutContains: ['INT-001 ', '1 file, 1 range', '"path":"src/a.ts"'] } },
+      { verify: [] },
+    ],
+  },
+  {
     name: 'detached HEAD in an intent worktree: still governed by its intent',
     steps: [
       { git: ['checkout', '-q', '--detach'] },

@@ -253,6 +253,13 @@ export const registryCases: Case[] = [
     ],
   },
   {
+    name: 'control characters in a name (a line break would split the note summary line): refused with file:line',
+    setup: { registry: one('    name: "two\\nlines \\u001b[31mred"\n    status: "PENDING"\n    owned_scope: ["src/**"]\n'), checkout: false },
+    steps: [
+      { intent: CHECKOUT, expect: { exit: 1, stderrContains: [INVALID, '{reg}:3:11', 'intent INT-001, field name: must be one line of printable text'] } },
+    ],
+  },
+  {
     name: '10 000 intents',
     setup: { registry: tenThousand(), checkout: false },
     timeout: 150,

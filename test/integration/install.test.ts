@@ -174,7 +174,7 @@ describe('intent init', () => {
     expect(json.created).toEqual([]);
     expect(json.runnerChanged).toBe(false);
     expect(json.config).toEqual([]);
-    expect(json.hooks.map((h: { action: string }) => h.action)).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged', 'unchanged']);
+    expect(json.hooks.map((h: { action: string }) => h.action)).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged', 'unchanged', 'unchanged', 'unchanged']);
     expect(snapshot()).toEqual(before);
     expect(git(repo, 'config', '--list', '--local')).toBe(config);
   });
@@ -348,7 +348,7 @@ describe('core.hooksPath', () => {
 
     const out = initJson(repo);
     expect(out.hooksDir).toBe(join(repo, '.githooks'));
-    expect(out.hooks.map((h: { file: string }) => h.file)).toEqual([join(repo, '.githooks', 'pre-commit'), join(repo, '.githooks', 'commit-msg'), join(repo, '.githooks', 'post-commit'), join(repo, '.githooks', 'post-rewrite'), join(repo, '.githooks', 'pre-push')]);
+    expect(out.hooks.map((h: { file: string }) => h.file)).toEqual([join(repo, '.githooks', 'pre-commit'), join(repo, '.githooks', 'commit-msg'), join(repo, '.githooks', 'post-commit'), join(repo, '.githooks', 'pre-merge-commit'), join(repo, '.githooks', 'post-merge'), join(repo, '.githooks', 'post-rewrite'), join(repo, '.githooks', 'pre-push')]);
     expect(existsSync(join(repo, '.git', 'hooks', 'pre-commit'))).toBe(false);
     expect(readFileSync(join(repo, '.githooks', 'pre-commit'), 'utf8')).toContain(BEGIN);
     expect(initJson(repo).changed).toBe(false);
@@ -440,7 +440,7 @@ describe('husky v9', () => {
 
     const out = initJson(repo);
     expect(out.hooksDir).toBe(join(repo, '.husky'));
-    expect(out.hooks.map((x: { file: string }) => x.file)).toEqual([join(repo, '.husky', 'pre-commit'), join(repo, '.husky', 'commit-msg'), join(repo, '.husky', 'post-commit'), join(repo, '.husky', 'post-rewrite'), join(repo, '.husky', 'pre-push')]);
+    expect(out.hooks.map((x: { file: string }) => x.file)).toEqual([join(repo, '.husky', 'pre-commit'), join(repo, '.husky', 'commit-msg'), join(repo, '.husky', 'post-commit'), join(repo, '.husky', 'pre-merge-commit'), join(repo, '.husky', 'post-merge'), join(repo, '.husky', 'post-rewrite'), join(repo, '.husky', 'pre-push')]);
     const user = readFileSync(join(repo, '.husky', 'pre-commit'), 'utf8');
     expect(user.startsWith(BEGIN)).toBe(true);
     expect(user.endsWith(`${END}\necho husky-user-hook >> '${marker}'\n`)).toBe(true);

@@ -249,9 +249,9 @@ describe('checkRegistry: a valid registry', () => {
   });
 
   it('treats `active_intents: []` and `active_intents:` (null) as valid and empty', () => {
-    expect(checkRegistry('active_intents: []\n')).toEqual({ intents: [], problems: [] });
-    expect(checkRegistry('active_intents:\n')).toEqual({ intents: [], problems: [] });
-    expect(checkRegistry('# header\nactive_intents:   # none yet\n')).toEqual({ intents: [], problems: [] });
+    expect(checkRegistry('active_intents: []\n')).toEqual({ intents: [], problems: [], spans: {} });
+    expect(checkRegistry('active_intents:\n')).toEqual({ intents: [], problems: [], spans: {} });
+    expect(checkRegistry('# header\nactive_intents:   # none yet\n')).toEqual({ intents: [], problems: [], spans: {} });
   });
 
   it('reads CRLF files with the same lines', () => {
@@ -332,7 +332,10 @@ describe('parseRegistry and registryError', () => {
   });
 
   it('returns the registry when there is nothing wrong', () => {
-    expect(parseRegistry(FULL, path)).toEqual({ path, intents: checkRegistry(FULL).intents });
+    const { intents, spans } = checkRegistry(FULL);
+    expect(parseRegistry(FULL, path)).toEqual({ path, intents, spans });
+    // the spans point at each intent's status value in the text
+    for (const i of intents) expect(FULL.slice(spans[i.id].status.start, spans[i.id].status.end).replace(/^["']|["']$/g, '')).toBe(i.status);
   });
 
   it('formats problems without a line, intent or field, and counts one problem in the singular', () => {
