@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isUtf8 } from 'node:buffer';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -95,11 +96,19 @@ export function readRegistry(path: string): { text: string; registry: Registry }
   if (!existsSync(path)) {
     throw new IntentError('REGISTRY_MISSING', `No intent registry at ${path}. Run \`intent init\` to create one.`, { path });
   }
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, 'utf8');
+    bytes = readFileSync(path);
   } catch (e) {
     throw new IntentError('REGISTRY_INVALID', `Cannot read the intent registry ${path}: ${(e as Error).message}. It must be a readable YAML file.`, { path });
+  }
+  const text = bytes.toString('utf8');
+  // YAML is Unicode text; decoding other bytes would change them (and an edit would write the change back).
+  if (!isUtf8(bytes)) {
+    const at = text.indexOf('\uFFFD');
+    const line = text.slice(0, at).split('\n').length;
+    const column = at - text.lastIndexOf('\n', at - 1);
+    throw registryError(path, [{ line, column, message: 'the file is not valid UTF-8 text: save it as UTF-8 (nothing was changed)' }]);
   }
   return { text, registry: registryOfText(path, text) };
 }

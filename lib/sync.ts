@@ -3,7 +3,7 @@ import { IntentError } from './errors.js';
 import { sleepSync } from './fsutil.js';
 import { git, gitRaw } from './git.js';
 import { withLock } from './lock.js';
-import { writeNote } from './notes.js';
+import { NOTES_LOCK_TIMEOUT, writeNote } from './notes.js';
 import { openRepo, stateDir, type Repo } from './repo.js';
 import { NOTES_REF } from './version.js';
 
@@ -196,13 +196,13 @@ function mergeNotes(repo: Repo, tracking: string, remoteTip: string, merged: Set
   if (!localTip) {
     // Nothing local yet: take the remote's notes as they are (create-only: '' = must not exist).
     for (const object of listNotes(repo, tracking).keys()) merged.add(object);
-    git(['update-ref', '-m', `intent sync: notes from ${tracking}`, NOTES_REF, remoteTip, ''], { cwd });
+    git([...NOTES_LOCK_TIMEOUT, 'update-ref', '-m', `intent sync: notes from ${tracking}`, NOTES_REF, remoteTip, ''], { cwd });
     return remoteTip;
   }
   if (localTip === remoteTip || gitRaw(['merge-base', '--is-ancestor', remoteTip, localTip], { cwd }).status === 0) return localTip;
   const before = listNotes(repo, NOTES_REF);
   const theirs = listNotes(repo, tracking);
-  git(['notes', `--ref=${NOTES_REF}`, 'merge', '-q', '-s', NOTES_MERGE_STRATEGY, tracking], { cwd });
+  git([...NOTES_LOCK_TIMEOUT, 'notes', `--ref=${NOTES_REF}`, 'merge', '-q', '-s', NOTES_MERGE_STRATEGY, tracking], { cwd });
   for (const [object, blob] of listNotes(repo, NOTES_REF)) {
     if (before.get(object) === blob) continue;
     merged.add(object);

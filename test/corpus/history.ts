@@ -1,18 +1,23 @@
 // Unusual history and repository shapes: merges, detached HEADs, worktrees without an intent,
 // rebases, shallow clones, a custom core.hooksPath set before `intent init`, SHA-256 repositories,
 // and INTENT_ID values that do not fit.
-import type { Case } from './types.js';
+import type { Case, Step } from './types.js';
 
-export const historyCases: Case[] = [
-  {
-    name: 'merge commit in an intent worktree: the note describes the diff against the first parent',
-    steps: [
+/** A branch `side` and the intent branch, one commit each since they parted: ready to merge. */
+const DIVERGED: Step[] = [
       { git: ['switch', '-q', '-c', 'side'] },
       { write: { 'src/a.ts': 'export const a = 2;\n' } },
       { commit: ['-q', '-a', '-m', 'on side'], expect: { ranges: { 'src/a.ts': [[1, 1]] } } },
       { git: ['switch', '-q', 'intent/INT-001'] },
       { write: { 'src/b.ts': 'one\ntwo\nthree\nfour\n' } },
       { commit: ['-q', '-a', '-m', 'on the intent branch'], expect: { ranges: { 'src/b.ts': [[4, 4]] } } },
+];
+
+export const historyCases: Case[] = [
+  {
+    name: 'merge commit in an intent worktree: the note describes the diff against the first parent',
+    steps: [
+      ...DIVERGED,
       { git: ['merge', '-q', '--no-ff', '--no-commit', 'side'] },
       { commit: ['-q', '--no-edit'], expect: { ranges: { 'src/a.ts': [[1, 1]] }, summaryContains: ['1 file, 1 range'] } },
       { git: ['rev-parse', '--verify', '-q', 'HEAD^2'] },
@@ -22,12 +27,7 @@ export const historyCases: Case[] = [
   {
     name: 'git merge making the merge commit itself (pre-merge-commit, post-merge): checked, and recorded against the first parent',
     steps: [
-      { git: ['switch', '-q', '-c', 'side'] },
-      { write: { 'src/a.ts': 'export const a = 2;\n' } },
-      { commit: ['-q', '-a', '-m', 'on side'], expect: { ranges: { 'src/a.ts': [[1, 1]] } } },
-      { git: ['switch', '-q', 'intent/INT-001'] },
-      { write: { 'src/b.ts': 'one\ntwo\nthree\nfour\n' } },
-      { commit: ['-q', '-a', '-m', 'on the intent branch'], expect: { ranges: { 'src/b.ts': [[4, 4]] } } },
+      ...DIVERGED,
       { git: ['merge', '-q', '--no-ff', '-m', 'merge side', 'side'] },
       { git: ['notes', '--ref=intents', 'show', 'HEAD'], expect: { stdoutContains: ['INT-001 ', '1 file, 1 range', '"path":"src/a.ts"'] } },
       { verify: [] },

@@ -260,6 +260,16 @@ export const registryCases: Case[] = [
     ],
   },
   {
+    name: 'a registry that is not UTF-8 (a Latin-1 name): refused with file:line:column, its bytes untouched by checkout',
+    setup: {
+      registry: { bytes: [...Buffer.from('active_intents:\n  - id: "INT-001"\n    name: "Caf'), 0xe9, ...Buffer.from('"\n    status: "PENDING"\n    owned_scope: ["src/**"]\n')] },
+      checkout: false,
+    },
+    steps: [
+      { intent: CHECKOUT, expect: { exit: 1, stderrContains: [INVALID, '{reg}:3:15', 'the file is not valid UTF-8 text'] } },
+    ],
+  },
+  {
     name: '10 000 intents',
     setup: { registry: tenThousand(), checkout: false },
     timeout: 150,

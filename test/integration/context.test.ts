@@ -188,10 +188,10 @@ describe('intent context', () => {
     writeFiles(repo, {
       '.orchestration/active_intents.yaml': `active_intents:
   - id: "INT-001"
-    name: "<script>alert(\\"x\\")</script> & 'q' \\x01\\x1b]]>"
+    name: "<script>alert(\\"x\\")</script> & 'q' ]]>"
     status: "IN_PROGRESS"
     owned_scope: ["src/**", "src/[ab]&c/**"]
-    constraints: ["a < b && c > d", "say \\"hi\\" & 'bye'\\ttab\\u0007"]
+    constraints: ["a < b && c > d", "say \\"hi\\" & 'bye'\\ttab\\u0007\\x01\\x1b"]
     acceptance_criteria: ["<!-- not a comment --> <![CDATA[x]]>"]
     related_specs: [{ type: "spec\\"&<type>", value: "REQ-<1>" }]
 `,

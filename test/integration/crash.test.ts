@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkoutIntent, git, governedRepo, intent, ledgerLines, writeFiles } from '../helpers.js';
+import { checkoutIntent, git, governedRepo, intent, ledgerLines, noteOf, spawnAsync, writeFiles } from '../helpers.js';
 
 /** Runs the installed post-commit hook and SIGKILLs it after `ms` (it may finish first). */
 function killHookAfter(wt: string, hook: string, ms: number): Promise<void> {
@@ -57,6 +57,23 @@ describe('crash recovery', () => {
     const ids = ledgerLines(repo).map((l) => JSON.parse(l).vcs.revision);
     for (const c of commits) expect(ids).toContain(c);
   }, 120_000);
+
+  it("a git process that outlives a killed hook, holding the notes ref's lock, only delays the next note", async () => {
+    const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], { 'src/a.ts': 'a\n' });
+    const wt = checkoutIntent(repo, 'INT-001');
+    const lock = join(repo, '.git', 'refs', 'notes', 'intents.lock');
+    mkdirSync(dirname(lock), { recursive: true });
+    writeFileSync(lock, '');
+    setTimeout(() => rmSync(lock, { force: true }), 1500);
+    writeFiles(wt, { 'src/a.ts': 'a\nb\n' });
+    git(wt, 'add', '-A');
+    const r = await spawnAsync('git', ['commit', '-q', '-m', 'while locked'], wt);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/WARNING/);
+    expect(existsSync(lock)).toBe(false);
+    expect(noteOf(wt)!.record.metadata['dev.intent'].intent_id).toBe('INT-001');
+    expect(JSON.parse(intent(wt, ['verify', '--json']).stdout).findings).toEqual([]);
+  });
 
   it('cuts a torn last ledger line without touching earlier lines', () => {
     const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], { 'src/a.ts': 'a\n' });
