@@ -1,7 +1,8 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, join, relative, resolve, isAbsolute, basename } from 'node:path';
 import { writeFileAtomic } from './fsutil.js';
-import { git } from './git.js';
+import { IntentError } from './errors.js';
+import { git, gitRaw } from './git.js';
 import { stateDir, type Repo } from './repo.js';
 import { PKG_ROOT } from './version.js';
 
@@ -119,10 +120,17 @@ function block(hook: string, where: HookDirKind): string {
  */
 export function installWorktreeHooks(repo: Repo, worktree: string): string {
   const dir = writeWorktreeHooks(repo);
-  if (git(['config', '--bool', '--default', 'false', '--get', 'extensions.worktreeConfig'], { cwd: repo.mainRoot }).trim() !== 'true') {
+  // git refuses --worktree in a repository with linked worktrees until extensions.worktreeConfig
+  // is on (then nothing is written): the first checkout turns it on and tries again.
+  const set = () => gitRaw(['config', '--worktree', 'core.hooksPath', dir], { cwd: worktree });
+  let res = set();
+  if (res.status !== 0 && git(['config', '--bool', '--default', 'false', '--get', 'extensions.worktreeConfig'], { cwd: repo.mainRoot }).trim() !== 'true') {
     git(['config', 'extensions.worktreeConfig', 'true'], { cwd: repo.mainRoot });
+    res = set();
   }
-  git(['config', '--worktree', 'core.hooksPath', dir], { cwd: worktree });
+  if (res.status !== 0) {
+    throw new IntentError('GIT_FAILED', `git config --worktree core.hooksPath ${dir} failed in ${worktree}: ${res.stderr.trim()}`, { worktree });
+  }
   return dir;
 }
 
