@@ -191,6 +191,27 @@ describe('intent init', () => {
     initOk(other);
     expect(git(other, 'config', '--get-all', 'notes.rewriteRef').split('\n').filter(Boolean)).toEqual(['refs/notes/commits', 'refs/notes/intents']);
   });
+
+  it("brings existing intent worktrees' hooks up to date (an older version's hook folder had no merge hooks)", () => {
+    const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], { 'src/a.ts': 'a\n' });
+    const wt = checkoutIntent(repo, 'INT-001');
+    const hook = join(repo, '.git', 'intent', 'hooks', 'pre-merge-commit');
+    const current = readFileSync(hook, 'utf8');
+    expect(current).toMatch(/^if true; then$/m);
+    // what an older version wrote: only the chain to the repository's own hook
+    writeFileSync(hook, current.replace(/^if true; then$/m, 'if false; then'));
+    initOk(repo);
+    expect(readFileSync(hook, 'utf8')).toBe(current);
+    // and the merge hook is enforced in the worktree that existed before
+    git(wt, 'checkout', '-q', '-b', 'side');
+    writeFiles(wt, { 'docs/out.md': 'out\n' });
+    git(wt, 'add', '-A');
+    git(wt, 'commit', '-q', '--no-verify', '-m', 'out of scope, hooks skipped');
+    git(wt, 'checkout', '-q', 'intent/INT-001');
+    const r = run('git', ['merge', '--no-ff', '-m', 'merge side', 'side'], wt);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain('Scope Violation: INT-001 is not authorized to edit docs/out.md');
+  });
 });
 
 describe('intent init next to existing hooks', () => {
