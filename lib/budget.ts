@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { join } from 'node:path';
 import { IntentError } from './errors.js';
 import { gitRaw } from './git.js';
+import { recordPath, splitNulBytes } from './gitpath.js';
 import type { Budget, Intent } from './registry.js';
 import { stateDir, type Repo } from './repo.js';
 import type { TraceRecord } from './trace.js';
@@ -182,23 +183,24 @@ function logWithNotes(cwd: string, revs: string[]): { sha: string; parents: stri
 export function stagedNumstat(cwd: string): { paths: string[]; lines: number } {
   const res = gitRaw(
     ['-c', 'core.quotePath=true', 'diff', '--cached', '--numstat', '-z', '--find-renames=50%', '--no-relative', '--no-ext-diff', '--no-textconv', '--ignore-submodules=none'],
-    { cwd, inheritRepoEnv: true },
+    { cwd, inheritRepoEnv: true, binary: true },
   );
   if (res.status !== 0) {
     throw new IntentError('GIT_FAILED', `git diff --cached --numstat failed: ${res.stderr.trim()}`, {});
   }
+  // NUL-separated fields whose names are bytes (lib/gitpath.ts): split the bytes, not a decoded string.
+  const toks = splitNulBytes(res.stdoutBuf!);
   const paths: string[] = [];
   let lines = 0;
-  const toks = res.stdout.split('\0');
   for (let i = 0; i < toks.length; i++) {
-    const m = /^(\d+|-)\t(\d+|-)\t([\s\S]*)$/.exec(toks[i]);
+    const m = /^(\d+|-)\t(\d+|-)\t/.exec(toks[i].toString('latin1'));
     if (!m) continue;
     lines += (m[1] === '-' ? 0 : Number(m[1])) + (m[2] === '-' ? 0 : Number(m[2]));
-    if (m[3] !== '') paths.push(m[3]);
+    if (toks[i].length > m[0].length) paths.push(recordPath(toks[i].subarray(m[0].length)));
     else {
       // A rename: the old and the new path follow as their own fields.
-      if (toks[i + 1] !== undefined) paths.push(toks[i + 1]);
-      if (toks[i + 2] !== undefined) paths.push(toks[i + 2]);
+      if (toks[i + 1] !== undefined) paths.push(recordPath(toks[i + 1]));
+      if (toks[i + 2] !== undefined) paths.push(recordPath(toks[i + 2]));
       i += 2;
     }
   }

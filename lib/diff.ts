@@ -1,4 +1,5 @@
-import { git, splitNul } from './git.js';
+import { splitNulPaths } from './gitpath.js';
+import { git, gitBuffer } from './git.js';
 import { parseRawPatch, type FileChange } from './hunks.js';
 
 /**
@@ -40,11 +41,11 @@ export function commitDiff(cwd: string, rev: string): CommitDiff {
  * index named by the hook's own environment (`commit -a` and `commit -- path` use a temporary one).
  */
 export function stagedPaths(cwd: string): string[] {
-  const out = git(
+  const out = gitBuffer(
     [...CONFIG, 'diff', '--cached', '--name-only', '-z', '--no-renames', '--no-relative', '--ignore-submodules=none', '--no-ext-diff'],
     { cwd, inheritRepoEnv: true },
   );
-  return splitNul(out);
+  return splitNulPaths(out);
 }
 
 /**

@@ -1,3 +1,5 @@
+import { recordPathOf } from './gitpath.js';
+
 /** One hunk header of a `-U0` diff: the old and new line spans. */
 export interface Hunk {
   oldStart: number;
@@ -23,24 +25,9 @@ export interface FileChange {
 
 const HUNK = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
 
-/** Reverses git's C-style path quoting (`"a\"b\303\274"` → `a"bü`). */
+/** A path as git prints it (plain or C-quoted) in the form notes record it (lib/gitpath.ts). */
 export function unquotePath(s: string): string {
-  if (!s.startsWith('"')) return s;
-  const bytes: number[] = [];
-  const esc: Record<string, number> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, '\\': 92 };
-  for (let i = 1; i < s.length - 1; i++) {
-    const c = s[i];
-    if (c !== '\\') {
-      bytes.push(...Buffer.from(c, 'utf8'));
-      continue;
-    }
-    const n = s[++i];
-    if (n >= '0' && n <= '7') {
-      bytes.push(Number.parseInt(s.slice(i, i + 3), 8));
-      i += 2;
-    } else bytes.push(esc[n] ?? n.charCodeAt(0));
-  }
-  return Buffer.from(bytes).toString('utf8');
+  return recordPathOf(s);
 }
 
 /** Parses one hunk header line, or returns null when the line is not one. */

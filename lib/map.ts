@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { readBlobs } from './blobs.js';
 import { writeFileAtomic } from './fsutil.js';
 import { git, gitRaw } from './git.js';
-import { unquotePath } from './hunks.js';
+import { recordPath, unquoteBytes } from './gitpath.js';
 import { loadRegistry, type Intent } from './registry.js';
 import { openRepo } from './repo.js';
 import type { TraceRecord } from './trace.js';
@@ -229,7 +229,7 @@ function hunkContexts(cwd: string, shas: string[], records: Map<string, TraceRec
     if (head) { sha = head[1]; continue; }
     if (line.startsWith('+++ ')) {
       const p = line.slice(4);
-      path = p === '/dev/null' ? '' : unquotePath(p).replace(/^b\//, '');
+      path = p === '/dev/null' ? '' : withoutPrefix(p);
       continue;
     }
     const h = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@ ?(.*)$/.exec(line);
@@ -241,4 +241,10 @@ function hunkContexts(cwd: string, shas: string[], records: Map<string, TraceRec
     }
   }
   return out;
+}
+
+/** `b/<path>` of a diff header (plain or C-quoted, the prefix inside the quotes) as a recorded path. */
+function withoutPrefix(printed: string): string {
+  const bytes = unquoteBytes(printed);
+  return recordPath(bytes[0] === 0x62 && bytes[1] === 0x2f ? bytes.subarray(2) : bytes);
 }

@@ -1,4 +1,5 @@
 import { Minimatch } from 'minimatch';
+import { matchName } from './gitpath.js';
 
 const MM_OPTIONS = { dot: true, nocomment: true, nonegate: true, optimizationLevel: 2 } as const;
 
@@ -90,9 +91,10 @@ export function outOfScope(
 ): string[] {
   const bad: string[] = [];
   for (const p of paths) {
-    if (protectOrchestration && (p === '.orchestration' || p.startsWith('.orchestration/'))) { bad.push(p); continue; }
-    if (ignore && ignore.matches(p)) continue;
-    if (!scope.matches(p)) bad.push(p);
+    const name = matchName(p);
+    if (protectOrchestration && (name === '.orchestration' || name.startsWith('.orchestration/'))) { bad.push(p); continue; }
+    if (ignore && ignore.matches(name)) continue;
+    if (!scope.matches(name)) bad.push(p);
   }
   return bad;
 }

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -564,5 +564,29 @@ describe('post-commit: the ledger', () => {
     expect(rec.vcs.revision).toBe(sha);
     expect(rec.metadata[KEY].prev_line_sha256).toBe(sha256(torn));
     expect(ledgerLines(repo)).toHaveLength(3);
+  });
+});
+
+describe('file names that are not UTF-8', () => {
+  it('are recorded in git\'s quoted form, so two such names stay two files; the scope check still sees the folder; verify is clean', () => {
+    const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], { 'src/a.ts': 'a\n' });
+    const wt = checkoutIntent(repo, 'INT-001');
+    const name = (bytes: number[]) => Buffer.concat([Buffer.from(`${wt}/src/caf`), Buffer.from(bytes), Buffer.from('.txt')]);
+    writeFileSync(name([0xe9]), 'one\n');
+    writeFileSync(name([0xe8]), 'two\nlines\n');
+    git(wt, 'add', '-A');
+    git(wt, 'commit', '-q', '-m', 'latin-1 names');
+    const rec = noteOf(wt)!.record;
+    const files = Object.fromEntries(rec.files.map((f: any) => [f.path, f.conversations.flatMap((c: any) => c.ranges)]));
+    expect(Object.keys(files).sort()).toEqual(['"src/caf\\350.txt"', '"src/caf\\351.txt"']);
+    expect(files['"src/caf\\350.txt"'].map((r: any) => [r.start_line, r.end_line])).toEqual([[1, 2]]);
+    expect(files['"src/caf\\351.txt"'].map((r: any) => [r.start_line, r.end_line])).toEqual([[1, 1]]);
+    expect(JSON.parse(intent(wt, ['verify', '--json']).stdout).findings).toEqual([]);
+
+    writeFileSync(Buffer.concat([Buffer.from(`${wt}/`), Buffer.from([0xff]), Buffer.from('-outside.txt')]), 'x\n');
+    git(wt, 'add', '-A');
+    const r = run('git', ['commit', '-q', '-m', 'outside'], wt);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('Scope Violation: INT-001 is not authorized to edit "\\377-outside.txt"');
   });
 });
