@@ -209,7 +209,8 @@ export function cpuProfile(dir) {
     else if (/node_modules\//.test(url)) key = `package ${url.split('node_modules/').pop().split('/').slice(0, url.split('node_modules/').pop().startsWith('@') ? 2 : 1).join('/')}`;
     else if (url.includes('/dist/')) key = url.slice(url.indexOf('/dist/') + 1);
     else if (url.startsWith('node:') || (!url && cf?.functionName)) key = '(node internals and native code)';
-    else key = url || '(other)';
+    else if (url.includes('/bench/')) key = url.slice(url.indexOf('/bench/') + 1); // the probe; never a path of this machine
+    else key = url ? '(other code)' : '(other)';
     by.set(key, (by.get(key) ?? 0) + ms);
   }
   const fns = new Map();

@@ -220,7 +220,7 @@ export function writeReport(R, file) {
       })]),
       ['own modules counted', ...HK.map((h) => `${I.hooks[h].modules} (from \`${I.hooks[h].module ?? 'hook-run.js'}\`)`)],
       ['**total**', ...HK.map((h) => `**${msf(I.hooks[h].total, 1)}**`)],
-      ['**bundled** (what the hook loads: its chunk of `dist/bin/`, after the ESM loader)', ...HK.map((h) => I.hooks[h].bundled ? `**${msf(I.hooks[h].bundled.ms, 1)}** (${I.hooks[h].bundled.chunks} files)` : '—')],
+      ['**bundled** (what the installed hook loads: its file in `dist/bin/`, after the ESM loader)', ...HK.map((h) => I.hooks[h].bundled ? `**${msf(I.hooks[h].bundled.ms, 1)}** (\`${I.hooks[h].bundled.chunk}\`)` : '—')],
     ]));
     const p1 = R.profile?.[Object.keys(R.profile ?? {})[0]];
     if (p1) {
