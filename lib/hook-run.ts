@@ -16,8 +16,7 @@ export async function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv,
     case 'pre-commit':
       try {
         const { checkStagedCommit } = await import('./precommit.js');
-        const r = await checkStagedCommit(cwd, env);
-        return { code: 0, stderr: r.governed && r.warnings.length ? r.warnings.join('\n') + '\n' : '' };
+        return passed(await checkStagedCommit(cwd, env));
       } catch (e) {
         return { code: 1, stderr: `${describe(e)}\nintent: commit blocked.\n` };
       }
@@ -26,8 +25,7 @@ export async function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv,
       // against the first parent; then post-merge records the merge commit.
       try {
         const { checkMergeCommit } = await import('./merge.js');
-        const r = await checkMergeCommit(cwd, env);
-        return { code: 0, stderr: r.governed && r.warnings.length ? r.warnings.join('\n') + '\n' : '' };
+        return passed(await checkMergeCommit(cwd, env));
       } catch (e) {
         return {
           code: 1,
@@ -94,6 +92,11 @@ export async function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv,
     default:
       return { code: 1, stderr: `intent: unknown hook "${hook}"; re-run \`intent init\` to reinstall the hooks.\n` };
   }
+}
+
+/** A commit check that passed: its warnings (conflicts ahead) for stderr. */
+function passed(r: { governed: boolean; warnings?: string[] }): HookOutcome {
+  return { code: 0, stderr: r.governed && r.warnings?.length ? r.warnings.join('\n') + '\n' : '' };
 }
 
 function describe(e: unknown): string {
