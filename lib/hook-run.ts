@@ -20,6 +20,20 @@ export async function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv,
       } catch (e) {
         return { code: 1, stderr: `${describe(e)}\nintent: commit blocked.\n` };
       }
+    case 'prepare-commit-msg':
+      // An intent worktree's commit that pre-commit did not see (cherry-pick, revert, --no-verify):
+      // the same check, here (see WORKTREE_ONLY_HOOKS in install.ts).
+      try {
+        const { checkStagedCommit } = await import('./precommit.js');
+        return passed(await checkStagedCommit(cwd, env));
+      } catch (e) {
+        return {
+          code: 1,
+          stderr: `${describe(e)}\nintent: commit blocked. cherry-pick, revert and --no-verify skip pre-commit; intent checks their commits here. ` +
+            'To undo what a refused cherry-pick or revert left staged: git cherry-pick --abort or git revert --abort while git says one is in progress, ' +
+            'otherwise git reset --merge (your own unstaged edits stay).\n',
+        };
+      }
     case 'pre-merge-commit':
       // `git merge` making a merge commit: the same check as pre-commit, on the merge's changes
       // against the first parent; then post-merge records the merge commit.

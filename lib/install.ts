@@ -97,10 +97,26 @@ const MISSING: Record<HookDirKind, string> = {
   outside: BLOCK_IF_INITIALISED,
 };
 
+/**
+ * Intent worktrees also run intent's prepare-commit-msg: git runs it for every commit, also those
+ * made without pre-commit (cherry-pick, revert, `commit --no-verify`), and it can refuse the commit.
+ * pre-commit leaves a mark naming the git process it ran for (in the git dir, beside the index git
+ * names); prepare-commit-msg of the same process sees it and starts nothing, any other commit is
+ * checked there. Not installed in the main worktree, where commits are ungoverned by default.
+ */
+export const WORKTREE_ONLY_HOOKS = ['prepare-commit-msg'] as const;
+const CHECKED_MARK = '"${GIT_INDEX_FILE%/*}/intent-pre-commit-ran"';
+
 /** The shell lines that call hook `hook` through `runner` (an expression), buffering stdin where needed. */
 function runLine(hook: string, runner: string): string {
   // commit-msg only has work when the message makes a mutation claim: no process otherwise.
   if (hook === 'commit-msg') return `if grep -qi '^Intent-Mutation:' "$1" 2>/dev/null; then ${runner} ${hook} "$@" || exit $?; fi`;
+  // (`|| :`: a mark that cannot be written or read only means prepare-commit-msg checks again; and hooks may run under `sh -e`.)
+  if (hook === 'pre-commit' || hook === 'pre-merge-commit') return `${runner} ${hook} "$@" || exit $?; { [ -n "\${GIT_INDEX_FILE:-}" ] && echo "$PPID" >${CHECKED_MARK}; } 2>/dev/null || :`;
+  if (hook === 'prepare-commit-msg') {
+    return `intent_ran=; { [ -n "\${GIT_INDEX_FILE:-}" ] && [ -f ${CHECKED_MARK} ] && read -r intent_ran <${CHECKED_MARK}; } 2>/dev/null || :; ` +
+      `if [ "$intent_ran" != "$PPID" ]; then ${runner} ${hook} "$@" || exit $?; fi`;
+  }
   if (!STDIN_HOOKS.has(hook)) return `${runner} ${hook} "$@" || exit $?`;
   return `intent_in="$(mktemp)" || exit 1; cat >"$intent_in"; ${runner} ${hook} "$@" <"$intent_in" || exit $?; exec <"$intent_in"; rm -f "$intent_in"`;
 }
@@ -147,7 +163,7 @@ export function writeWorktreeHooks(repo: Repo): string {
   const runner = join(stateDir(repo), 'bin', 'hook');
   const template = readFileSync(join(PKG_ROOT, 'git-hooks', 'worktree-hook.sh'), 'utf8');
   for (const hook of CHAINED_HOOKS) {
-    const ours = (HOOKS as readonly string[]).includes(hook);
+    const ours = (HOOKS as readonly string[]).includes(hook) || (WORKTREE_ONLY_HOOKS as readonly string[]).includes(hook);
     const text = template
       .replace('@HOOK@', hook)
       .replace('@RUNNER@', () => shQuote(runner))

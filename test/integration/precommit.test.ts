@@ -4,6 +4,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  bypassCommit,
   checkoutIntent,
   git,
   governedRepo,
@@ -499,14 +500,16 @@ describe('pre-commit fails closed', () => {
   });
 });
 
-describe('git commit --no-verify', () => {
-  it('skips pre-commit, but post-commit records the violation in the note and the ledger', () => {
+describe('commits that get past the checks', () => {
+  it('--no-verify does not skip the scope check in an intent worktree; a commit past every hook is recorded (intent repair) with the violation in the note and the ledger', () => {
     const { repo, wt } = authRepo();
     writeFiles(wt, { 'src/other.ts': 'export const other = 2;\n', 'src/auth/a.ts': 'export const a = 2;\n' });
     const before = head(wt);
-    const r = run('git', ['commit', '-q', '-a', '--no-verify', '-m', 'bypass'], wt);
-    expect(r.status).toBe(0);
-    expect(r.stderr).not.toContain('Scope Violation');
+    const refused = run('git', ['commit', '-q', '-a', '--no-verify', '-m', 'bypass'], wt);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('Scope Violation: INT-001 is not authorized to edit src/other.ts');
+    expect(head(wt)).toBe(before);
+    bypassCommit(wt, ['-q', '-a', '-m', 'bypass']);
     expect(head(wt)).not.toBe(before);
     const note = noteOf(wt);
     expect(note).not.toBeNull();
@@ -519,7 +522,7 @@ describe('git commit --no-verify', () => {
 
     // An .orchestration/ change bypassing the hook is recorded as a violation too, even with "**".
     writeFiles(wt, { '.orchestration/AGENT.md': '# sneaky\n' });
-    expect(run('git', ['commit', '-q', '-a', '--no-verify', '-m', 'bypass 2'], wt).status).toBe(0);
+    bypassCommit(wt, ['-q', '-a', '-m', 'bypass 2']);
     expect(noteOf(wt)!.record.metadata['dev.intent'].scope_violations).toEqual(['.orchestration/AGENT.md']);
     expect(noteOf(wt)!.summary).toContain('SCOPE VIOLATION: 1 path outside INT-001');
   });

@@ -2,7 +2,7 @@ import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { CLI, PKG_ROOT, checkoutIntent, git, governedRepo, noteOf, run, tempDir, writeFiles } from '../helpers.js';
+import { CLI, PKG_ROOT, bypassCommit, checkoutIntent, git, governedRepo, noteOf, run, tempDir, writeFiles } from '../helpers.js';
 
 /** A governed repository with a bare `origin`, main pushed, and an intent worktree. */
 function withRemote(): { bare: string; repo: string; wt: string } {
@@ -60,11 +60,13 @@ describe('server pre-receive template', () => {
     expect(git(bare, 'rev-parse', 'intent/INT-001').trim()).toBe(git(wt, 'rev-parse', 'HEAD').trim());
   });
 
-  it('refuses a --no-verify commit out of scope, and commits pushed without notes', () => {
+  it('refuses a commit out of scope that got past every local hook, and commits pushed without notes', () => {
     const { bare, wt } = serverWithHook();
     commit(wt, { 'src/a.ts': 'a\nb\n' }, 'one');
-    const sneaky = commit(wt, { 'docs/x.md': 'sneaky\n' }, 'out of scope', ['--no-verify']);
-    // --no-verify skips pre-push too: only the server stands in the way.
+    writeFiles(wt, { 'docs/x.md': 'sneaky\n' });
+    git(wt, 'add', '-A');
+    const sneaky = bypassCommit(wt, ['-q', '-m', 'out of scope']);
+    // push --no-verify skips pre-push: only the server stands in the way.
     const r = run('git', ['push', '--no-verify', 'origin', 'intent/INT-001', 'refs/notes/intents'], wt, env);
     expect(r.status).not.toBe(0);
     expect(r.stderr).toContain(`${sneaky.slice(0, 12)}: Scope Violation: INT-001 is not authorized to edit docs/x.md`);

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkoutIntent, git, governedRepo, intent, noteOf, registryYaml, run, writeFiles } from '../helpers.js';
+import { bypassCommit, checkoutIntent, git, governedRepo, intent, noteOf, registryYaml, run, writeFiles } from '../helpers.js';
 
 function verifyJson(cwd: string, args: string[] = []): { status: number; out: any } {
   const r = intent(cwd, ['verify', ...args, '--json']);
@@ -73,10 +73,9 @@ describe('intent verify', () => {
     expect(codes(v.out)).toEqual([`HASH_MISMATCH ${c2.slice(0, 7)}`, `NOTE_MISPLACED ${c1.slice(0, 7)}`, `NOTE_MISSING ${c3.slice(0, 7)}`]);
     expect(v.out.findings.find((f: any) => f.code === 'HASH_MISMATCH').message).toMatch(/src\/.*: the note says sha256:0{64}, the committed lines hash to sha256:[0-9a-f]{64}/);
 
-    // 3. A --no-verify commit out of scope; then the registry is widened after the fact.
+    // 3. A commit out of scope that got past every hook (recorded by repair); then the registry is widened after the fact.
     writeFiles(wt, { 'docs/x.md': 'sneaky\n' });
-    git(wt, 'commit', '-q', '-a', '--no-verify', '-m', 'out of scope');
-    const c4 = git(wt, 'rev-parse', 'HEAD').trim();
+    const c4 = bypassCommit(wt, ['-q', '-a', '-m', 'out of scope']);
     writeFiles(repo, { '.orchestration/active_intents.yaml': registryYaml([{ id: 'INT-001', status: 'IN_PROGRESS', scope: ['src/**', 'docs/**'] }, { id: 'INT-002', scope: ['docs/**'] }]) });
     const later = new Date(Date.now() + 120_000).toISOString();
     const w = run('git', ['commit', '-q', '-am', 'widen INT-001'], repo, { GIT_COMMITTER_DATE: later, GIT_AUTHOR_DATE: later });
