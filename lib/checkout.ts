@@ -11,6 +11,7 @@ import { expiredError, isExpired } from './budget.js';
 import { describeOverlap, findOverlaps, trackedFiles, type Overlap } from './overlap.js';
 import { findIntent, loadRegistry } from './registry.js';
 import { openRepo, orchestrationPath, stateDir, type Repo } from './repo.js';
+import { listWorktrees } from './worktrees.js';
 
 /** What `intent checkout` did. */
 export interface CheckoutResult {
@@ -139,17 +140,10 @@ function worktreeGitDir(path: string): string {
  * first (only when `git worktree list` marks one prunable), so their branch can be checked out again.
  */
 function existingWorktree(cwd: string, branch: string): string | null {
-  let entries = git(['worktree', 'list', '--porcelain', '-z'], { cwd }).split('\0\0');
-  if (entries.some((e) => e.split('\0').some((f) => f === 'prunable' || f.startsWith('prunable ')))) {
+  let worktrees = listWorktrees(cwd);
+  if (worktrees.some((w) => w.prunable)) {
     gitRaw(['worktree', 'prune'], { cwd });
-    entries = git(['worktree', 'list', '--porcelain', '-z'], { cwd }).split('\0\0');
+    worktrees = listWorktrees(cwd);
   }
-  for (const e of entries) {
-    const fields = e.split('\0');
-    if (fields.includes(`branch refs/heads/${branch}`)) {
-      const wt = fields.find((f) => f.startsWith('worktree '));
-      if (wt) return wt.slice('worktree '.length);
-    }
-  }
-  return null;
+  return worktrees.find((w) => w.branch === `refs/heads/${branch}`)?.path ?? null;
 }

@@ -5,6 +5,7 @@ import { gitRaw } from './git.js';
 import { lessonsFor, lessonText, parseLessons, type Lesson } from './lessons.js';
 import { findIntent, loadRegistry, type Intent } from './registry.js';
 import { openRepo, orchestrationPath, type Repo } from './repo.js';
+import { worktreeOfBranch } from './worktrees.js';
 import { METADATA_KEY, NOTES_REF } from './version.js';
 
 /** Default size limit of the `<intent_context>` block, in UTF-8 bytes. */
@@ -145,15 +146,7 @@ function num(v: unknown): number {
 
 /** The worktree checked out on branch `intent/<id>`, or null. */
 export function intentWorktree(repo: Repo, id: string): string | null {
-  const res = gitRaw(['worktree', 'list', '--porcelain', '-z'], { cwd: repo.mainRoot });
-  if (res.status !== 0) return null;
-  for (const entry of res.stdout.split('\0\0')) {
-    const fields = entry.split('\0');
-    if (!fields.includes(`branch refs/heads/${BRANCH_PREFIX}${id}`)) continue;
-    const wt = fields.find((f) => f.startsWith('worktree '));
-    if (wt && existsSync(wt.slice('worktree '.length))) return wt.slice('worktree '.length);
-  }
-  return null;
+  return worktreeOfBranch(repo.mainRoot, `${BRANCH_PREFIX}${id}`);
 }
 
 // ---------------------------------------------------------------- rendering

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, realpathSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, realpathSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { BRANCH_PREFIX } from './active.js';
 import { IntentError } from './errors.js';
@@ -9,6 +9,7 @@ import { withLock } from './lock.js';
 import { registryLockPath, setIntentStatus } from './registry-edit.js';
 import { findIntent, loadRegistry, type Intent } from './registry.js';
 import { openRepo, orchestrationPath, stateDir, type Repo } from './repo.js';
+import { worktreeOfBranch } from './worktrees.js';
 
 /** Default time one acceptance check may run, in seconds. */
 export const DEFAULT_CHECK_TIMEOUT_S = 600;
@@ -102,7 +103,7 @@ export async function finishIntent(cwd: string, id: string, opts: DoneOptions = 
     throw new IntentError('USAGE', `--timeout must be a positive number of seconds, at most ${MAX_CHECK_TIMEOUT_S}, got ${String(opts.timeoutSeconds)}.`, { timeout: opts.timeoutSeconds });
   }
   const branch = BRANCH_PREFIX + id;
-  const wt = worktreeOf(repo.mainRoot, branch);
+  const wt = worktreeOfBranch(repo.mainRoot, branch);
   if (!wt) {
     throw new IntentError(
       'NO_WORKTREE',
@@ -213,7 +214,7 @@ export function abandonIntent(cwd: string, id: string, opts: { now?: Date } = {}
     );
   }
   const branch = BRANCH_PREFIX + id;
-  const wt = worktreeOf(repo.mainRoot, branch);
+  const wt = worktreeOfBranch(repo.mainRoot, branch);
   if (wt) refuseInside(repo, wt, 'abandon', id);
   const changed = withLock(registryLockPath(repo), () => setIntentStatus(registryPath, id, 'ABANDONED', opts.now ?? new Date()));
   let cleanup: Cleanup;
@@ -446,13 +447,3 @@ function branchExists(repo: Repo, branch: string): boolean {
   return gitRaw(['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: repo.mainRoot }).status === 0;
 }
 
-/** The path of the worktree that has `branch` checked out, or null (missing worktrees are ignored). */
-function worktreeOf(main: string, branch: string): string | null {
-  for (const e of git(['worktree', 'list', '--porcelain', '-z'], { cwd: main }).split('\0\0')) {
-    const fields = e.split('\0');
-    if (!fields.includes(`branch refs/heads/${branch}`)) continue;
-    const wt = fields.find((f) => f.startsWith('worktree '))?.slice('worktree '.length);
-    if (wt && existsSync(wt)) return wt;
-  }
-  return null;
-}

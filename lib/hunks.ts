@@ -25,11 +25,6 @@ export interface FileChange {
 
 const HUNK = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
 
-/** A path as git prints it (plain or C-quoted) in the form notes record it (lib/gitpath.ts). */
-export function unquotePath(s: string): string {
-  return recordPathOf(s);
-}
-
 /** Parses one hunk header line, or returns null when the line is not one. */
 export function parseHunkHeader(line: string): Hunk | null {
   const m = HUNK.exec(line);
@@ -45,7 +40,7 @@ export function parseHunkHeader(line: string): Hunk | null {
 function parseRawLine(line: string): Omit<FileChange, 'hunks'> {
   const tab = line.indexOf('\t');
   const [oldMode, newMode, oldOid, newOid, st] = line.slice(1, tab).split(' ');
-  const paths = line.slice(tab + 1).split('\t').map(unquotePath);
+  const paths = line.slice(tab + 1).split('\t').map(recordPathOf);
   const status = st[0];
   const similarity = st.length > 1 ? Number(st.slice(1)) : null;
   const two = status === 'R' || status === 'C';

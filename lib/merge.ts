@@ -1,10 +1,9 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from './fsutil.js';
-import { git } from './git.js';
+import { gitRaw } from './git.js';
 import { recordCommit } from './postcommit.js';
 import { checkStagedCommit, type PreCommitResult } from './precommit.js';
-import { openRepo } from './repo.js';
 import type { TraceRecord } from './trace.js';
 
 // A merge commit made by `git merge` runs neither pre-commit nor post-commit: git runs
@@ -22,9 +21,9 @@ const MARKER = 'intent-merge-pending';
 export async function checkMergeCommit(cwd: string, env: NodeJS.ProcessEnv): Promise<PreCommitResult> {
   const result = await checkStagedCommit(cwd, env);
   if (result.governed) {
-    const repo = openRepo(cwd);
-    const head = git(['rev-parse', '--verify', 'HEAD^{commit}'], { cwd: repo.root }).trim();
-    writeFileAtomic(join(repo.gitDir, MARKER), `${head}\n`);
+    const [gitDir, head] = gitDirAnd(cwd, 'HEAD') ?? [];
+    if (!gitDir || !head) throw new Error(`cannot read HEAD in ${cwd}`);
+    writeFileAtomic(join(gitDir, MARKER), `${head}\n`);
   }
   return result;
 }
@@ -35,8 +34,9 @@ export async function checkMergeCommit(cwd: string, env: NodeJS.ProcessEnv): Pro
  * marker, or an ungoverned worktree).
  */
 export function recordMerge(cwd: string, env: NodeJS.ProcessEnv, squash: boolean): TraceRecord | null {
-  const repo = openRepo(cwd);
-  const file = join(repo.gitDir, MARKER);
+  const [gitDir, ...parents] = gitDirAnd(cwd, 'HEAD^@') ?? [];
+  if (!gitDir) return null; // no HEAD (nothing pre-merge-commit could have announced)
+  const file = join(gitDir, MARKER);
   let expected: string;
   try {
     expected = readFileSync(file, 'utf8').trim();
@@ -44,8 +44,12 @@ export function recordMerge(cwd: string, env: NodeJS.ProcessEnv, squash: boolean
     return null;
   }
   rmSync(file, { force: true });
-  if (squash) return null;
-  const [, ...parents] = git(['rev-list', '--parents', '-n', '1', 'HEAD', '--'], { cwd: repo.root }).trim().split(' ');
-  if (parents.length < 2 || parents[0] !== expected) return null;
-  return recordCommit(repo.root, env);
+  if (squash || parents.length < 2 || parents[0] !== expected) return null;
+  return recordCommit(cwd, env);
+}
+
+/** This worktree's git dir and what `rev` names (HEAD^@: each parent of HEAD), from one `git rev-parse`; null when it fails. */
+function gitDirAnd(cwd: string, rev: string): string[] | null {
+  const res = gitRaw(['rev-parse', '--path-format=absolute', '--git-dir', rev], { cwd });
+  return res.status === 0 ? res.stdout.trim().split('\n') : null;
 }

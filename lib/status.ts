@@ -9,6 +9,7 @@ import { findOverlaps, intentBranches, trackedFiles, type Overlap } from './over
 import { loadRegistry, type Budget, type IntentStatus } from './registry.js';
 import { openRepo, orchestrationPath } from './repo.js';
 import { parseNote, readNotes } from './verify.js';
+import { listWorktrees } from './worktrees.js';
 import { METADATA_KEY, NOTES_REF } from './version.js';
 
 /** One intent as `intent status` reports it. */
@@ -67,7 +68,7 @@ export function intentStatus(cwd: string, now: Date = new Date()): StatusReport 
 
   const branches = intentBranches(repo);
   const reach = reachable(repo.root, [...new Set(branches.values())]);
-  const worktrees = listWorktrees(repo.root);
+  const worktrees = worktreesByBranch(repo.root);
   const files = trackedFiles(repo.mainRoot);
 
   const intents = registry.intents.map((intent): IntentStatusRow => {
@@ -116,18 +117,9 @@ export function intentStatus(cwd: string, now: Date = new Date()): StatusReport 
   return { registry: registryPath, intents };
 }
 
-/** `git worktree list --porcelain -z`: branch ref -> worktree path. */
-function listWorktrees(cwd: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const res = gitRaw(['worktree', 'list', '--porcelain', '-z'], { cwd });
-  if (res.status !== 0) return out;
-  for (const entry of res.stdout.split('\0\0')) {
-    const fields = entry.split('\0');
-    const wt = fields.find((f) => f.startsWith('worktree '));
-    const br = fields.find((f) => f.startsWith('branch '));
-    if (wt && br) out.set(br.slice('branch '.length), wt.slice('worktree '.length));
-  }
-  return out;
+/** Branch ref -> worktree path. */
+function worktreesByBranch(cwd: string): Map<string, string> {
+  return new Map(listWorktrees(cwd).flatMap((w) => (w.branch ? [[w.branch, w.path] as const] : [])));
 }
 
 /**

@@ -2,7 +2,8 @@ import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:f
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { commitDiff } from '../../lib/diff.js';
-import { parseHunkHeader, parseRawPatch, unquotePath, type FileChange, type Hunk } from '../../lib/hunks.js';
+import { recordPathOf } from '../../lib/gitpath.js';
+import { parseHunkHeader, parseRawPatch, type FileChange, type Hunk } from '../../lib/hunks.js';
 import { git, makeRepo, writeFiles, prng } from '../helpers.js';
 
 const ZERO = '0'.repeat(40);
@@ -19,7 +20,7 @@ function oid(repo: string, rev: string): string {
   return git(repo, 'rev-parse', rev).trim();
 }
 
-describe('unquotePath', () => {
+describe('recordPathOf (paths as git prints them)', () => {
   it.each([
     ['plain/path.txt', 'plain/path.txt'],
     ['with space.txt', 'with space.txt'],
@@ -35,7 +36,7 @@ describe('unquotePath', () => {
     ['"\\001x"', '\x01x'],
     ['""', ''],
   ])('%s → %j', (quoted, want) => {
-    expect(unquotePath(quoted)).toBe(want);
+    expect(recordPathOf(quoted)).toBe(want);
   });
 });
 
