@@ -14,40 +14,25 @@ export interface HookOutcome {
 export async function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv, stdin: () => string = () => '', args: string[] = []): Promise<HookOutcome> {
   switch (hook) {
     case 'pre-commit':
-      try {
-        const { checkStagedCommit } = await import('./precommit.js');
-        return passed(await checkStagedCommit(cwd, env));
-      } catch (e) {
-        return { code: 1, stderr: `${describe(e)}\nintent: commit blocked.\n` };
-      }
+      return commitCheck(async () => (await import('./precommit.js')).checkStagedCommit(cwd, env), 'intent: commit blocked.');
     case 'prepare-commit-msg':
       // An intent worktree's commit that pre-commit did not see (cherry-pick, revert, --no-verify):
       // the same check, here (see WORKTREE_ONLY_HOOKS in install.ts).
-      try {
-        const { checkStagedCommit } = await import('./precommit.js');
-        return passed(await checkStagedCommit(cwd, env));
-      } catch (e) {
-        return {
-          code: 1,
-          stderr: `${describe(e)}\nintent: commit blocked. cherry-pick, revert and --no-verify skip pre-commit; intent checks their commits here. ` +
-            'To undo what a refused cherry-pick or revert left staged: git cherry-pick --abort or git revert --abort while git says one is in progress, ' +
-            'otherwise git reset --merge (your own unstaged edits stay).\n',
-        };
-      }
+      return commitCheck(
+        async () => (await import('./precommit.js')).checkStagedCommit(cwd, env),
+        'intent: commit blocked. cherry-pick, revert and --no-verify skip pre-commit; intent checks their commits here. ' +
+          'To undo what a refused cherry-pick or revert left staged: git cherry-pick --abort or git revert --abort while git says one is in progress, ' +
+          'otherwise git reset --merge (your own unstaged edits stay).',
+      );
     case 'pre-merge-commit':
       // `git merge` making a merge commit: the same check as pre-commit, on the merge's changes
       // against the first parent; then post-merge records the merge commit.
-      try {
-        const { checkMergeCommit } = await import('./merge.js');
-        return passed(await checkMergeCommit(cwd, env));
-      } catch (e) {
-        return {
-          code: 1,
-          stderr: `${describe(e)}\nintent: merge commit blocked. A merge in an intent worktree is a commit of its intent: its changes against the ` +
-            'first parent must stay inside the scope. To bring another branch\'s work in, rebase onto it instead (git merge --abort && git rebase <branch>): ' +
-            'each commit is then checked and recorded on its own.\n',
-        };
-      }
+      return commitCheck(
+        async () => (await import('./merge.js')).checkMergeCommit(cwd, env),
+        'intent: merge commit blocked. A merge in an intent worktree is a commit of its intent: its changes against the ' +
+          'first parent must stay inside the scope. To bring another branch\'s work in, rebase onto it instead (git merge --abort && git rebase <branch>): ' +
+          'each commit is then checked and recorded on its own.',
+      );
     case 'post-merge':
       try {
         const { recordMerge } = await import('./merge.js');
@@ -108,9 +93,17 @@ export async function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv,
   }
 }
 
-/** A commit check that passed: its warnings (conflicts ahead) for stderr. */
-function passed(r: { governed: boolean; warnings?: string[] }): HookOutcome {
-  return { code: 0, stderr: r.governed && r.warnings?.length ? r.warnings.join('\n') + '\n' : '' };
+/**
+ * A hook that checks the commit about to be made: it fails closed (any error blocks, with its
+ * message and then `blocked`); when the check passes, its warnings (conflicts ahead) go to stderr.
+ */
+async function commitCheck(check: () => Promise<{ governed: boolean; warnings?: string[] }>, blocked: string): Promise<HookOutcome> {
+  try {
+    const r = await check();
+    return { code: 0, stderr: r.governed && r.warnings?.length ? r.warnings.join('\n') + '\n' : '' };
+  } catch (e) {
+    return { code: 1, stderr: `${describe(e)}\n${blocked}\n` };
+  }
 }
 
 function describe(e: unknown): string {
