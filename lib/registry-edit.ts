@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Node, Scalar, YAMLMap } from 'yaml';
 import { IntentError } from './errors.js';
 import { writeFileAtomic } from './fsutil.js';
-import { findIntent, parseRegistry, readRegistry, rememberRegistry, yamlModule as Y, type IntentStatus, type Registry, type ScalarSpan, type StatusSpans } from './registry.js';
+import { findIntent, parseRegistry, parseRegistryDocument, readRegistry, readRegistryText, rememberRegistry, yamlModule as Y, type IntentStatus, type Registry, type ScalarSpan, type StatusSpans } from './registry.js';
 import { stateDir, type Repo } from './repo.js';
 
 /** The lock every edit of the main worktree's registry holds (shared by all worktrees). */
@@ -25,7 +24,7 @@ export function setIntentStatus(path: string, id: string, status: IntentStatus, 
     setStatusAtSpans(path, current.text, current.registry, id, spans, status, now);
     return true;
   }
-  const { text, item } = openIntent(path, id);
+  const { text, item } = openIntent(path, id, current.text);
   const edits: Edit[] = [];
   const statusNode = item.get('status', true) as Node;
   if (Y().isScalar(statusNode) && statusNode.value === status) return false;
@@ -148,10 +147,8 @@ function stampOf(now: Date): string {
   return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-function openIntent(path: string, id: string): { text: string; item: YAMLMap; registry: ReturnType<typeof parseRegistry> } {
-  const text = readFileSync(path, 'utf8');
-  const registry = parseRegistry(text, path); // refuse to edit a file that does not validate
-  const doc = Y().parseDocument(text);
+function openIntent(path: string, id: string, text = readRegistryText(path)): { text: string; item: YAMLMap; registry: Registry } {
+  const { registry, doc } = parseRegistryDocument(text, path); // refuse to edit a file that does not validate
   const list = Y().isMap(doc.contents) ? doc.contents.get('active_intents', true) : undefined;
   const item = Y().isSeq(list) ? list.items.find((it) => Y().isMap(it) && it.get('id') === id) : undefined;
   if (!Y().isMap(item)) throw new IntentError('UNKNOWN_INTENT', `Intent ${id} is not in ${path}.`, { intent: id, path });

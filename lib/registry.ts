@@ -3,7 +3,7 @@ import { isUtf8 } from 'node:buffer';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { Node, YAMLMap } from 'yaml';
+import type { Document, Node, YAMLMap } from 'yaml';
 import { IntentError } from './errors.js';
 import { writeFileAtomic } from './fsutil.js';
 import { globProblem } from './scope.js';
@@ -93,6 +93,12 @@ const KNOWN_FIELDS = [
 
 /** Reads a registry file and validates it: its text and the registry (REGISTRY_MISSING, REGISTRY_INVALID). */
 export function readRegistry(path: string): { text: string; registry: Registry } {
+  const text = readRegistryText(path);
+  return { text, registry: registryOfText(path, text) };
+}
+
+/** A registry file's text; throws REGISTRY_MISSING, or REGISTRY_INVALID when it is unreadable or not UTF-8. */
+export function readRegistryText(path: string): string {
   if (!existsSync(path)) {
     throw new IntentError('REGISTRY_MISSING', `No intent registry at ${path}. Run \`intent init\` to create one.`, { path });
   }
@@ -110,7 +116,7 @@ export function readRegistry(path: string): { text: string; registry: Registry }
     const column = at - text.lastIndexOf('\n', at - 1);
     throw registryError(path, [{ line, column, message: 'the file is not valid UTF-8 text: save it as UTF-8 (nothing was changed)' }]);
   }
-  return { text, registry: registryOfText(path, text) };
+  return text;
 }
 
 /** Reads and validates a registry file; throws REGISTRY_MISSING or REGISTRY_INVALID. */
@@ -162,9 +168,14 @@ function cacheFile(path: string): string | null {
 
 /** Validates registry text; every problem is reported at once, with file, line, intent and field. */
 export function parseRegistry(text: string, path: string): Registry {
-  const { intents, problems, spans } = checkRegistry(text);
+  return parseRegistryDocument(text, path).registry;
+}
+
+/** parseRegistry, and the YAML document it was read from (for byte-surgical edits). */
+export function parseRegistryDocument(text: string, path: string): { registry: Registry; doc: Document } {
+  const { intents, problems, spans, doc } = validate(text);
   if (problems.length) throw registryError(path, problems);
-  return { path, intents, spans };
+  return { registry: { path, intents, spans }, doc };
 }
 
 /** Formats problems as one REGISTRY_INVALID error. */
@@ -184,6 +195,11 @@ export function registryError(path: string, problems: RegistryProblem[]): Intent
 
 /** Pure validation: returns the intents it could read and every problem found. */
 export function checkRegistry(text: string): { intents: Intent[]; problems: RegistryProblem[]; spans: StatusSpans } {
+  const { intents, problems, spans } = validate(text);
+  return { intents, problems, spans };
+}
+
+function validate(text: string): { intents: Intent[]; problems: RegistryProblem[]; spans: StatusSpans; doc: Document } {
   const lc = new (y().LineCounter)();
   const doc = y().parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true });
   const problems: RegistryProblem[] = [];
@@ -197,12 +213,12 @@ export function checkRegistry(text: string): { intents: Intent[]; problems: Regi
       const pos = lc.linePos(e.pos[0]);
       problems.push({ line: pos.line, column: pos.col, message: `YAML syntax error: ${e.message.split('\n')[0]}` });
     }
-    return { intents: [], problems, spans: {} };
+    return { intents: [], problems, spans: {}, doc };
   }
   const root = doc.contents;
   if (!y().isMap(root)) {
     problems.push({ ...at(root), message: 'the file must be a mapping with an `active_intents:` list at the top' });
-    return { intents: [], problems, spans: {} };
+    return { intents: [], problems, spans: {}, doc };
   }
   for (const pair of root.items) {
     const key = y().isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
@@ -211,14 +227,14 @@ export function checkRegistry(text: string): { intents: Intent[]; problems: Regi
   const listNode = root.get('active_intents', true) as Node | undefined;
   if (!root.has('active_intents')) {
     problems.push({ ...at(root), message: 'missing the `active_intents:` list' });
-    return { intents: [], problems, spans: {} };
+    return { intents: [], problems, spans: {}, doc };
   }
   if (listNode === undefined || listNode === null || (y().isScalar(listNode) && listNode.value === null)) {
-    return { intents: [], problems, spans: {} };
+    return { intents: [], problems, spans: {}, doc };
   }
   if (!y().isSeq(listNode)) {
     problems.push({ ...at(listNode), field: 'active_intents', message: 'must be a list of intents' });
-    return { intents: [], problems, spans: {} };
+    return { intents: [], problems, spans: {}, doc };
   }
   const intents: Intent[] = [];
   const spans: StatusSpans = {};
@@ -242,7 +258,7 @@ export function checkRegistry(text: string): { intents: Intent[]; problems: Regi
     const updated = spanOf(text, item.get('updated_at', true));
     if (status && (updated || !item.has('updated_at'))) spans[intent.id] = { status, ...(updated ? { updated_at: updated } : {}) };
   });
-  return { intents, problems, spans };
+  return { intents, problems, spans, doc };
 }
 
 function spanOf(text: string, node: unknown): ScalarSpan | null {
