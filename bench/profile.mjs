@@ -99,9 +99,9 @@ export function staticGraph(file) {
 
 const pkgName = (spec) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
 
-/** The module each hook loads with its dynamic `import()` in dist/lib/hook-run.js. */
+/** The module each hook loads with its dynamic `import()` in dist/lib/hooks/dispatch.js. */
 export function hookModules(pkgDir) {
-  const src = readFileSync(join(pkgDir, 'dist', 'lib', 'hook-run.js'), 'utf8');
+  const src = readFileSync(join(pkgDir, 'dist', 'lib', 'hooks', 'dispatch.js'), 'utf8');
   const out = {};
   for (const m of src.matchAll(/case '([a-z-]+)':[\s\S]*?import\('\.\/([\w.-]+\.js)'\)/g)) out[m[1]] ??= m[2];
   return out;
@@ -118,13 +118,13 @@ export function bundledHookChunks(pkgDir) {
 /**
  * Module loading of each hook, attributed (on the unbundled tsc output in dist/lib, to show what
  * each piece costs; `bundled` is what the installed hook loads: its chunk of dist/bin/): in a fresh process, import one after the other the
- * ESM loader itself (a one-line data: module), the hook entry's static graph (dist/lib/hook-run.js),
+ * ESM loader itself (a one-line data: module), the hook entry's static graph (dist/lib/hooks/dispatch.js),
  * each package the hook's module loads statically, then the hook's own modules; a step costs only
  * what earlier steps had not loaded. Lazily loaded packages (createRequire: cosmiconfig,
  * typescript, ajv) are not in these figures; they load only when a hook needs them.
  */
 export function importSteps(pkgDir, hooks = ['pre-commit', 'post-commit'], reps = REPS) {
-  const lib = (m) => join(pkgDir, 'dist', 'lib', m);
+  const lib = (m) => join(pkgDir, 'dist', 'lib', 'hooks', m);
   const url = (f) => pathToFileURL(f).href;
   const entryGraph = staticGraph(join(pkgDir, 'dist', 'cli', 'hook.js'));
   const modules = hookModules(pkgDir);
@@ -136,9 +136,9 @@ export function importSteps(pkgDir, hooks = ['pre-commit', 'post-commit'], reps 
     const g = mod ? staticGraph(root) : entryGraph;
     const steps = [
       ['ESM loader warm-up', 'data:text/javascript,export default 0'],
-      ...(mod ? [[`hook entry (dist/lib/hook-run.js, ${entryGraph.modules.length - 1} modules)`, url(lib('hook-run.js'))]] : []),
+      ...(mod ? [[`hook entry (dist/lib/hooks/dispatch.js, ${entryGraph.modules.length - 1} modules)`, url(lib('dispatch.js'))]] : []),
       ...g.specs.map((sp) => [`package ${pkgName(sp)}${sp === pkgName(sp) ? '' : ` (${sp})`}`, sp]),
-      [`own modules of ${hook} (${mod ? `dist/lib/${mod}` : 'dist/lib/hook-run.js'} and ${g.modules.length - 1} more)`, mod ? url(root) : url(lib('hook-run.js'))],
+      [`own modules of ${hook} (${mod ? `dist/lib/hooks/${mod}` : 'dist/lib/hooks/dispatch.js'} and ${g.modules.length - 1} more)`, mod ? url(root) : url(lib('dispatch.js'))],
     ];
     const samples = steps.map(() => []);
     const started = [];

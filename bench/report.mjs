@@ -188,7 +188,7 @@ export function writeReport(R, file) {
     L.push('', '### Where the time goes (hooks)', '');
     L.push('In the timing loop above, right after each timed run of a hook file, the same hook runs on the same staged index (pre-commit) or the same commit (post-commit: it records that commit again, same work, the note is replaced) two more ways: ' +
       '`node dist/bin/hook.js <hook>` directly, and the same with `bench/probe/spawn-probe.mjs` preloaded (`node --import`), which records when user code starts, ' +
-      'every child process with its duration (by wrapping `child_process.spawnSync`, which `lib/git.ts` uses; no strace) and when the work ends. Start-up, loading, git, JavaScript and exit add up to the probed run; ' +
+      'every child process with its duration (by wrapping `child_process.spawnSync`, which `lib/git/process.ts` uses; no strace) and when the work ends. Start-up, loading, git, JavaScript and exit add up to the probed run; ' +
       'the shell wrappers are the hook file minus the direct run (median of the paired differences). Medians of the same repetitions; negative values are noise (the wrappers cost a few shell processes, a few ms).', '');
     const sizes = Object.keys(R.profile).map(Number);
     const HK = ['pre-commit', 'commit-msg', 'post-commit'].filter((h) => R.profile[sizes[0]][h]);
@@ -209,7 +209,7 @@ export function writeReport(R, file) {
   if (R.imports) {
     const I = R.imports;
     const HK = Object.keys(I.hooks);
-    L.push('', 'Module loading, attributed: for each hook, in a fresh process, import one after the other the ESM loader itself (a one-line `data:` module), the hook entry (`dist/lib/hook-run.js`), each package the hook\'s module imports statically, then the hook\'s own modules; ' +
+    L.push('', 'Module loading, attributed: for each hook, in a fresh process, import one after the other the ESM loader itself (a one-line `data:` module), the hook entry (`dist/lib/hooks/dispatch.js`), each package the hook\'s module imports statically, then the hook\'s own modules; ' +
       'a step costs only what earlier steps had not loaded. Packages loaded lazily through `createRequire` (cosmiconfig when a config file exists, typescript for AST classification, ajv in verify) are not in these figures. ' +
       'These steps are measured on the unbundled tsc output (`dist/lib/`) to show what each piece costs; the installed hooks run the bundle (`dist/bin/hook.js`, see docs/decisions.md), whose loading is the last row.', '');
     const labels = [...new Set(HK.flatMap((h) => I.hooks[h].steps.map((st) => st.label.replace(/^own modules of [a-z-]+ .*$/, 'own modules'))))];
@@ -267,7 +267,7 @@ export function writeReport(R, file) {
   if (R.verify) {
     const v = R.verify;
     L.push('', '## 3. `intent verify`', '');
-    L.push(`${v.count} governed commits on \`intent/VER\` (1–3 changed files each) made by one \`git fast-import\` stream; each commit's trace record built by the package's own code (\`dist/lib/diff.js\` \`diffCommits\`, the hook's pinned diff options; \`dist/lib/trace.js\` \`buildRecord\`/\`noteText\`), ` +
+    L.push(`${v.count} governed commits on \`intent/VER\` (1–3 changed files each) made by one \`git fast-import\` stream; each commit's trace record built by the package's own code (\`dist/lib/git/diff.js\` \`diffCommits\`, the hook's pinned diff options; \`dist/lib/trace/record.js\` \`buildRecord\`/\`noteText\`), ` +
       `all notes written to \`refs/notes/intents\` by a second fast-import stream, and a chained ledger line each. Timed: \`intent verify intent/VER --json\` as a process (start-up included); every run must report 0 findings, ${v.count} governed commits and ${v.count} ledger lines.`, '');
     L.push(table(['commits', 'verify (median, p25–p75)', 'CPU time', 'commits/s', 'findings'], [[v.count, range(v.time), range(v.cpu), f(v.perSecond), v.findings]]));
     if (v.probed) L.push('', `Through the probe: ${probeText(v.probed)}.`);

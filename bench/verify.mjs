@@ -9,14 +9,14 @@ import {
 /**
  * A repository with `count` governed commits on intent/VER: the commits come from one
  * fast-import stream (1–3 files each), their trace records are built by the package's own code
- * (dist/lib/diff.js `diffCommits` with the hook's pinned diff options, dist/lib/blobs.js,
- * dist/lib/trace.js `buildRecord` / `noteText`: what post-commit writes), and all notes go into
+ * (dist/lib/git/diff.js `diffCommits` with the hook's pinned diff options, dist/lib/git/blobs.js,
+ * dist/lib/trace/record.js `buildRecord` / `noteText`: what post-commit writes), and all notes go into
  * refs/notes/intents with a second fast-import stream; the ledger gets one chained line each.
  */
 export async function governedHistory(dir, count, pkgDir) {
   const lib = (m) => import(pathToFileURL(join(pkgDir, 'dist', 'lib', m)).href);
   const [{ diffCommits }, { readBlobs }, { buildRecord, noteText }, { loadRegistry, findIntent }, { sha256Hex }] = await Promise.all(
-    ['diff.js', 'blobs.js', 'trace.js', 'registry.js', 'hashing.js'].map(lib),
+    ['git/diff.js', 'git/blobs.js', 'trace/record.js', 'intents/registry.js', 'trace/hashing.js'].map(lib),
   );
   const BASE_FILES = 200;
   await syntheticRepo(dir, BASE_FILES);

@@ -1,4 +1,4 @@
-import { abandonIntent } from '../lib/done.js';
+import { abandonIntent } from '../lib/lifecycle/index.js';
 import { cleanupLines } from './done.js';
 import { emit } from './output.js';
 

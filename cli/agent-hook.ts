@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Entry point of the agents' hook programs (`<git-common-dir>/intent/bin/agent <agent> <event>`):
 // small like the git hook entry, since it runs on every tool call of the agent.
-import { readPayload, runAgentHook } from '../lib/agent-protocols.js';
+import { readPayload, runAgentHook } from '../lib/agents/index.js';
 
 const [agent, event] = process.argv.slice(2);
 const out = runAgentHook(agent ?? '', event ?? '', () => readPayload(0));

@@ -1,4 +1,4 @@
-import { readPayload, runAgentHook } from '../lib/agent-protocols.js';
+import { readPayload, runAgentHook } from '../lib/agents/index.js';
 
 /** `intent agent <agent> <event>`: the same adapter the installed agent hooks run, reading stdin. */
 export function run(opts: { agent: string; event: string }): void {

@@ -1,4 +1,4 @@
-import { approveRequest } from '../lib/approval.js';
+import { approveRequest } from '../lib/intents/index.js';
 import { emit } from './output.js';
 
 /** `intent approve <request-id>`: a human widens the intent's scope as requested. */

@@ -1,4 +1,4 @@
-import { blame } from '../lib/blame.js';
+import { blame } from '../lib/trace/index.js';
 import { emit } from './output.js';
 
 /** `intent blame <file>`: who wrote each line, under which intent. */

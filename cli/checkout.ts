@@ -1,5 +1,5 @@
-import { checkout } from '../lib/checkout.js';
-import { describeOverlap } from '../lib/overlap.js';
+import { checkout } from '../lib/lifecycle/index.js';
+import { describeOverlap } from '../lib/intents/index.js';
 import { emit } from './output.js';
 
 /** `intent checkout <id>`: prints the worktree path (alone on stdout, so `cd "$(intent checkout X)"` works). */

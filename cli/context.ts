@@ -1,5 +1,5 @@
-import { IntentError } from '../lib/errors.js';
-import { DEFAULT_CONTEXT_BYTES, MIN_CONTEXT_BYTES, renderContext } from '../lib/context.js';
+import { IntentError } from '../lib/core/index.js';
+import { DEFAULT_CONTEXT_BYTES, MIN_CONTEXT_BYTES, renderContext } from '../lib/intents/index.js';
 import { emit } from './output.js';
 
 /** `intent context <id>`: prints the intent's `<intent_context>` XML block (or it wrapped in JSON). */

@@ -1,5 +1,5 @@
 import { dirname } from 'node:path';
-import { removeDemo, runDemo } from '../lib/demo.js';
+import { removeDemo, runDemo } from '../lib/demo/index.js';
 
 /** `intent demo`: the whole governed flow in a throw-away repository. */
 export function run(opts: { cwd: string; dir?: string; keep: boolean }): void {

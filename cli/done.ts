@@ -1,5 +1,5 @@
-import { finishIntent, type Cleanup } from '../lib/done.js';
-import { IntentError } from '../lib/errors.js';
+import { finishIntent, type Cleanup } from '../lib/lifecycle/index.js';
+import { IntentError } from '../lib/core/index.js';
 import { emit } from './output.js';
 
 /**

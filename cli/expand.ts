@@ -1,4 +1,4 @@
-import { requestExpansion } from '../lib/expansion.js';
+import { requestExpansion } from '../lib/intents/index.js';
 import { emit } from './output.js';
 
 /**

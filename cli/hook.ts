@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Entry point of every installed git hook: small, so a commit pays only for what a hook needs.
 import { readFileSync } from 'node:fs';
-import { runHook } from '../lib/hook-run.js';
+import { runHook } from '../lib/hooks/index.js';
 
 const [hook, ...args] = process.argv.slice(2);
 try {

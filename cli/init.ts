@@ -1,4 +1,4 @@
-import { init } from '../lib/init.js';
+import { init } from '../lib/lifecycle/index.js';
 import { emit } from './output.js';
 
 /** `intent init`. */

@@ -1,6 +1,5 @@
-import { resolveIntentId } from '../lib/active.js';
-import { appendLesson } from '../lib/lessons.js';
-import { openRepo } from '../lib/repo.js';
+import { appendLesson, resolveIntentId } from '../lib/intents/index.js';
+import { openRepo } from '../lib/git/index.js';
 import { emit } from './output.js';
 
 /**

@@ -2,7 +2,7 @@
 // The `intent` command line: declares the commands; each action loads one module and calls one function.
 import { Command, CommanderError } from 'commander';
 import { EXIT, fail } from './output.js';
-import { TOOL_VERSION } from '../lib/version.js';
+import { TOOL_VERSION } from '../lib/core/index.js';
 
 const program = new Command('intent')
   .description('Git-native governance for AI coding agents: scoped intents, enforcing hooks, Agent Trace notes.')

@@ -1,4 +1,4 @@
-import { renderMap, writeMap, buildMap } from '../lib/map.js';
+import { renderMap, writeMap, buildMap } from '../lib/trace/index.js';
 import { emit } from './output.js';
 
 /** `intent map`: regenerate .orchestration/intent_map.md from the notes. */

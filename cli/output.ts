@@ -1,4 +1,4 @@
-import { IntentError } from '../lib/errors.js';
+import { IntentError } from '../lib/core/index.js';
 
 /** Exit codes, documented in the README. */
 export const EXIT = { OK: 0, REFUSED: 1, USAGE: 2, INTERNAL: 70 } as const;

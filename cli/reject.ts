@@ -1,4 +1,4 @@
-import { rejectRequest } from '../lib/approval.js';
+import { rejectRequest } from '../lib/intents/index.js';
 import { emit } from './output.js';
 
 /** `intent reject <request-id> [--reason "…"]`: a human turns a scope-expansion request down. */

@@ -1,4 +1,4 @@
-import { repair } from '../lib/repair.js';
+import { repair } from '../lib/trace/index.js';
 import { emit } from './output.js';
 
 /** `intent repair [<range>...]`: restore missing notes and ledger lines, cut a torn ledger line. */

@@ -1,4 +1,4 @@
-import { listRequests } from '../lib/approval.js';
+import { listRequests } from '../lib/intents/index.js';
 import { emit } from './output.js';
 
 /** `intent requests`: lists scope-expansion requests, pending first. */

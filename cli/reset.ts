@@ -1,4 +1,4 @@
-import { resetIntent } from '../lib/breaker.js';
+import { resetIntent } from '../lib/guardrails/index.js';
 import { emit } from './output.js';
 
 /** `intent reset <id>`: a human closes an intent's circuit breaker. */

@@ -1,4 +1,4 @@
-import { formatStatus, intentStatus } from '../lib/status.js';
+import { formatStatus, intentStatus } from '../lib/lifecycle/index.js';
 import { emit } from './output.js';
 
 /** `intent status`: every intent of the registry with its branch, worktree, progress, budget, breaker and overlaps. */

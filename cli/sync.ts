@@ -1,6 +1,5 @@
-import { IntentError } from '../lib/errors.js';
-import { syncNotes } from '../lib/sync.js';
-import { NOTES_REF } from '../lib/version.js';
+import { IntentError, NOTES_REF } from '../lib/core/index.js';
+import { syncNotes } from '../lib/trace/index.js';
 import { emit } from './output.js';
 
 /** `intent sync [<remote>]`: fetch, merge and push refs/notes/intents. */

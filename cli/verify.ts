@@ -1,4 +1,4 @@
-import { verify } from '../lib/verify.js';
+import { verify } from '../lib/trace/index.js';
 import { emit } from './output.js';
 
 /** `intent verify [<rev-range>...]`: exit 0 clean, 1 with findings. */

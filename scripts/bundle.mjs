@@ -4,8 +4,8 @@
 // and Node resolving and loading ~25 modules of ours plus minimatch's, diff's and yaml's many
 // files cost more than the hook's work (docs/decisions.md has the measurements).
 //
-//   dist/bin/hook.js         what every installed git hook runs (cli/hook.ts + lib/hook-run.ts);
-//   dist/bin/hook-<m>.js     each hook's module (lib/<m>.ts), one file each, loaded by hook.js
+//   dist/bin/hook.js         what every installed git hook runs (cli/hook.ts + lib/hooks/dispatch.ts);
+//   dist/bin/hook-<m>.js     each hook's module (lib/hooks/<m>.ts), one file each, loaded by hook.js
 //                            for that hook only;
 //   dist/bin/intent.js       the `intent` command (cli/main.ts);
 //   dist/bin/cmd-<c>.js      each command (cli/<c>.ts), one file each, loaded by intent.js;
@@ -44,13 +44,13 @@ const apart = (importer, modules, prefix) => ({
 
 /**
  * Every file uses the one dist/bin/yaml.cjs: `import … from 'yaml'` points there, and so does
- * lib/registry.ts's lazy `createRequire(import.meta.url)('yaml')` (which esbuild does not follow).
+ * lib/intents/registry.ts's lazy `createRequire(import.meta.url)('yaml')` (which esbuild does not follow).
  */
 const sharedYaml = {
   name: 'shared-yaml',
   setup(b) {
     b.onResolve({ filter: /^yaml$/ }, () => ({ path: './yaml.cjs', external: true }));
-    b.onLoad({ filter: /[\\/]dist[\\/]lib[\\/][^\\/]+\.js$/ }, async (args) => {
+    b.onLoad({ filter: /[\\/]dist[\\/]lib[\\/].+\.js$/ }, async (args) => {
       const text = await readFile(args.path, 'utf8');
       return { contents: text.replace(/createRequire\(import\.meta\.url\)\('yaml'\)/g, "createRequire(import.meta.url)('./yaml.cjs')"), loader: 'js' };
     });
@@ -73,17 +73,17 @@ const esm = (entry, outfile, plugins = []) =>
   });
 
 const main = join(dist, 'cli', 'main.js');
-const hookRun = join(dist, 'lib', 'hook-run.js');
+const hookRun = join(dist, 'lib', 'hooks', 'dispatch.js');
 const commands = lazyImports(main);
 const hooks = lazyImports(hookRun);
-if (!commands.includes('checkout') || !hooks.includes('postcommit')) throw new Error(`bundle: unexpected split points: ${commands} / ${hooks}`);
+if (!commands.includes('checkout') || !hooks.includes('post-commit')) throw new Error(`bundle: unexpected split points: ${commands} / ${hooks}`);
 
 await rm(out, { recursive: true, force: true });
 await Promise.all([
   esm(main, 'intent.js', [apart(main, commands, 'cmd-')]),
   ...commands.map((c) => esm(join(dist, 'cli', `${c}.js`), `cmd-${c}.js`)),
   esm(join(dist, 'cli', 'hook.js'), 'hook.js', [apart(hookRun, hooks, 'hook-')]),
-  ...hooks.map((m) => esm(join(dist, 'lib', `${m}.js`), `hook-${m}.js`)),
+  ...hooks.map((m) => esm(join(dist, 'lib', 'hooks', `${m}.js`), `hook-${m}.js`)),
   esm(join(dist, 'cli', 'agent-hook.js'), 'agent-hook.js'),
   build({ entryPoints: [join(root, 'node_modules', 'yaml', 'dist', 'index.js')], outfile: join(out, 'yaml.cjs'), bundle: true, format: 'cjs', platform: 'node', target: 'node20', logLevel: 'warning' }),
 ]);

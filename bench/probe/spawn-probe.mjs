@@ -1,5 +1,5 @@
 // Preloaded with `node --import` into a hook or CLI process: times every child process it runs
-// (spawnSync and execFileSync, which is how lib/git.ts runs git) and, at exit, writes a JSON
+// (spawnSync and execFileSync, which is how lib/git/process.ts runs git) and, at exit, writes a JSON
 // report to $BENCH_PROBE_OUT: when user code started, each child's command and duration, when
 // the process finished its work. No strace, no change to the code under test.
 import { writeFileSync } from 'node:fs';

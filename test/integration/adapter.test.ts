@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { contentHash, deleteFile, moveFile, readForEdit, recordWrite, writeFile, type WriteRequest } from '../../lib/adapter.js';
-import { renderContext } from '../../lib/context.js';
-import { IntentError } from '../../lib/errors.js';
+import { contentHash, deleteFile, moveFile, readForEdit, recordWrite, writeFile, type WriteRequest } from '../../lib/agents/adapter.js';
+import { renderContext } from '../../lib/intents/context.js';
+import { IntentError } from '../../lib/core/errors.js';
 import { checkoutIntent, git, governedRepo, noteOf, tempDir, writeFiles } from '../helpers.js';
 import { expectValid } from '../trace-validator.js';
 

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeFile } from '../../lib/adapter.js';
+import { writeFile } from '../../lib/agents/adapter.js';
 import { checkoutIntent, git, governedRepo, intent, run, writeFiles } from '../helpers.js';
 
 const MODEL = 'openai/gpt-5';

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { withLock } from '../../lib/lock.js';
+import { withLock } from '../../lib/core/lock.js';
 import { CLI, checkoutIntent, git, governedRepo, ledgerLines, noteOf, registryYaml, tempDir, writeFiles, spawnAsync } from '../helpers.js';
 
 // Many worktrees commit at the same moment: every note and every ledger line must survive,

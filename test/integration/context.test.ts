@@ -1,10 +1,10 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { assemble, type HistoryEntry } from '../../lib/context.js';
-import { IntentError } from '../../lib/errors.js';
-import { parseLessons, type Lesson } from '../../lib/lessons.js';
-import type { Intent } from '../../lib/registry.js';
+import { assemble, type HistoryEntry } from '../../lib/intents/context.js';
+import { IntentError } from '../../lib/core/errors.js';
+import { parseLessons, type Lesson } from '../../lib/intents/lessons.js';
+import type { Intent } from '../../lib/intents/registry.js';
 import { CLI, checkoutIntent, git, governedRepo, intent, run, writeFiles, spawnAsync } from '../helpers.js';
 
 // `intent context` (the handshake block) and `intent lesson` (the shared brain) as real processes

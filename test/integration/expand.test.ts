@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { listExpansionRequests, requestExpansion } from '../../lib/expansion.js';
+import { listExpansionRequests, requestExpansion } from '../../lib/intents/expansion.js';
 import { checkoutIntent, git, governedRepo, intent } from '../helpers.js';
 
 // `intent expand` as a real process, and the request store behind it.

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { listExpansionRequests } from '../../lib/expansion.js';
+import { listExpansionRequests } from '../../lib/intents/expansion.js';
 import { CLI, checkoutIntent, governedRepo, intent, tempDir } from '../helpers.js';
 
 // `intent mcp` as a real process, driven by the SDK's own client over a real stdio connection.

@@ -36,7 +36,7 @@ describe('pre-push hook', () => {
 
     // Record the note again (re-run post-commit for that commit through the library) and push.
     const rec = run(process.execPath, ['--input-type=module', '-e',
-      `import { recordCommit } from ${JSON.stringify(join(PKG_ROOT, 'dist/lib/postcommit.js'))}; recordCommit(process.cwd(), process.env, { rev: '${c1}' });`], wt);
+      `import { recordCommit } from ${JSON.stringify(join(PKG_ROOT, 'dist/lib/trace/record-commit.js'))}; recordCommit(process.cwd(), process.env, { rev: '${c1}' });`], wt);
     expect(rec.status, rec.stderr).toBe(0);
     const ok = run('git', ['push', '-q', 'origin', 'intent/INT-001', 'refs/notes/intents'], wt);
     expect(ok.status, ok.stderr).toBe(0);

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync, mkdirSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { rooCheck, rooDelete, rooMove, rooSaved, type RooTask } from '../../lib/roo-code.js';
+import { rooCheck, rooDelete, rooMove, rooSaved, type RooTask } from '../../lib/agents/roo-code.js';
 import { checkoutIntent, git, governedRepo, noteOf } from '../helpers.js';
 
 // Drives the glue exactly as the patch in docs/roo-code.md does: Roo's own save (the diff view

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { recordCommit } from '../../dist/lib/postcommit.js';
+import { recordCommit } from '../../dist/lib/trace/record-commit.js';
 import { checkoutIntent, git, governedRepo, intent, run, writeFiles } from '../helpers.js';
 
 describe('intent verify over a few hundred governed commits', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyChange, classifySource } from '../../lib/ast.js';
+import { classifyChange, classifySource } from '../../lib/mutation/syntax.js';
 
 const JWT_OLD = `import jwt from 'jsonwebtoken';
 import { config } from './config';

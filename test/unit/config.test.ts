@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../lib/config.js';
-import { IntentError } from '../../lib/errors.js';
+import { loadConfig } from '../../lib/intents/config.js';
+import { IntentError } from '../../lib/core/errors.js';
 import { tempDir, writeFiles } from '../helpers.js';
 
 const DEFAULTS = { requireIntent: false, worktreeDir: null, source: null };

@@ -2,10 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cQuote, matchName, recordPath, recordPathOf, splitNulPaths, unquoteBytes } from '../../lib/gitpath.js';
+import { cQuote, matchName, recordPath, recordPathOf, splitNulPaths, unquoteBytes } from '../../lib/git/paths.js';
 import { git, makeRepo } from '../helpers.js';
 
-// File names are bytes: the recorded form keeps names that are not UTF-8 apart (lib/gitpath.ts).
+// File names are bytes: the recorded form keeps names that are not UTF-8 apart (lib/git/paths.ts).
 
 const b = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : Buffer.from(p))));
 

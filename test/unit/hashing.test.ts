@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { hashLines, lineStarts, sha256Hex } from '../../lib/hashing.js';
+import { hashLines, lineStarts, sha256Hex } from '../../lib/trace/hashing.js';
 
 /** Independent reference: sha256 of the given bytes. */
 function ref(bytes: Buffer | string): string {

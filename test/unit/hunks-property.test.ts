@@ -1,4 +1,4 @@
-// Property tests of the hunks (lib/diff.ts + lib/hunks.ts) and the hashed ranges (lib/trace.ts)
+// Property tests of the hunks (lib/git/diff.ts + lib/git/hunks.ts) and the hashed ranges (lib/trace/record.ts)
 // against git's own `git diff -U0` on random edits of random files: lines from a small alphabet
 // (so repeats happen, some looking like diff syntax), with or without a trailing newline,
 // sometimes CRLF or mixed line endings, sometimes empty. For every case:
@@ -10,14 +10,14 @@
 // Seeded (HUNKS_SEED=<n> to replay another seed); every failure message names the seed and case.
 import { createHash } from 'node:crypto';
 import { describe, expect, it, onTestFailed } from 'vitest';
-import { readBlobs } from '../../lib/blobs.js';
-import { commitDiff } from '../../lib/diff.js';
-import type { Hunk } from '../../lib/hunks.js';
-import type { Intent } from '../../lib/registry.js';
-import type { TraceRecord } from '../../lib/trace.js';
+import { readBlobs } from '../../lib/git/blobs.js';
+import { commitDiff } from '../../lib/git/diff.js';
+import type { Hunk } from '../../lib/git/hunks.js';
+import type { Intent } from '../../lib/intents/registry.js';
+import type { TraceRecord } from '../../lib/trace/record.js';
 // trace.ts reads the package version relative to its compiled location: load it from the build,
 // as test/unit/trace-schema.test.ts does.
-import { buildRecord } from '../../dist/lib/trace.js';
+import { buildRecord } from '../../dist/lib/trace/record.js';
 import { git, makeRepo, writeFiles, prng } from '../helpers.js';
 
 const SEED = Number(process.env.HUNKS_SEED ?? 0x5eed_2026);

@@ -1,9 +1,9 @@
 import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { commitDiff } from '../../lib/diff.js';
-import { recordPathOf } from '../../lib/gitpath.js';
-import { parseHunkHeader, parseRawPatch, type FileChange, type Hunk } from '../../lib/hunks.js';
+import { commitDiff } from '../../lib/git/diff.js';
+import { recordPathOf } from '../../lib/git/paths.js';
+import { parseHunkHeader, parseRawPatch, type FileChange, type Hunk } from '../../lib/git/hunks.js';
 import { git, makeRepo, writeFiles, prng } from '../helpers.js';
 
 const ZERO = '0'.repeat(40);

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { IntentError } from '../../lib/errors.js';
+import { IntentError } from '../../lib/core/errors.js';
 import {
   MAX_LESSON_CHARS, MAX_TITLE_CHARS, buildLesson, formatLesson, lessonText, lessonsFor, parseLessons, type Lesson,
-} from '../../lib/lessons.js';
+} from '../../lib/intents/lessons.js';
 import { PKG_ROOT } from '../helpers.js';
 
 const NOW = new Date('2026-03-04T10:00:00Z');

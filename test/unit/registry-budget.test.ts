@@ -1,9 +1,9 @@
-// Registry validation of `budget:` and `acceptance_checks:` (lib/registry.ts), and the glob-overlap
-// test of lib/overlap.ts.
+// Registry validation of `budget:` and `acceptance_checks:` (lib/intents/registry.ts), and the glob-overlap
+// test of lib/intents/overlap.ts.
 import { describe, expect, it } from 'vitest';
-import { IntentError } from '../../lib/errors.js';
-import { globsOverlap, literalPrefix } from '../../lib/overlap.js';
-import { checkRegistry, parseRegistry } from '../../lib/registry.js';
+import { IntentError } from '../../lib/core/errors.js';
+import { globsOverlap, literalPrefix } from '../../lib/intents/overlap.js';
+import { checkRegistry, parseRegistry } from '../../lib/intents/registry.js';
 
 /** One intent whose extra lines start on line 6 (after id, name, status, owned_scope). */
 function withLines(extra: string): string {

@@ -1,8 +1,8 @@
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { addScopeGlobs, setIntentStatus } from '../../lib/registry-edit.js';
-import { checkRegistry, loadRegistry, parseRegistry } from '../../lib/registry.js';
+import { addScopeGlobs, setIntentStatus } from '../../lib/intents/registry-edit.js';
+import { checkRegistry, loadRegistry, parseRegistry } from '../../lib/intents/registry.js';
 import { tempDir } from '../helpers.js';
 
 // addScopeGlobs: appends globs to an intent's owned_scope, byte-surgically.

@@ -1,9 +1,9 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { IntentError } from '../../lib/errors.js';
-import { checkRegistry, loadRegistry, parseRegistry, registryError, type Intent, type RegistryProblem } from '../../lib/registry.js';
-import { setIntentStatus } from '../../lib/registry-edit.js';
+import { IntentError } from '../../lib/core/errors.js';
+import { checkRegistry, loadRegistry, parseRegistry, registryError, type Intent, type RegistryProblem } from '../../lib/intents/registry.js';
+import { setIntentStatus } from '../../lib/intents/registry-edit.js';
 import { tempDir } from '../helpers.js';
 
 /** The example of MISSION.md, every field present. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileScope, globProblem, outOfScope, parseIgnoreFile } from '../../lib/scope.js';
+import { compileScope, globProblem, outOfScope, parseIgnoreFile } from '../../lib/intents/scope.js';
 
 /** [globs, path, expected match] */
 const MATCHES: [string[], string, boolean][] = [

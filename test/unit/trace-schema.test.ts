@@ -2,14 +2,14 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readBlobs } from '../../lib/blobs.js';
-import { commitDiff } from '../../lib/diff.js';
-import type { Intent } from '../../lib/registry.js';
-import type { TraceRecord } from '../../lib/trace.js';
-// lib/version.ts reads package.json relative to its compiled location (dist/lib/), so trace.ts and
+import { readBlobs } from '../../lib/git/blobs.js';
+import { commitDiff } from '../../lib/git/diff.js';
+import type { Intent } from '../../lib/intents/registry.js';
+import type { TraceRecord } from '../../lib/trace/record.js';
+// lib/core/version.ts reads package.json relative to its compiled location (dist/lib/), so trace.ts and
 // version.ts are loaded from the build (`npm test` builds first; test/global-setup.ts checks it).
-import { buildRecord, noteText, summaryLine } from '../../dist/lib/trace.js';
-import { METADATA_KEY, TOOL_NAME, TOOL_VERSION } from '../../dist/lib/version.js';
+import { buildRecord, noteText, summaryLine } from '../../dist/lib/trace/record.js';
+import { METADATA_KEY, TOOL_NAME, TOOL_VERSION } from '../../dist/lib/core/version.js';
 import { AGENT_TRACE, expectValid, validate } from '../trace-validator.js';
 import { checkoutIntent, git, governedRepo, makeRepo, noteOf, writeFiles } from '../helpers.js';
 

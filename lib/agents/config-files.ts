@@ -1,0 +1,110 @@
+/**
+ * `intent init --agent <name>`: registers the agent hook adapters in the agent's own config
+ * files of the main worktree, merging with what is there (other hooks and settings are kept;
+ * re-running replaces only our entries).
+ */
+import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { IntentError } from '../core/errors.js';
+import { writeFileAtomic } from '../core/files.js';
+import type { Repo } from '../git/repo.js';
+
+/** The agents whose hook programs intent answers. */
+export const AGENTS = ['claude-code', 'cursor', 'cline'] as const;
+export type AgentName = (typeof AGENTS)[number];
+
+/** A config file `init --agent` wrote or found up to date. */
+export interface AgentConfigResult {
+  agent: AgentName;
+  file: string;
+  changed: boolean;
+}
+
+const MARK = 'intent/bin/agent';
+
+/**
+ * The shell command an agent runs: finds the runner `intent init` installed in this clone's
+ * common git dir (so it works in every worktree, with no machine path in the committed config)
+ * and blocks when it is missing, since a hook that cannot run must not let writes through.
+ */
+function hookCommand(agent: AgentName, event: string): string {
+  const missing = agent === 'cline'
+    ? `echo '{"cancel":true,"errorMessage":"intent: this clone has no intent hooks; run intent init"}'; exit 0`
+    : `echo "intent: this clone has no intent hooks; run intent init" >&2; exit 2`;
+  return `a="$(git rev-parse --path-format=absolute --git-common-dir)/${MARK}"; [ -x "$a" ] || { ${missing}; }; exec "$a" ${agent} ${event}`;
+}
+
+/** Writes the hook registration of `agent`; throws USAGE for an unknown agent. */
+export function installAgentConfig(repo: Repo, agent: string): AgentConfigResult {
+  if (!(AGENTS as readonly string[]).includes(agent)) {
+    throw new IntentError('USAGE', `unknown agent "${agent}"; pick one of: ${AGENTS.join(', ')}.`, { agent });
+  }
+  const a = agent as AgentName;
+  if (a === 'claude-code') return claude(repo);
+  if (a === 'cursor') return cursor(repo);
+  return cline(repo);
+}
+
+function readJson(file: string): Record<string, unknown> {
+  if (!existsSync(file)) return {};
+  try {
+    const v = JSON.parse(readFileSync(file, 'utf8'));
+    if (v && typeof v === 'object' && !Array.isArray(v)) return v;
+  } catch { /* fall through */ }
+  throw new IntentError('CONFIG_INVALID', `${file} is not a JSON object; fix or remove it, then re-run intent init --agent.`, { file });
+}
+
+function save(agent: AgentName, file: string, text: string, mode?: number): AgentConfigResult {
+  if (existsSync(file) && readFileSync(file, 'utf8') === text) return { agent, file, changed: false };
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileAtomic(file, text);
+  if (mode) chmodSync(file, mode);
+  return { agent, file, changed: true };
+}
+
+function ours(entry: unknown): boolean {
+  return JSON.stringify(entry).includes(MARK);
+}
+
+function claude(repo: Repo): AgentConfigResult {
+  const file = join(repo.mainRoot, '.claude', 'settings.json');
+  const settings = readJson(file);
+  const hooks = (settings.hooks && typeof settings.hooks === 'object' ? settings.hooks : {}) as Record<string, unknown[]>;
+  const add = (event: string, matcher: string, arg: string) => {
+    const kept = Array.isArray(hooks[event]) ? hooks[event].filter((e) => !ours(e)) : [];
+    hooks[event] = [...kept, { matcher, hooks: [{ type: 'command', command: hookCommand('claude-code', arg), timeout: 30 }] }];
+  };
+  add('PreToolUse', 'Write|Edit|MultiEdit|NotebookEdit|Bash', 'pre-tool-use');
+  add('PostToolUse', 'Write|Edit|MultiEdit|NotebookEdit|Read', 'post-tool-use');
+  settings.hooks = hooks;
+  return save('claude-code', file, JSON.stringify(settings, null, 2) + '\n');
+}
+
+function cursor(repo: Repo): AgentConfigResult {
+  const file = join(repo.mainRoot, '.cursor', 'hooks.json');
+  const config = readJson(file);
+  config.version ??= 1;
+  const hooks = (config.hooks && typeof config.hooks === 'object' ? config.hooks : {}) as Record<string, unknown[]>;
+  const add = (event: string, arg: string) => {
+    const kept = Array.isArray(hooks[event]) ? hooks[event].filter((e) => !ours(e)) : [];
+    hooks[event] = [...kept, { command: hookCommand('cursor', arg), failClosed: true }];
+  };
+  add('preToolUse', 'pre-tool-use');
+  add('beforeShellExecution', 'before-shell-execution');
+  add('afterFileEdit', 'after-file-edit');
+  config.hooks = hooks;
+  return save('cursor', file, JSON.stringify(config, null, 2) + '\n');
+}
+
+function cline(repo: Repo): AgentConfigResult {
+  const dir = join(repo.mainRoot, '.clinerules', 'hooks');
+  let changed = false;
+  for (const [name, arg] of [['PreToolUse', 'pre-tool-use'], ['PostToolUse', 'post-tool-use']] as const) {
+    const file = join(dir, name);
+    if (existsSync(file) && !readFileSync(file, 'utf8').includes(MARK)) {
+      throw new IntentError('CONFIG_INVALID', `${file} exists and is not intent's: merge it by hand (call ${hookCommand('cline', arg)} from it).`, { file });
+    }
+    changed = save('cline', file, `#!/bin/sh\n# Written by \`intent init --agent cline\`: intent governs this agent's tool calls.\n${hookCommand('cline', arg)}\n`, 0o755).changed || changed;
+  }
+  return { agent: 'cline', file: dir, changed };
+}

@@ -1,0 +1,268 @@
+/**
+ * The wire formats of the agents' hook programs: parse their stdin JSON into a `ToolCall` and
+ * answer a `Verdict` the way each agent understands. Broken input always blocks (fail closed).
+ */
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { AGENTS, type AgentName } from './config-files.js';
+import { decide, type ToolCall, type Verdict } from './hook-adapters.js';
+import { IntentError } from '../core/errors.js';
+
+
+/** The events each agent's adapter answers (as typed on the command line). */
+export const EVENTS: Record<AgentName, readonly string[]> = {
+  'claude-code': ['pre-tool-use', 'post-tool-use'],
+  cursor: ['pre-tool-use', 'before-shell-execution', 'after-file-edit'],
+  cline: ['pre-tool-use', 'post-tool-use'],
+};
+
+/** Hook payloads larger than this are refused. */
+export const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
+
+/** What the hook program prints and its exit code. */
+export interface HookAnswer {
+  stdout: string;
+  stderr: string;
+  code: number;
+}
+
+type Json = Record<string, unknown>;
+
+const CLAUDE_WRITE = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
+const CLAUDE_READ = new Set(['Read', 'NotebookRead']);
+const CURSOR_WRITE = new Set(['Write', 'Edit', 'StrReplace', 'MultiEdit', 'TabWrite', 'edit_file', 'write', 'search_replace']);
+const CURSOR_DELETE = new Set(['Delete', 'delete_file']);
+const CURSOR_SHELL = new Set(['Shell', 'run_terminal_cmd', 'Bash']);
+const CLINE_WRITE = new Set(['write_to_file', 'replace_in_file', 'apply_diff', 'edit_file', 'search_replace', 'apply_patch', 'new_file']);
+const CLINE_SHELL = new Set(['execute_command']);
+const CLINE_READ = new Set(['read_file']);
+/** Tools that neither write nor run anything: no opinion. */
+const READ_ONLY = new Set(['Read', 'Glob', 'Grep', 'LS', 'WebFetch', 'WebSearch', 'TodoWrite', 'Task', 'NotebookRead', 'BashOutput',
+  'read_file', 'list_files', 'search_files', 'list_code_definition_names', 'ask_followup_question', 'attempt_completion', 'browser_action',
+  'use_mcp_tool', 'access_mcp_resource', 'plan_mode_respond', 'Search', 'ReadFile', 'Grep', 'Glob', 'ListDir', 'codebase_search', 'grep_search',
+  'file_search', 'list_dir', 'web_search', 'fetch_rules']);
+
+/** Reads a hook payload from a file descriptor: at most 10 MB, valid UTF-8, a JSON object. */
+export function readPayload(fd = 0): Json {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  const buf = Buffer.alloc(1 << 16);
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(fd, buf, 0, buf.length, null);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EAGAIN') continue;
+      if ((e as NodeJS.ErrnoException).code === 'EOF') break;
+      throw e;
+    }
+    if (n === 0) break;
+    total += n;
+    if (total > MAX_PAYLOAD_BYTES) {
+      throw new IntentError('INVALID_INPUT', `the hook payload is larger than ${MAX_PAYLOAD_BYTES / 1024 / 1024} MB; refusing it.`, {});
+    }
+    chunks.push(Buffer.from(buf.subarray(0, n)));
+  }
+  return parsePayload(Buffer.concat(chunks));
+}
+
+/** Decodes and parses a payload (exported for tests). */
+export function parsePayload(bytes: Buffer): Json {
+  if (bytes.length > MAX_PAYLOAD_BYTES) {
+    throw new IntentError('INVALID_INPUT', `the hook payload is larger than ${MAX_PAYLOAD_BYTES / 1024 / 1024} MB; refusing it.`, {});
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new IntentError('INVALID_INPUT', 'the hook payload is not valid UTF-8; refusing it.', {});
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new IntentError('INVALID_INPUT', `the hook payload is not JSON (${(e as Error).message}); refusing it.`, {});
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    throw new IntentError('INVALID_INPUT', 'the hook payload must be a JSON object; refusing it.', {});
+  }
+  return value as Json;
+}
+
+/** Runs one hook: parse, decide, answer. Any failure blocks with a message, never a stack trace. */
+export function runAgentHook(agent: string, event: string, read: () => Json): HookAnswer {
+  if (!(AGENTS as readonly string[]).includes(agent)) {
+    return { stdout: '', stderr: `intent: unknown agent "${agent}"; known: ${AGENTS.join(', ')}.\n`, code: 2 };
+  }
+  const name = agent as AgentName;
+  if (!EVENTS[name].includes(event)) {
+    return { stdout: '', stderr: `intent: ${agent} has no hook event "${event}"; known: ${EVENTS[name].join(', ')}.\n`, code: 2 };
+  }
+  let call: ToolCall | null;
+  try {
+    call = PARSE[name](event, read());
+  } catch (e) {
+    return blocked(name, event, e);
+  }
+  if (!call) return answer(name, event, { decision: 'none', reason: '' });
+  try {
+    return answer(name, event, decide(call));
+  } catch (e) {
+    return blocked(name, event, e);
+  }
+}
+
+function blocked(agent: AgentName, event: string, e: unknown): HookAnswer {
+  const msg = e instanceof IntentError ? e.message : `internal error: ${(e as Error)?.message ?? String(e)}`;
+  // Exit 2 blocks in Claude Code and Cursor; Cline only listens to JSON.
+  if (agent === 'cline') return { stdout: JSON.stringify({ cancel: true, errorMessage: `intent: ${msg}` }) + '\n', stderr: '', code: 0 };
+  return { stdout: '', stderr: `intent: ${msg}\n`, code: event === 'after-file-edit' ? 1 : 2 };
+}
+
+// --- parsing ------------------------------------------------------------------------------------
+
+function str(o: Json | undefined, key: string): string | undefined {
+  const v = o?.[key];
+  return typeof v === 'string' ? v : undefined;
+}
+
+function obj(o: Json | undefined, key: string): Json | undefined {
+  const v = o?.[key];
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
+}
+
+function need(o: Json | undefined, key: string, agent: string): string {
+  const v = str(o, key);
+  if (v === undefined || v === '') throw new IntentError('INVALID_INPUT', `${agent} payload has no "${key}" string; refusing it.`, { field: key });
+  return v;
+}
+
+/** `provider/model` from a bare model name, guessing the provider from well-known prefixes. */
+export function qualifyModel(model: string | undefined, fallbackProvider: string): string | undefined {
+  if (!model) return undefined;
+  const m = model.trim();
+  if (/^[^\s/]+\/\S+$/.test(m)) return m;
+  if (!/^\S+$/.test(m)) return undefined;
+  const provider = /^claude/i.test(m) ? 'anthropic' : /^(gpt|o\d|chatgpt|codex)/i.test(m) ? 'openai' : /^gemini/i.test(m) ? 'google'
+    : /^grok/i.test(m) ? 'xai' : /^(deepseek)/i.test(m) ? 'deepseek' : fallbackProvider;
+  return `${provider}/${m}`;
+}
+
+/** The model of the newest assistant entry in a Claude Code transcript (JSONL), read from its tail. */
+export function modelFromTranscript(path: string | undefined): string | undefined {
+  if (!path) return undefined;
+  try {
+    const size = statSync(path).size;
+    const len = Math.min(size, 1 << 20);
+    const fd = openSync(path, 'r');
+    const buf = Buffer.alloc(len);
+    try {
+      readSync(fd, buf, 0, len, size - len);
+    } finally {
+      closeSync(fd);
+    }
+    const lines = buf.toString('utf8').split('\n');
+    for (let i = lines.length - 1; i >= 0; i--) {
+      if (!lines[i].includes('"model"')) continue;
+      try {
+        const e = JSON.parse(lines[i]) as { type?: string; message?: { role?: string; model?: string } };
+        if ((e.type === 'assistant' || e.message?.role === 'assistant') && typeof e.message?.model === 'string') return e.message.model;
+      } catch { /* a partial first line */ }
+    }
+  } catch { /* no transcript */ }
+  return undefined;
+}
+
+function kindOf(tool: string, write: Set<string>, shell: Set<string>, read: Set<string>, input: Json | undefined): ToolCall['kind'] {
+  if (write.has(tool)) return 'write';
+  if (shell.has(tool)) return 'shell';
+  if (read.has(tool)) return 'read';
+  if (READ_ONLY.has(tool) || tool.startsWith('mcp__')) return 'other';
+  // An unknown tool that names a file may write it: check it like a write (fail closed).
+  return str(input, 'file_path') ?? str(input, 'path') ?? str(input, 'target_file') ? 'write' : 'other';
+}
+
+const PARSE: Record<AgentName, (event: string, p: Json) => ToolCall | null> = {
+  'claude-code'(event, p) {
+    const tool = need(p, 'tool_name', 'Claude Code');
+    const input = obj(p, 'tool_input');
+    if (!input) throw new IntentError('INVALID_INPUT', 'Claude Code payload has no "tool_input" object; refusing it.', { field: 'tool_input' });
+    const kind = kindOf(tool, CLAUDE_WRITE, new Set(['Bash']), CLAUDE_READ, input);
+    const session = need(p, 'session_id', 'Claude Code');
+    return {
+      agent: 'Claude Code',
+      phase: event === 'pre-tool-use' ? 'pre' : 'post',
+      cwd: need(p, 'cwd', 'Claude Code'),
+      tool,
+      kind,
+      path: str(input, 'file_path') ?? str(input, 'notebook_path') ?? str(input, 'path'),
+      command: str(input, 'command'),
+      modelId: event === 'post-tool-use' && (kind === 'write' || kind === 'delete')
+        ? qualifyModel(str(p, 'model') ?? modelFromTranscript(str(p, 'transcript_path')), 'anthropic') : undefined,
+      sessionUrl: `claude-code://session/${encodeURIComponent(session)}`,
+      failed: obj(p, 'tool_response')?.success === false,
+    };
+  },
+  cursor(event, p) {
+    const roots = Array.isArray(p.workspace_roots) ? p.workspace_roots.filter((r): r is string => typeof r === 'string') : [];
+    const cwd = str(p, 'cwd') || roots[0];
+    if (!cwd) throw new IntentError('INVALID_INPUT', 'Cursor payload has neither "cwd" nor "workspace_roots"; refusing it.', { field: 'cwd' });
+    const session = str(p, 'conversation_id') ?? str(p, 'session_id') ?? 'unknown';
+    const base = { agent: 'Cursor', cwd, sessionUrl: `cursor://conversation/${encodeURIComponent(session)}`, modelId: qualifyModel(str(p, 'model'), 'cursor') };
+    if (event === 'before-shell-execution') return { ...base, phase: 'pre', tool: 'Shell', kind: 'shell', command: need(p, 'command', 'Cursor') };
+    if (event === 'after-file-edit') return { ...base, phase: 'post', tool: 'Edit', kind: 'write', path: need(p, 'file_path', 'Cursor') };
+    const tool = need(p, 'tool_name', 'Cursor');
+    const input = obj(p, 'tool_input') ?? {};
+    const kind = CURSOR_DELETE.has(tool) ? 'delete' : kindOf(tool, CURSOR_WRITE, CURSOR_SHELL, new Set(), input);
+    return { ...base, phase: 'pre', tool, kind, path: str(input, 'file_path') ?? str(input, 'path') ?? str(input, 'target_file'), command: str(input, 'command') };
+  },
+  cline(event, p) {
+    const roots = Array.isArray(p.workspaceRoots) ? p.workspaceRoots.filter((r): r is string => typeof r === 'string') : [];
+    if (!roots[0]) throw new IntentError('INVALID_INPUT', 'Cline payload has no "workspaceRoots"; refusing it.', { field: 'workspaceRoots' });
+    const body = obj(p, event === 'pre-tool-use' ? 'preToolUse' : 'postToolUse');
+    if (!body) throw new IntentError('INVALID_INPUT', `Cline payload has no "${event === 'pre-tool-use' ? 'preToolUse' : 'postToolUse'}" object; refusing it.`, {});
+    const tool = need(body, 'toolName', 'Cline');
+    const params = obj(body, 'parameters') ?? {};
+    const model = obj(p, 'model');
+    const provider = str(model, 'provider');
+    const slug = str(model, 'slug');
+    return {
+      agent: 'Cline',
+      phase: event === 'pre-tool-use' ? 'pre' : 'post',
+      cwd: roots[0],
+      tool,
+      kind: kindOf(tool, CLINE_WRITE, CLINE_SHELL, CLINE_READ, params),
+      path: str(params, 'path') ?? str(params, 'file_path'),
+      command: str(params, 'command'),
+      modelId: slug ? (provider && !slug.includes('/') ? `${provider}/${slug}` : qualifyModel(slug, provider ?? 'cline')) : undefined,
+      sessionUrl: `cline://task/${encodeURIComponent(str(p, 'taskId') ?? 'unknown')}`,
+      failed: body.success === false,
+    };
+  },
+};
+
+// --- answers ------------------------------------------------------------------------------------
+
+function answer(agent: AgentName, event: string, v: Verdict): HookAnswer {
+  const json = (o: unknown): HookAnswer => ({ stdout: JSON.stringify(o) + '\n', stderr: '', code: 0 });
+  const reason = v.reason ? `intent: ${v.reason}` : '';
+  if (agent === 'claude-code') {
+    if (event === 'pre-tool-use') {
+      if (v.decision === 'deny' || v.decision === 'ask') {
+        return json({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: v.decision, permissionDecisionReason: reason } });
+      }
+      return { stdout: '', stderr: '', code: 0 };
+    }
+    if (v.decision === 'deny') return json({ decision: 'block', reason });
+    return v.note ? json({ hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: v.note } }) : { stdout: '', stderr: '', code: 0 };
+  }
+  if (agent === 'cursor') {
+    if (event === 'after-file-edit') return v.decision === 'deny' ? { stdout: '', stderr: reason + '\n', code: 1 } : json({});
+    if (v.decision === 'deny' || v.decision === 'ask') return json({ permission: v.decision, user_message: reason, agent_message: reason });
+    return json({ permission: 'allow' });
+  }
+  // Cline: `cancel` stops the task, so a refusal or a question for a human cancels with the reason.
+  if (v.decision === 'deny' || v.decision === 'ask') {
+    return json({ cancel: true, errorMessage: v.decision === 'ask' ? `${reason} (a human must run or approve this)` : reason });
+  }
+  return json({ cancel: false, ...(v.note ? { contextModification: v.note } : {}) });
+}

@@ -1,0 +1,5 @@
+/**
+ * demo: `intent demo`, the whole flow in a throw-away repository, checking every hash it recorded.
+ * Imports: every layer below.
+ */
+export { removeDemo, runDemo } from './demo.js';

@@ -1,0 +1,79 @@
+import { splitNulPaths } from './paths.js';
+import { git, gitBuffer } from './process.js';
+import { parseRawPatch, type FileChange } from './hunks.js';
+
+/**
+ * Pinned diff options: the hunks (and so the hashes) must not depend on the user's diff config
+ * (algorithm, heuristics, prefixes, order files, external drivers, textconv, relative mode).
+ * `--text` keeps a `-diff` attribute from hiding text; binaries are detected from the bytes.
+ */
+const DIFF_FLAGS = [
+  '-r', '--raw', '-p', '-U0', '--inter-hunk-context=0', '--find-renames=50%', '--text',
+  '--no-color', '--no-ext-diff', '--no-textconv', '--diff-algorithm=myers', '--indent-heuristic',
+  '--src-prefix=a/', '--dst-prefix=b/', '--no-relative', '-O/dev/null', '--ignore-submodules=none',
+];
+const CONFIG = ['-c', 'core.quotePath=true', '-c', 'diff.noprefix=false', '-c', 'diff.mnemonicPrefix=false'];
+
+/** A commit's identity and its changes against its first parent (or the empty tree). */
+export interface CommitDiff {
+  sha: string;
+  parents: string[];
+  changes: FileChange[];
+}
+
+/**
+ * Resolves `rev` and diffs it against its first parent (a root commit: the empty tree) with
+ * git's own diff, in one process: `--always --parents` print the commit and its parents first,
+ * even when the diff is empty; `--diff-merges=first-parent` gives a merge its first-parent diff,
+ * as `diffCommits` does.
+ */
+export function commitDiff(cwd: string, rev: string): CommitDiff {
+  const out = git([...CONFIG, 'diff-tree', '--root', '--always', '--parents', '--diff-merges=first-parent', ...DIFF_FLAGS, rev, '--'], { cwd });
+  const nl = out.indexOf('\n');
+  const [sha, ...parents] = (nl === -1 ? out : out.slice(0, nl)).trim().split(' ');
+  if (!/^[0-9a-f]{40,64}$/.test(sha)) throw new Error(`git diff-tree ${rev}: unexpected output ${JSON.stringify(out.slice(0, 200))}`);
+  return { sha, parents, changes: parseRawPatch(nl === -1 ? '' : out.slice(nl + 1).replace(/^\n+/, '')) };
+}
+
+/**
+ * Every path the commit being prepared adds, modifies or deletes, both sides of a rename
+ * included (renames are not detected, so they appear as a deletion and an addition). Reads the
+ * index named by the hook's own environment (`commit -a` and `commit -- path` use a temporary one).
+ */
+export function stagedPaths(cwd: string): string[] {
+  const out = gitBuffer(
+    [...CONFIG, 'diff', '--cached', '--name-only', '-z', '--no-renames', '--no-relative', '--ignore-submodules=none', '--no-ext-diff'],
+    { cwd, inheritRepoEnv: true },
+  );
+  return splitNulPaths(out);
+}
+
+/**
+ * Diffs many commits against their first parents (or the empty tree) with one `git diff-tree
+ * --stdin` process and the same pinned options as `commitDiff`. Returns sha → changes.
+ */
+export function diffCommits(cwd: string, commits: { sha: string; parent: string | null }[]): Map<string, FileChange[]> {
+  const out = new Map<string, FileChange[]>();
+  if (!commits.length) return out;
+  const input = commits.map((c) => (c.parent ? `${c.sha} ${c.parent}` : c.sha)).join('\n') + '\n';
+  const text = git([...CONFIG, 'diff-tree', '--stdin', '--root', ...DIFF_FLAGS], { cwd, input });
+  // Each commit's output starts with the line it was given (or its sha); patch lines never
+  // consist of hex digits alone.
+  const header = /^([0-9a-f]{40,64})(?: [0-9a-f]{40,64})*$/;
+  let current: string | null = null;
+  let lines: string[] = [];
+  const flush = () => {
+    if (current) out.set(current, parseRawPatch(lines.join('\n').replace(/^\n+/, '')));
+  };
+  for (const line of text.split('\n')) {
+    const m = header.exec(line);
+    if (m) {
+      flush();
+      current = m[1];
+      lines = [];
+    } else lines.push(line);
+  }
+  flush();
+  for (const c of commits) if (!out.has(c.sha)) out.set(c.sha, []);
+  return out;
+}

@@ -1,0 +1,103 @@
+import { spawnSync } from 'node:child_process';
+import { IntentError } from '../core/errors.js';
+
+/** Result of one git invocation; a non-zero exit is data, not an exception. */
+export interface GitResult {
+  status: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface GitOptions {
+  cwd: string;
+  /** Bytes for git's standard input. */
+  input?: string | Buffer;
+  /**
+   * Keep the caller's GIT_DIR / GIT_INDEX_FILE / GIT_WORK_TREE. Hooks need them (the index of
+   * `commit -a` or `commit -- path` is a temporary one); anything that targets another
+   * repository must not inherit them, so the default clears them.
+   */
+  inheritRepoEnv?: boolean;
+  env?: Record<string, string | undefined>;
+  /** Return stdout as a Buffer (binary-safe). */
+  binary?: boolean;
+}
+
+const REPO_ENV = [
+  'GIT_DIR',
+  'GIT_INDEX_FILE',
+  'GIT_WORK_TREE',
+  'GIT_COMMON_DIR',
+  'GIT_OBJECT_DIRECTORY',
+  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+  'GIT_PREFIX',
+];
+
+/** The environment git runs with: no pager, no prompts, repository variables on purpose only. */
+export function gitEnv(opts: Pick<GitOptions, 'inheritRepoEnv' | 'env'> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
+  // In a server's pre-receive hook the pushed objects sit in a quarantine directory that only
+  // these variables make visible; they always describe the repository the hook runs for.
+  const quarantine = !!process.env.GIT_QUARANTINE_PATH;
+  if (!opts.inheritRepoEnv) {
+    for (const k of REPO_ENV) if (!(quarantine && (k === 'GIT_OBJECT_DIRECTORY' || k === 'GIT_ALTERNATE_OBJECT_DIRECTORIES'))) delete env[k];
+  }
+  for (const [k, v] of Object.entries(opts.env ?? {})) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  return env;
+}
+
+/** Runs git and returns its exit status and output without throwing on failure. */
+export function gitRaw(args: string[], opts: GitOptions): GitResult & { stdoutBuf?: Buffer } {
+  const res = spawnSync('git', args, {
+    cwd: opts.cwd,
+    env: gitEnv(opts),
+    input: typeof opts.input === 'string' ? Buffer.from(opts.input, 'utf8') : opts.input,
+    maxBuffer: 1024 * 1024 * 1024,
+
+  });
+  if (res.error) {
+    throw new IntentError('GIT_FAILED', `could not run git ${args[0]}: ${res.error.message}`, { args });
+  }
+  const stdoutBuf = res.stdout as Buffer;
+  return {
+    status: res.status ?? 128,
+    stdout: opts.binary ? '' : stdoutBuf.toString('utf8'),
+    stderr: (res.stderr as Buffer).toString('utf8'),
+    stdoutBuf: opts.binary ? stdoutBuf : undefined,
+  };
+}
+
+/** Runs git and returns stdout; throws a GIT_FAILED error naming the command on failure. */
+export function git(args: string[], opts: GitOptions): string {
+  const res = gitRaw(args, opts);
+  if (res.status !== 0) {
+    throw new IntentError(
+      'GIT_FAILED',
+      `git ${args.join(' ')} failed (exit ${res.status}): ${res.stderr.trim() || 'no message'}`,
+      { args, status: res.status, stderr: res.stderr },
+    );
+  }
+  return res.stdout;
+}
+
+/** Like `git` but returns stdout as raw bytes. */
+export function gitBuffer(args: string[], opts: GitOptions): Buffer {
+  const res = gitRaw(args, { ...opts, binary: true });
+  if (res.status !== 0) {
+    throw new IntentError('GIT_FAILED', `git ${args.join(' ')} failed (exit ${res.status}): ${res.stderr.trim()}`, {
+      args,
+      status: res.status,
+    });
+  }
+  return res.stdoutBuf!;
+}
+
+/** Splits NUL-terminated git output (`-z`) into its fields. */
+export function splitNul(out: string): string[] {
+  const parts = out.split('\0');
+  if (parts.length && parts[parts.length - 1] === '') parts.pop();
+  return parts;
+}

@@ -1,0 +1,76 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { IntentError } from '../core/errors.js';
+import { gitRaw, git } from './process.js';
+
+/** Where a command runs: the worktree, its git dirs, and the main worktree that governs it. */
+export interface Repo {
+  /** Top of the current worktree. */
+  root: string;
+  /** This worktree's git dir (`.git` or `.git/worktrees/<name>`). */
+  gitDir: string;
+  /** The git dir shared by all worktrees. */
+  commonDir: string;
+  /** Top of the main worktree (the primary checkout), whose `.orchestration/` governs. */
+  mainRoot: string;
+  isMainWorktree: boolean;
+  /** Current branch name without `refs/heads/`, or null when detached. */
+  branch: string | null;
+}
+
+/** Resolves the repository around `cwd`; throws NOT_A_REPOSITORY / BARE_REPOSITORY. */
+export function openRepo(cwd: string): Repo {
+  const res = gitRaw(
+    ['rev-parse', '--path-format=absolute', '--is-bare-repository', '--git-dir', '--git-common-dir', '--show-toplevel'],
+    { cwd },
+  );
+  if (res.status !== 0) {
+    if (/not a git repository/i.test(res.stderr)) {
+      throw new IntentError('NOT_A_REPOSITORY', `${cwd} is not inside a git repository. Run \`git init\` first, or cd into one.`, { cwd });
+    }
+    if (/must be run in a work tree|bare/i.test(res.stderr)) {
+      throw new IntentError('BARE_REPOSITORY', `${cwd} is a bare repository: intents need a work tree. Run this in a clone.`, { cwd });
+    }
+    throw new IntentError('GIT_FAILED', `git rev-parse failed in ${cwd}: ${res.stderr.trim()}`, { cwd });
+  }
+  const [bare, gitDir, commonDir, root] = res.stdout.replace(/\n$/, '').split('\n');
+  if (bare === 'true' || !root) {
+    throw new IntentError('BARE_REPOSITORY', `${cwd} is a bare repository: intents need a work tree. Run this in a clone.`, { cwd });
+  }
+  const isMainWorktree = gitDir === commonDir;
+  const mainRoot = isMainWorktree ? root : mainWorktreeRoot(root, commonDir);
+  return { root, gitDir, commonDir, mainRoot, isMainWorktree, branch: readBranch(gitDir) };
+}
+
+function mainWorktreeRoot(cwd: string, commonDir: string): string {
+  // The usual layout: the main worktree holds the common dir as its `.git`. Checking that
+  // directly saves a process per hook and avoids `git worktree list`, which fails while another
+  // process is half-way through `git worktree add`.
+  if (basename(commonDir) === '.git' && existsSync(join(dirname(commonDir), '.git', 'HEAD'))) {
+    const top = dirname(commonDir);
+    if (statSync(join(top, '.git')).isDirectory()) return top;
+  }
+  const out = git(['worktree', 'list', '--porcelain', '-z'], { cwd });
+  const first = out.split('\0').find((l) => l.startsWith('worktree '));
+  if (!first) throw new IntentError('GIT_FAILED', `could not find the main worktree of ${cwd}`, { cwd });
+  return first.slice('worktree '.length);
+}
+
+function readBranch(gitDir: string): string | null {
+  try {
+    const head = readFileSync(join(gitDir, 'HEAD'), 'utf8').trim();
+    return head.startsWith('ref: refs/heads/') ? head.slice('ref: refs/heads/'.length) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Path of a file under the main worktree's `.orchestration/`. */
+export function orchestrationPath(repo: Repo, name: string): string {
+  return join(repo.mainRoot, '.orchestration', name);
+}
+
+/** Directory for the toolkit's private state inside the common git dir (never committed). */
+export function stateDir(repo: Repo): string {
+  return join(repo.commonDir, 'intent');
+}

@@ -1,0 +1,113 @@
+import { IntentError } from '../core/errors.js';
+
+/** Output of one hook run: exit code and the lines for stderr. */
+export interface HookOutcome {
+  code: number;
+  stderr: string;
+}
+
+/**
+ * Runs one git hook, loading only the modules that hook needs (hooks run on every commit).
+ * pre-commit fails closed: any error, expected or not, blocks the commit with its message.
+ * post-commit cannot undo the commit, so it reports a failure loudly instead.
+ */
+export async function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv, stdin: () => string = () => '', args: string[] = []): Promise<HookOutcome> {
+  switch (hook) {
+    case 'pre-commit':
+      return commitCheck(async () => (await import('./pre-commit.js')).checkStagedCommit(cwd, env), 'intent: commit blocked.');
+    case 'prepare-commit-msg':
+      // An intent worktree's commit that pre-commit did not see (cherry-pick, revert, --no-verify):
+      // the same check, here (see WORKTREE_ONLY_HOOKS in install.ts).
+      return commitCheck(
+        async () => (await import('./pre-commit.js')).checkStagedCommit(cwd, env),
+        'intent: commit blocked. cherry-pick, revert and --no-verify skip pre-commit; intent checks their commits here. ' +
+          'To undo what a refused cherry-pick or revert left staged: git cherry-pick --abort or git revert --abort while git says one is in progress, ' +
+          'otherwise git reset --merge (your own unstaged edits stay).',
+      );
+    case 'pre-merge-commit':
+      // `git merge` making a merge commit: the same check as pre-commit, on the merge's changes
+      // against the first parent; then post-merge records the merge commit.
+      return commitCheck(
+        async () => (await import('./merge.js')).checkMergeCommit(cwd, env),
+        'intent: merge commit blocked. A merge in an intent worktree is a commit of its intent: its changes against the ' +
+          'first parent must stay inside the scope. To bring another branch\'s work in, rebase onto it instead (git merge --abort && git rebase <branch>): ' +
+          'each commit is then checked and recorded on its own.',
+      );
+    case 'post-merge':
+      try {
+        const { recordMerge } = await import('./merge.js');
+        recordMerge(cwd, env, args[0] === '1');
+        return { code: 0, stderr: '' };
+      } catch (e) {
+        return {
+          code: 0,
+          stderr: `intent: WARNING: the merge commit was made but its trace note was NOT recorded:\n${describe(e)}\n` +
+            'intent: `intent verify` reports commits without a note; `intent repair` records them.\n',
+        };
+      }
+    case 'commit-msg':
+      try {
+        const { checkMutationClaim } = await import('./commit-msg.js');
+        checkMutationClaim(cwd, args[0] ?? '');
+        return { code: 0, stderr: '' };
+      } catch (e) {
+        return { code: 1, stderr: `${describe(e)}\nintent: commit blocked.\n` };
+      }
+    case 'post-commit':
+      try {
+        const { recordCommit, bypassWarning } = await import('./post-commit.js');
+        return { code: 0, stderr: bypassWarning(recordCommit(cwd, env)) };
+      } catch (e) {
+        return {
+          code: 0,
+          stderr: `intent: WARNING: the commit was made but its trace note was NOT recorded:\n${describe(e)}\n` +
+            'intent: `intent verify` reports commits without a note; fix the cause and amend the commit to record it.\n',
+        };
+      }
+    case 'post-rewrite':
+      try {
+        const { recordRewrites } = await import('./post-rewrite.js');
+        recordRewrites(cwd, env, stdin());
+        return { code: 0, stderr: '' };
+      } catch (e) {
+        return {
+          code: 0,
+          stderr: `intent: WARNING: rewritten commits may carry their old commits' trace notes:\n${describe(e)}\n`,
+        };
+      }
+    case 'pre-push':
+      try {
+        const { checkPush } = await import('./pre-push.js');
+        const { findings } = checkPush(cwd, args[0] ?? 'origin', stdin());
+        if (!findings.length) return { code: 0, stderr: '' };
+        return {
+          code: 1,
+          stderr: `intent: push refused: governed commits fail verification:\n${findings.map((f) => `  ${f.code} ${f.message}`).join('\n')}\n` +
+            'intent: fix the history (or record the missing notes), then push again; `intent verify <range>` shows the same report.\n',
+        };
+      } catch (e) {
+        return { code: 1, stderr: `${describe(e)}\nintent: push blocked.\n` };
+      }
+    default:
+      return { code: 1, stderr: `intent: unknown hook "${hook}"; re-run \`intent init\` to reinstall the hooks.\n` };
+  }
+}
+
+/**
+ * A hook that checks the commit about to be made: it fails closed (any error blocks, with its
+ * message and then `blocked`); when the check passes, its warnings (conflicts ahead) go to stderr.
+ */
+async function commitCheck(check: () => Promise<{ governed: boolean; warnings?: string[] }>, blocked: string): Promise<HookOutcome> {
+  try {
+    const r = await check();
+    return { code: 0, stderr: r.governed && r.warnings?.length ? r.warnings.join('\n') + '\n' : '' };
+  } catch (e) {
+    return { code: 1, stderr: `${describe(e)}\n${blocked}\n` };
+  }
+}
+
+function describe(e: unknown): string {
+  if (e instanceof IntentError) return e.message;
+  const err = e as Error;
+  return `intent: internal error in the hook: ${err?.stack ?? String(e)}`;
+}

@@ -1,0 +1,8 @@
+/**
+ * hooks: the git hooks and their installer. One dispatcher (dispatch) loads only the module of the
+ * hook that runs: pre-commit (scope, budget, breaker), commit-msg (mutation claims), post-commit
+ * (records the commit), merge (pre-merge-commit, post-merge), post-rewrite (amend, rebase) and
+ * pre-push (verify what is pushed). install writes the hook files and runners.
+ * Imports: core, git, intents, mutation, trace, guardrails.
+ */
+export { runHook } from './dispatch.js';

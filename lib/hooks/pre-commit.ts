@@ -1,0 +1,161 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { requireActive, resolveIntentId } from '../intents/active.js';
+import { loadConfig, type Config } from '../intents/config.js';
+import { stagedPaths } from '../git/diff.js';
+import { IntentError, NO_ACTIVE_INTENT_MESSAGE, scopeViolationMessage } from '../core/errors.js';
+import { gitRaw } from '../git/process.js';
+import { loadRegistry, type Intent, type Registry } from '../intents/registry.js';
+import { openRepo, orchestrationPath, stateDir, type Repo } from '../git/repo.js';
+import { compileScope, outOfScope } from '../intents/scope.js';
+import { loadIgnore } from '../intents/ignore.js';
+
+/** What the pre-commit check decided. */
+export type PreCommitResult =
+  | { governed: false; reason: string }
+  | { governed: true; intent: Intent; paths: string[]; warnings: string[] };
+
+/** Refusals that count towards an intent's circuit breaker (and leave a lesson). */
+const COUNTED = new Set(['SCOPE_VIOLATION', 'BUDGET_EXCEEDED', 'REGISTRY_INVALID', 'REGISTRY_MISSING']);
+const INTENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/**
+ * The pre-commit decision for the worktree at `cwd`: throws BREAKER_OPEN, NO_ACTIVE_INTENT,
+ * SCOPE_VIOLATION, BUDGET_EXCEEDED, REGISTRY_INVALID or CONFIG_INVALID to block; resolves when the
+ * commit may go ahead, with warnings (conflicts ahead) for stderr. The breaker, budget, overlap
+ * and lesson modules are loaded only when they have something to do (a hook runs on every commit).
+ */
+export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<PreCommitResult> {
+  const repo = openRepo(cwd);
+  const named = resolveIntentId(repo, env.INTENT_ID);
+  // An open breaker refuses before anything else is looked at (no state file: nothing to load).
+  if (named && INTENT_ID.test(named.id) && existsSync(join(stateDir(repo), 'breaker', `${named.id}.json`))) {
+    (await import('../guardrails/breaker.js')).assertBreakerClosed(repo, named.id);
+  }
+  const config = loadConfig(repo.mainRoot, repo.mainRoot);
+  if (!named) {
+    if (repo.isMainWorktree && !config.requireIntent) return { governed: false, reason: 'main worktree, no intent named' };
+    throw new IntentError(
+      'NO_ACTIVE_INTENT',
+      `${NO_ACTIVE_INTENT_MESSAGE}\n${repo.isMainWorktree
+        ? `${config.source} sets requireIntent: name the intent, e.g. INTENT_ID=INT-001 git commit …`
+        : 'This worktree has no intent. Create intent worktrees with `intent checkout <ID>`.'}`,
+      {},
+    );
+  }
+  const registryFile = orchestrationPath(repo, 'active_intents.yaml');
+  let registry: Registry | null = null;
+  let intent: Intent | null = null;
+  let paths: string[];
+  try {
+    registry = loadRegistry(registryFile);
+    intent = requireActive(registry, named.id);
+    const budget = intent.budget ? await import('../guardrails/budget.js') : null;
+    // With a max_changed_lines budget, one numstat gives both the paths and the line count.
+    const numstat = budget && intent.budget?.max_changed_lines !== undefined ? budget.stagedNumstat(repo.root) : null;
+    paths = numstat ? numstat.paths : stagedPaths(repo.root);
+    const bad = outOfScope(paths, compileScope(intent.owned_scope), loadIgnore(repo), !repo.isMainWorktree);
+    if (bad.length) {
+      const lines = bad.map((p) => scopeViolationMessage(intent!.id, p));
+      const orch = bad.some((p) => p.startsWith('.orchestration/'));
+      throw new IntentError(
+        'SCOPE_VIOLATION',
+        `${lines.join('\n')}\n${intent.id} owns: ${intent.owned_scope.join(', ')}\n` +
+          `Unstage ${bad.length === 1 ? 'that path' : 'those paths'} (git restore --staged -- <path>) or ask a human to widen the scope in the main worktree's registry.` +
+          (orch ? '\n.orchestration/ is governed from the main worktree only: an intent worktree may not change it.' : ''),
+        { intent: intent.id, paths: bad, scope: intent.owned_scope },
+      );
+    }
+    budget?.checkCommitBudget(repo, intent, registryFile, new Date(), numstat?.lines);
+  } catch (e) {
+    if (e instanceof IntentError && COUNTED.has(e.code)) throw await recordRefusal(repo, named.id, intent, e, config);
+    throw e;
+  }
+  let warnings: string[] = [];
+  if (paths.length && otherIntentBranchesMayExist(repo, intent.id)) {
+    const overlap = await import('../intents/overlap.js');
+    warnings = overlap.describeConflicts(intent.id, overlap.conflictsAhead(repo, registry, intent.id, paths));
+  }
+  return { governed: true, intent, paths, warnings };
+}
+
+/**
+ * Whether any `intent/<ID>` branch other than `selfId`'s may exist, from the ref files alone (true
+ * when unsure, e.g. reftable): with one intent branch, pre-commit does no conflict work at all.
+ */
+function otherIntentBranchesMayExist(repo: Repo, selfId: string): boolean {
+  if (existsSync(join(repo.commonDir, 'reftable'))) return true;
+  try {
+    if (readdirSync(join(repo.commonDir, 'refs', 'heads', 'intent')).some((n) => n !== selfId)) return true;
+  } catch { /* no loose intent branches */ }
+  let packed: string;
+  try {
+    packed = readFileSync(join(repo.commonDir, 'packed-refs'), 'utf8');
+  } catch {
+    return false;
+  }
+  const own = ` refs/heads/intent/${selfId}`;
+  return packed.split('\n').some((l) => l.includes(' refs/heads/intent/') && !l.endsWith(own));
+}
+
+/**
+ * Records a refused commit for the intent's circuit breaker (with the staged tree, so a retried
+ * identical commit is recognised) and leaves a lesson: one per intent and kind of refusal (the
+ * text is stable), written only for commits from intent worktrees (in the main worktree the new
+ * AGENT.md lines would end up in the next `git commit -a`). A refusal that opens the breaker says
+ * so and leaves a lesson naming the trip. Returns the error to throw.
+ */
+async function recordRefusal(repo: Repo, id: string, intent: Intent | null, e: IntentError, config: Config): Promise<IntentError> {
+  if (!INTENT_ID.test(id)) return e;
+  try {
+    const { recordRejection } = await import('../guardrails/breaker.js');
+    const { appendLesson } = await import('../intents/lessons.js');
+    const first = e.message.split('\n')[0];
+    const { tripped } = recordRejection(
+      repo,
+      id,
+      { tree: stagedTree(repo.root), code: e.code, reason: first },
+      { maxRejections: config.breakerMaxRejections, windowMinutes: config.breakerWindowMinutes },
+    );
+    if (!repo.isMainWorktree) {
+      try {
+        appendLesson(repo.root, { text: refusalLesson(id, intent, e), intentId: id });
+      } catch { /* the lesson is a courtesy; the refusal stands */ }
+    }
+    if (!tripped) return e;
+    try {
+      appendLesson(repo.root, { text: `Circuit breaker opened for ${id}: ${tripped}. A human must review the work and run intent reset ${id}.`, intentId: id });
+    } catch { /* as above */ }
+    return new IntentError(
+      e.code,
+      `${e.message}\nCircuit breaker opened for ${id}: ${tripped}.\nEvery further commit for ${id} is refused until a human runs: intent reset ${id}`,
+      { ...e.data, breaker: { open: true, reason: tripped } },
+    );
+  } catch (err) {
+    return new IntentError(e.code, `${e.message}\nintent: could not record this refusal for the circuit breaker: ${(err as Error).message}`, e.data);
+  }
+}
+
+/** The staged tree (`git write-tree` of the index the hook's environment names), or null. */
+function stagedTree(cwd: string): string | null {
+  const res = gitRaw(['write-tree'], { cwd, inheritRepoEnv: true });
+  return res.status === 0 ? res.stdout.trim() || null : null;
+}
+
+/** A lesson text that is the same for every refusal of one kind (no paths, times or counts). */
+function refusalLesson(id: string, intent: Intent | null, e: IntentError): string {
+  switch (e.code) {
+    case 'SCOPE_VIOLATION':
+      return `Commits for ${id} were refused for staging paths outside its scope (${intent?.owned_scope.join(', ') ?? 'see the registry'}). ` +
+        `Stage only paths inside it; for more, ask a human with intent expand ${id} <glob> --reason "…".`;
+    case 'BUDGET_EXCEEDED': {
+      const limit = String(e.data.limit ?? 'budget');
+      const max = e.data.max ?? e.data.expires_at;
+      return `Commits for ${id} were refused for exceeding budget.${limit} (${String(max)}). ` +
+        'Finish the intent within its budget or ask a human to raise it in the registry; retrying the same commit will not help.';
+    }
+    default:
+      return `Commits for ${id} were refused because the main worktree's intent registry could not be used (${e.code}). ` +
+        'A human must fix .orchestration/active_intents.yaml in the main worktree; retrying will not help until then.';
+  }
+}

@@ -1,0 +1,63 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { IntentError, NO_ACTIVE_INTENT_MESSAGE } from '../core/errors.js';
+import { findIntent, type Intent, type Registry } from './registry.js';
+import type { Repo } from '../git/repo.js';
+
+/** The branch prefix of intent worktrees. */
+export const BRANCH_PREFIX = 'intent/';
+
+/** Where a worktree records its active intent (inside its own git dir, never committed). */
+export function activeIntentFile(gitDir: string): string {
+  return join(gitDir, 'intent-id');
+}
+
+/** Records the active intent of the worktree whose git dir is `gitDir`. */
+export function recordActiveIntent(gitDir: string, id: string): void {
+  writeFileSync(activeIntentFile(gitDir), id + '\n');
+}
+
+/** How the active intent was found. */
+export type IntentSource = 'worktree' | 'branch' | 'env';
+
+/**
+ * The intent a commit in this worktree works under, or null when none is named. An intent
+ * worktree's own record (or its `intent/<ID>` branch) wins; `INTENT_ID` may only repeat it. In
+ * the main worktree `INTENT_ID` names the intent.
+ */
+export function resolveIntentId(repo: Repo, envId = process.env.INTENT_ID): { id: string; source: IntentSource } | null {
+  const fromEnv = envId?.trim() || null;
+  let own: { id: string; source: IntentSource } | null = null;
+  const file = activeIntentFile(repo.gitDir);
+  if (!repo.isMainWorktree && existsSync(file)) own = { id: readFileSync(file, 'utf8').trim(), source: 'worktree' };
+  else if (repo.branch?.startsWith(BRANCH_PREFIX)) own = { id: repo.branch.slice(BRANCH_PREFIX.length), source: 'branch' };
+  if (own && fromEnv && fromEnv !== own.id) {
+    throw new IntentError(
+      'NO_ACTIVE_INTENT',
+      `${NO_ACTIVE_INTENT_MESSAGE}\nThis worktree belongs to ${own.id}, but INTENT_ID names ${fromEnv}. Commit ${fromEnv}'s work in its own worktree (intent checkout ${fromEnv}).`,
+      { worktreeIntent: own.id, envIntent: fromEnv },
+    );
+  }
+  if (own) return own;
+  return fromEnv ? { id: fromEnv, source: 'env' } : null;
+}
+
+/** The registry entry for `id`, which must exist and be IN_PROGRESS. */
+export function requireActive(registry: Registry, id: string): Intent {
+  const intent = findIntent(registry, id);
+  if (!intent) {
+    throw new IntentError(
+      'NO_ACTIVE_INTENT',
+      `${NO_ACTIVE_INTENT_MESSAGE}\n${id} is not in ${registry.path}. Known intents: ${registry.intents.map((i) => i.id).join(', ') || 'none'}.`,
+      { intent: id },
+    );
+  }
+  if (intent.status !== 'IN_PROGRESS') {
+    throw new IntentError(
+      'NO_ACTIVE_INTENT',
+      `${NO_ACTIVE_INTENT_MESSAGE}\n${id} is ${intent.status}, not IN_PROGRESS. Run \`intent checkout ${id}\` to start it, or pick an intent that is in progress.`,
+      { intent: id, status: intent.status },
+    );
+  }
+  return intent;
+}

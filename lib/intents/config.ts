@@ -1,0 +1,97 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, resolve, isAbsolute } from 'node:path';
+import { IntentError } from '../core/errors.js';
+
+/** Settings read from `intent.config.*`, `.intentrc*` or the `intent` key of package.json. */
+export interface Config {
+  /** Every commit, also a human's in the main worktree, must name an intent (`INTENT_ID=…`). */
+  requireIntent: boolean;
+  /** Where `intent checkout` puts worktrees; relative to the main worktree. */
+  worktreeDir: string | null;
+  /** `intent checkout` refuses (SCOPE_OVERLAP) instead of warning when scopes overlap. Default false. */
+  strictOverlap?: boolean;
+  /** Refused commits within the window that open an intent's circuit breaker. Default 5. */
+  breakerMaxRejections?: number;
+  /** The circuit breaker's window in minutes. Default 10. */
+  breakerWindowMinutes?: number;
+  /** The file the settings came from, or null for the defaults. */
+  source: string | null;
+}
+
+const DEFAULTS: Config = { requireIntent: false, worktreeDir: null, source: null };
+const KEYS: Record<string, 'boolean' | 'string' | 'number'> = {
+  requireIntent: 'boolean', worktreeDir: 'string', strictOverlap: 'boolean', breakerMaxRejections: 'number', breakerWindowMinutes: 'number',
+};
+
+/**
+ * Finds the nearest configuration from `startDir` up to and including `stopDir` (the repository
+ * root, never above it). A file that does not parse or has unknown or mistyped keys is an error,
+ * never "no config".
+ */
+export function loadConfig(startDir: string, stopDir: string): Config {
+  let explorer: ReturnType<typeof import('cosmiconfig').cosmiconfigSync> | null = null;
+  let dir = resolve(startDir);
+  const stop = resolve(stopDir);
+  for (;;) {
+    let found;
+    try {
+      // cosmiconfig costs a hook more than everything else it loads: only load it where a
+      // candidate file exists.
+      if (mayHaveConfig(dir)) {
+        explorer ??= (require('cosmiconfig') as typeof import('cosmiconfig')).cosmiconfigSync('intent', { searchStrategy: 'none', cache: false });
+        found = explorer.search(dir);
+      }
+    } catch (e) {
+      throw new IntentError('CONFIG_INVALID', `Cannot read the intent configuration in ${dir}: ${(e as Error).message}`, { dir });
+    }
+    if (found && !found.isEmpty) return validate(found.config, found.filepath);
+    const rel = relative(stop, dir);
+    if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return { ...DEFAULTS };
+    dir = dirname(dir);
+  }
+}
+
+const require = createRequire(import.meta.url);
+
+/** cosmiconfig's search places for the module name "intent" (package.json is checked by key). */
+const PLACES = [
+  '.intentrc', '.intentrc.json', '.intentrc.yaml', '.intentrc.yml', '.intentrc.js', '.intentrc.ts', '.intentrc.cjs', '.intentrc.mjs',
+  '.config/intentrc', '.config/intentrc.json', '.config/intentrc.yaml', '.config/intentrc.yml', '.config/intentrc.js',
+  '.config/intentrc.ts', '.config/intentrc.cjs', '.config/intentrc.mjs',
+  'intent.config.js', 'intent.config.ts', 'intent.config.cjs', 'intent.config.mjs',
+];
+
+function mayHaveConfig(dir: string): boolean {
+  if (PLACES.some((p) => existsSync(join(dir, p)))) return true;
+  const pkg = join(dir, 'package.json');
+  if (!existsSync(pkg)) return false;
+  try {
+    return Object.prototype.hasOwnProperty.call(JSON.parse(readFileSync(pkg, 'utf8')), 'intent');
+  } catch {
+    // A package.json that does not parse is the project's problem, not a broken intent config:
+    // blocking commits on it would block the commit that fixes it.
+    return false;
+  }
+}
+
+function validate(raw: unknown, file: string): Config {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new IntentError('CONFIG_INVALID', `${file}: the intent configuration must be an object, e.g. { "requireIntent": true }.`, { file });
+  }
+  const out: Config = { ...DEFAULTS, source: file };
+  for (const [k, v] of Object.entries(raw)) {
+    const want = KEYS[k];
+    if (!want) {
+      throw new IntentError('CONFIG_INVALID', `${file}: unknown key "${k}"; known keys are ${Object.keys(KEYS).join(', ')}.`, { file, key: k });
+    }
+    if (typeof v !== want) {
+      throw new IntentError('CONFIG_INVALID', `${file}: "${k}" must be a ${want}, got ${JSON.stringify(v)}.`, { file, key: k });
+    }
+    if (want === 'number' && (!Number.isSafeInteger(v) || (v as number) < 1)) {
+      throw new IntentError('CONFIG_INVALID', `${file}: "${k}" must be a whole number of at least 1, got ${JSON.stringify(v)}.`, { file, key: k });
+    }
+    (out as unknown as Record<string, unknown>)[k] = v;
+  }
+  return out;
+}

@@ -1,0 +1,100 @@
+import { Minimatch } from 'minimatch';
+import { matchName } from '../git/paths.js';
+
+const MM_OPTIONS = { dot: true, nocomment: true, nonegate: true, optimizationLevel: 2 } as const;
+
+/** A compiled `owned_scope`: positive globs grant, `!` globs take back (negations always win). */
+export interface Scope {
+  readonly globs: readonly string[];
+  matches(path: string): boolean;
+}
+
+/**
+ * Why a scope glob is unusable, or null when it is fine. Globs are repository-relative
+ * POSIX paths: no absolute paths, no `..`, no backslashes.
+ */
+export function globProblem(raw: unknown): string | null {
+  if (typeof raw !== 'string') return `must be a string, got ${describe(raw)}`;
+  const glob = raw.startsWith('!') ? raw.slice(1) : raw;
+  if (glob.trim() === '') return raw.startsWith('!') ? 'negation "!" has no pattern after it' : 'is empty';
+  if (glob !== glob.trim()) return 'has leading or trailing whitespace';
+  if (glob.startsWith('/') || /^[A-Za-z]:[\\/]/.test(glob)) return 'is an absolute path; use a path relative to the repository root';
+  if (glob.includes('\\')) return 'contains a backslash; use "/" as the separator';
+  if (glob.split('/').includes('..')) return 'contains ".." and would leave the repository';
+  if (glob.startsWith('!')) return 'has a double negation';
+  if (/[\0\n\r]/.test(glob)) return 'contains a control character';
+  const mm = new Minimatch(normalise(glob), MM_OPTIONS);
+  if (mm.makeRe() === false) return 'is not a valid glob';
+  if (!balanced(glob)) return 'has unbalanced brackets or braces';
+  return null;
+}
+
+function balanced(glob: string): boolean {
+  const pairs: Record<string, string> = { ']': '[', '}': '{', ')': '(' };
+  const stack: string[] = [];
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === '\\') { i++; continue; }
+    if (c === '[' || c === '{' || c === '(') stack.push(c);
+    else if (c in pairs) { if (stack.pop() !== pairs[c]) return false; }
+  }
+  return stack.length === 0;
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  return typeof v === 'object' ? 'a mapping' : `${typeof v} ${JSON.stringify(v)}`;
+}
+
+/** `src/auth/` means everything under it; `./x` means `x`. */
+function normalise(glob: string): string {
+  let g = glob.replace(/^(\.\/)+/, '');
+  if (g.endsWith('/')) g += '**';
+  return g;
+}
+
+/** Compiles globs once; callers must have validated them with `globProblem`. */
+export function compileScope(globs: readonly string[]): Scope {
+  const pos: Minimatch[] = [];
+  const neg: Minimatch[] = [];
+  for (const g of globs) {
+    if (g.startsWith('!')) neg.push(new Minimatch(normalise(g.slice(1)), MM_OPTIONS));
+    else pos.push(new Minimatch(normalise(g), MM_OPTIONS));
+  }
+  return {
+    globs,
+    matches(path: string): boolean {
+      return pos.some((m) => m.match(path)) && !neg.some((m) => m.match(path));
+    },
+  };
+}
+
+/** Parses `.intentignore`: one glob per line, `#` comments and blank lines skipped. */
+export function parseIgnoreFile(text: string): string[] {
+  return text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
+}
+
+/**
+ * The paths of `paths` that the intent may not touch, in input order. With `protectOrchestration`
+ * (commits from an intent worktree) nothing under `.orchestration/` is allowed, whatever the scope
+ * says: an agent must not widen its own scope.
+ */
+export function outOfScope(
+  paths: readonly string[],
+  scope: Scope,
+  ignore: Scope | null,
+  protectOrchestration: boolean,
+): string[] {
+  const bad: string[] = [];
+  for (const p of paths) {
+    const name = matchName(p);
+    if (protectOrchestration && (name === '.orchestration' || name.startsWith('.orchestration/'))) { bad.push(p); continue; }
+    if (ignore && ignore.matches(name)) continue;
+    if (!scope.matches(name)) bad.push(p);
+  }
+  return bad;
+}

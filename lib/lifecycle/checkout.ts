@@ -1,0 +1,149 @@
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { BRANCH_PREFIX, recordActiveIntent } from '../intents/active.js';
+import { loadConfig } from '../intents/config.js';
+import { IntentError } from '../core/errors.js';
+import { git, gitRaw } from '../git/process.js';
+import { installWorktreeHooks } from '../hooks/install.js';
+import { withLock } from '../core/lock.js';
+import { setIntentStatus } from '../intents/registry-edit.js';
+import { expiredError, isExpired } from '../guardrails/budget.js';
+import { describeOverlap, findOverlaps, trackedFiles, type Overlap } from '../intents/overlap.js';
+import { findIntent, loadRegistry } from '../intents/registry.js';
+import { openRepo, orchestrationPath, stateDir, type Repo } from '../git/repo.js';
+import { listWorktrees } from '../git/worktrees.js';
+
+/** What `intent checkout` did. */
+export interface CheckoutResult {
+  intent: string;
+  path: string;
+  branch: string;
+  /** False when the intent's worktree already existed. */
+  created: boolean;
+  /** True when the registry was changed to IN_PROGRESS. */
+  started: boolean;
+  /** Other IN_PROGRESS intents whose scope can match a path this one owns. */
+  overlaps: Overlap[];
+}
+
+export interface CheckoutOptions {
+  /** Revision the new branch starts from (default: HEAD of the current worktree). */
+  base?: string;
+  /** Where to create the worktree (default: `<repo>.worktrees/<ID>` beside the main worktree). */
+  path?: string;
+  /** Refuse (SCOPE_OVERLAP) instead of warning when the scope overlaps another IN_PROGRESS intent's (also config `strictOverlap`). */
+  strict?: boolean;
+  /** The current time (tests); decides whether the budget has expired. */
+  now?: Date;
+}
+
+/**
+ * Opens the worktree of intent `id` on branch `intent/<id>` (or reports the one that exists),
+ * records it as that worktree's active intent and marks the intent IN_PROGRESS.
+ */
+export function checkout(cwd: string, id: string, opts: CheckoutOptions = {}): CheckoutResult {
+  const repo = openRepo(cwd);
+  const registryFile = orchestrationPath(repo, 'active_intents.yaml');
+  const intent = findIntent(loadRegistry(registryFile), id);
+  if (!intent) {
+    throw new IntentError('UNKNOWN_INTENT', `Unknown intent ${id}: it is not in ${registryFile}. Add it there first.`, { intent: id });
+  }
+  if (intent.status === 'COMPLETED' || intent.status === 'ABANDONED' || intent.status === 'BLOCKED') {
+    throw new IntentError(
+      'INTENT_NOT_CHECKABLE',
+      `Intent ${id} is ${intent.status}; only PENDING or IN_PROGRESS intents can be checked out.` +
+        (intent.status === 'BLOCKED' ? ' A human must unblock it in the registry first.' : ' Create a new intent for new work.'),
+      { intent: id, status: intent.status },
+    );
+  }
+  const now = opts.now ?? new Date();
+  if (isExpired(intent.budget, now)) throw expiredError(intent, registryFile, now, 'checking it out');
+  // Concurrent checkouts race inside git (`worktree list` fails while another `worktree add` is
+  // half-way; `git config` fails on a held lock instead of waiting): serialise them.
+  return withLock(join(stateDir(repo), 'checkout.lock'), () => checkoutLocked(repo, id, opts, cwd));
+}
+
+function checkoutLocked(repo: Repo, id: string, opts: CheckoutOptions, cwd: string): CheckoutResult {
+  const registryFile = orchestrationPath(repo, 'active_intents.yaml');
+  const branch = BRANCH_PREFIX + id;
+  const main = repo.mainRoot;
+  const config = loadConfig(main, main);
+  // Read again under the lock: another checkout may have started an intent meanwhile.
+  const registry = loadRegistry(registryFile);
+  const intent = findIntent(registry, id);
+  if (!intent) throw new IntentError('UNKNOWN_INTENT', `Unknown intent ${id}: it is not in ${registryFile}. Add it there first.`, { intent: id });
+  const overlaps = findOverlaps(intent, registry.intents, trackedFiles(main));
+  let path = existingWorktree(main, branch);
+  const created = path === null;
+  if (overlaps.length && (opts.strict || config.strictOverlap) && (created || intent.status !== 'IN_PROGRESS')) {
+    const why = opts.strict ? '--strict' : `strictOverlap in ${config.source}`;
+    throw new IntentError(
+      'SCOPE_OVERLAP',
+      `Refused (${why}): ${overlaps.map((o) => describeOverlap(id, o)).join('\n')}\n` +
+        `Nothing was changed. Narrow one of the scopes in ${registryFile}, finish the other intent first, or check out without ${opts.strict ? '--strict' : 'strictOverlap'} to accept the overlap.`,
+      { intent: id, overlaps },
+    );
+  }
+  if (path === null) {
+    const parent = config.worktreeDir ? resolve(main, config.worktreeDir) : join(dirname(main), `${basename(main)}.worktrees`);
+    path = opts.path ? resolve(cwd, opts.path) : join(parent, id);
+    if (existsSync(path) && readdirSync(path).length > 0) {
+      throw new IntentError('WORKTREE_CONFLICT', `Cannot create the worktree of ${id}: ${path} exists and is not empty. Pass --path to choose another place.`, { path });
+    }
+    const [hasBranch, base] = resolveRefs(repo.root, branch, opts.base ?? 'HEAD');
+    if (hasBranch) {
+      if (opts.base) throw new IntentError('WORKTREE_CONFLICT', `Branch ${branch} already exists; --base applies only to a new branch.`, { branch });
+      git(['worktree', 'add', path, branch], { cwd: main });
+    } else {
+      if (base === null) throw baseError(opts.base ?? 'HEAD');
+      git(['worktree', 'add', '-b', branch, path, base], { cwd: main });
+    }
+  }
+  recordActiveIntent(worktreeGitDir(path), id);
+  installWorktreeHooks(repo, path);
+  const started = withLock(join(stateDir(repo), 'registry.lock'), () => setIntentStatus(registryFile, id, 'IN_PROGRESS'));
+  return { intent: id, path, branch, created, started, overlaps };
+}
+
+/**
+ * Whether `refs/heads/<branch>` exists, and the commit `rev` names (null: none), in one process.
+ * (cat-file reads one name per line: a name with a line break cannot be asked about, nor exist.)
+ */
+function resolveRefs(cwd: string, branch: string, rev: string): [boolean, string | null] {
+  if (/[\r\n]/.test(rev)) return [false, null];
+  const out = git(['cat-file', '--batch-check=%(objectname) %(objecttype)'], { cwd, input: `refs/heads/${branch}\n${rev}^{commit}\n` });
+  const [ref, base] = out.split('\n');
+  const oid = (line: string | undefined) => (line && / commit$/.test(line) ? line.split(' ')[0] : null);
+  return [oid(ref) !== null, oid(base)];
+}
+
+function baseError(rev: string): IntentError {
+  return new IntentError(
+    'USAGE',
+    rev === 'HEAD' ? 'The repository has no commits yet: make a first commit, then check out intents from it.' : `--base ${rev} is not a commit in this repository.`,
+    { base: rev },
+  );
+}
+
+/** The git dir of the linked worktree at `path`, from its `.git` file (`gitdir: <dir>`). */
+function worktreeGitDir(path: string): string {
+  const dotGit = join(path, '.git');
+  if (statSync(dotGit).isFile()) {
+    const m = /^gitdir: (.+?)\r?\n?$/.exec(readFileSync(dotGit, 'utf8'));
+    if (m) return resolve(path, m[1]);
+  }
+  return git(['rev-parse', '--path-format=absolute', '--git-dir'], { cwd: path }).trim();
+}
+
+/**
+ * The worktree that has `branch` checked out, if any. Worktrees whose folder is gone are pruned
+ * first (only when `git worktree list` marks one prunable), so their branch can be checked out again.
+ */
+function existingWorktree(cwd: string, branch: string): string | null {
+  let worktrees = listWorktrees(cwd);
+  if (worktrees.some((w) => w.prunable)) {
+    gitRaw(['worktree', 'prune'], { cwd });
+    worktrees = listWorktrees(cwd);
+  }
+  return worktrees.find((w) => w.branch === `refs/heads/${branch}`)?.path ?? null;
+}

@@ -1,0 +1,10 @@
+/**
+ * lifecycle: the commands that move an intent and a repository through their life: init
+ * (scaffolding, hooks, notes config), checkout (the intent's worktree), status (every intent at a
+ * glance), done and abandon (acceptance checks, merge, safe worktree removal).
+ * Imports: every layer below (core … agents).
+ */
+export { checkout } from './checkout.js';
+export { abandonIntent, finishIntent, type Cleanup } from './done.js';
+export { init } from './init.js';
+export { formatStatus, intentStatus } from './status.js';

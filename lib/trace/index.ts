@@ -1,0 +1,12 @@
+/**
+ * trace: the audit trail. The Agent Trace record and its hashes (record, hashing), which model or
+ * human wrote each line and how that survives rewrites (line-credit, credit-carry), recording a
+ * commit as a note plus a ledger line (record-commit, ledger), and what reads the trail back:
+ * verify, repair, sync of the notes between clones, blame by content hash, and the intent map.
+ * Imports: core, git, intents, mutation.
+ */
+export { blame } from './blame.js';
+export { buildMap, renderMap, writeMap } from './map.js';
+export { repair } from './repair.js';
+export { syncNotes } from './sync.js';
+export { verify } from './verify.js';

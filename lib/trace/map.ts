@@ -1,0 +1,250 @@
+/**
+ * `intent map`: regenerates `.orchestration/intent_map.md` from the notes (the truth): per intent
+ * its status, scope, and every file it touched with the ranges, hashes, contributors and the
+ * code constructs (functions, classes, methods) the ranges touch: found with the TypeScript
+ * compiler for TS/JS, and with git's own function context (the hunk header) for other languages.
+ * The output is deterministic: the same notes give the same bytes.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { readBlobs } from '../git/blobs.js';
+import { writeFileAtomic } from '../core/files.js';
+import { git, gitRaw } from '../git/process.js';
+import { recordPath, unquoteBytes } from '../git/paths.js';
+import { loadRegistry, type Intent } from '../intents/registry.js';
+import { openRepo } from '../git/repo.js';
+import type { TraceRecord } from './record.js';
+import { METADATA_KEY, NOTES_REF } from '../core/version.js';
+import { commitTimes, parseNote, readNotes } from './verify.js';
+
+type TS = typeof import('typescript');
+
+/** One range of one commit in the map. */
+export interface MapRange {
+  commit: string;
+  start: number;
+  end: number;
+  hash: string;
+  contributor: string;
+  touches: string[];
+}
+
+export interface IntentMap {
+  intents: { id: string; name: string; status: string; scope: string[]; commits: string[]; files: Record<string, MapRange[]> }[];
+  commits: number;
+}
+
+const TS_EXT = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/i;
+
+/** Builds the map from the notes of the repository around `cwd`. */
+export function buildMap(cwd: string): IntentMap {
+  const repo = openRepo(cwd);
+  const registryFile = join(repo.mainRoot, '.orchestration', 'active_intents.yaml');
+  const registry: Intent[] = existsSync(registryFile) ? loadRegistry(registryFile).intents : [];
+  const records = new Map<string, TraceRecord>();
+  for (const [sha, text] of readNotes(repo, NOTES_REF)) {
+    const parsed = parseNote(text);
+    if (typeof parsed !== 'string' && parsed.record.vcs?.revision === sha && parsed.record.metadata?.[METADATA_KEY]) records.set(sha, parsed.record);
+  }
+  const order = commitTimes(repo.root, [...records.keys()]);
+  const shas = [...records.keys()].filter((s) => order.has(s)).sort((a, b) => order.get(a)! - order.get(b)! || (a < b ? -1 : 1));
+
+  const tsFiles = shas.flatMap((sha) => records.get(sha)!.files.filter((f) => TS_EXT.test(f.path) && f.conversations.some((c) => c.ranges.length)).map((f) => `${sha}:${f.path}`));
+  const blobs = readBlobs(repo.root, tsFiles);
+  const contexts = hunkContexts(repo.root, shas.filter((sha) => records.get(sha)!.files.some((f) => !TS_EXT.test(f.path))), records);
+  let ts: TS | null = null;
+
+  const byIntent = new Map<string, IntentMap['intents'][number]>();
+  const entry = (id: string, name: string) => {
+    let e = byIntent.get(id);
+    if (!e) {
+      const reg = registry.find((i) => i.id === id);
+      e = { id, name: reg?.name ?? name, status: reg?.status ?? '(not in the registry)', scope: reg?.owned_scope ?? [], commits: [], files: {} };
+      byIntent.set(id, e);
+    }
+    return e;
+  };
+  for (const i of registry) entry(i.id, i.name);
+  for (const sha of shas) {
+    const rec = records.get(sha)!;
+    const meta = rec.metadata[METADATA_KEY];
+    const e = entry(meta.intent_id, meta.intent_name);
+    e.commits.push(sha);
+    for (const f of rec.files) {
+      const ranges = f.conversations.flatMap((c) => c.ranges.map((r) => ({ r, who: c.contributor.type === 'ai' ? `ai (${c.contributor.model_id ?? '?'})` : c.contributor.type })));
+      const list = (e.files[f.path] ??= []);
+      if (!ranges.length) {
+        const st = meta.files?.[f.path]?.status;
+        list.push({ commit: sha, start: 0, end: 0, hash: '', contributor: st === 'D' ? 'deleted' : (meta.files?.[f.path]?.binary ? 'binary' : 'no added lines'), touches: [] });
+        continue;
+      }
+      let decls: Decl[] | null = null;
+      if (TS_EXT.test(f.path)) {
+        const content = blobs.get(`${sha}:${f.path}`);
+        if (content && content.length < 2_000_000) {
+          ts ??= loadTs();
+          decls = declarations(ts, f.path, content.toString('utf8'));
+        }
+      }
+      for (const { r, who } of ranges.sort((a, b) => a.r.start_line - b.r.start_line)) {
+        const touches = decls ? touched(decls, r.start_line, r.end_line) : (contexts.get(`${sha}:${f.path}`)?.get(r.start_line) ?? []);
+        list.push({ commit: sha, start: r.start_line, end: r.end_line, hash: r.content_hash, contributor: who, touches });
+      }
+    }
+  }
+  const intents = [...byIntent.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return { intents, commits: shas.length };
+}
+
+/** Renders the map as markdown. */
+export function renderMap(map: IntentMap): string {
+  const out: string[] = [
+    '# Intent map',
+    '',
+    `Generated by \`intent map\` from the notes on \`${NOTES_REF}\` (${map.commits} governed commit${map.commits === 1 ? '' : 's'}). Do not edit: run \`intent map\` again.`,
+    '',
+  ];
+  const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/[\r\n]+/g, ' ');
+  for (const i of map.intents) {
+    out.push(`## ${cell(i.id)} · ${cell(i.name)}`, '');
+    out.push(`- Status: ${i.status}`);
+    out.push(`- Scope: ${i.scope.length ? i.scope.map((g) => `\`${cell(g)}\``).join(', ') : '(none)'}`);
+    out.push(`- Commits: ${i.commits.length}${i.commits.length ? ` (${i.commits.map((c) => c.slice(0, 12)).join(', ')})` : ''}`);
+    out.push('');
+    const paths = Object.keys(i.files).sort();
+    if (!paths.length) continue;
+    out.push('| file | commit | lines | contributor | content hash | touches |', '| --- | --- | --- | --- | --- | --- |');
+    for (const p of paths) {
+      for (const r of i.files[p]) {
+        out.push(`| ${cell(p)} | ${r.commit.slice(0, 12)} | ${r.start ? `${r.start}-${r.end}` : '-'} | ${cell(r.contributor)} | ${r.hash ? `\`${r.hash.slice(0, 23)}…\`` : '-'} | ${r.touches.length ? cell(r.touches.join(', ')) : '-'} |`);
+      }
+    }
+    out.push('');
+  }
+  return out.join('\n');
+}
+
+/** Regenerates `.orchestration/intent_map.md` in the main worktree; returns its path and the map. */
+export function writeMap(cwd: string): { path: string; map: IntentMap; changed: boolean } {
+  const repo = openRepo(cwd);
+  const map = buildMap(cwd);
+  const text = renderMap(map);
+  const path = join(repo.mainRoot, '.orchestration', 'intent_map.md');
+  const old = existsSync(path) ? gitRaw(['hash-object', '--', path], { cwd: repo.root }).stdout.trim() : '';
+  const now = git(['hash-object', '--stdin'], { cwd: repo.root, input: text }).trim();
+  if (old !== now) writeFileAtomic(path, text);
+  return { path, map, changed: old !== now };
+}
+
+function loadTs(): TS {
+  return createRequire(import.meta.url)('typescript') as TS;
+}
+
+interface Decl {
+  name: string;
+  start: number;
+  end: number;
+  children: Decl[];
+}
+
+/** The named declarations of a TS/JS file (functions, classes, methods, …) with their line spans. */
+export function declarations(ts: TS, path: string, text: string): Decl[] {
+  const kind = /\.tsx$/i.test(path) ? ts.ScriptKind.TSX : /\.jsx$/i.test(path) ? ts.ScriptKind.JSX : /\.(js|mjs|cjs)$/i.test(path) ? ts.ScriptKind.JS : ts.ScriptKind.TS;
+  const sf = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, kind);
+  const line = (pos: number) => sf.getLineAndCharacterOfPosition(pos).line + 1;
+  const walk = (node: import('typescript').Node, prefix: string): Decl[] => {
+    const out: Decl[] = [];
+    ts.forEachChild(node, (child) => {
+      const name = declName(ts, child);
+      if (name) {
+        const full = prefix ? `${prefix}.${name.name}` : name.name;
+        out.push({ name: `${name.kind} ${full}`, start: line(child.getStart(sf)), end: line(child.getEnd()), children: walk(child, full) });
+      } else out.push(...walk(child, prefix));
+    });
+    return out;
+  };
+  return walk(sf, '');
+}
+
+function declName(ts: TS, n: import('typescript').Node): { kind: string; name: string } | null {
+  const id = (x: import('typescript').Node | undefined) => (x && (ts.isIdentifier(x) || ts.isStringLiteral(x) || ts.isPrivateIdentifier(x)) ? x.text : null);
+  if (ts.isFunctionDeclaration(n)) return { kind: 'function', name: id(n.name) ?? 'default' };
+  if (ts.isClassDeclaration(n)) return { kind: 'class', name: id(n.name) ?? 'default' };
+  if (ts.isInterfaceDeclaration(n)) return { kind: 'interface', name: n.name.text };
+  if (ts.isTypeAliasDeclaration(n)) return { kind: 'type', name: n.name.text };
+  if (ts.isEnumDeclaration(n)) return { kind: 'enum', name: n.name.text };
+  if (ts.isModuleDeclaration(n)) return { kind: 'namespace', name: id(n.name) ?? '?' };
+  if (ts.isMethodDeclaration(n) || ts.isMethodSignature(n)) return { kind: 'method', name: id(n.name) ?? '[computed]' };
+  if (ts.isConstructorDeclaration(n)) return { kind: 'method', name: 'constructor' };
+  if (ts.isGetAccessorDeclaration(n) || ts.isSetAccessorDeclaration(n)) return { kind: 'accessor', name: id(n.name) ?? '[computed]' };
+  if (ts.isPropertyDeclaration(n)) return { kind: 'property', name: id(n.name) ?? '[computed]' };
+  if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name)) {
+    const init = n.initializer;
+    const fn = init && (ts.isArrowFunction(init) || ts.isFunctionExpression(init));
+    return { kind: fn ? 'function' : ts.isVariableDeclarationList(n.parent) && n.parent.flags & ts.NodeFlags.Const ? 'const' : 'variable', name: n.name.text };
+  }
+  return null;
+}
+
+/**
+ * The constructs lines start..end touch: a declaration wholly inside the range is named itself
+ * (not its members); one the range cuts into is named by its innermost touched member.
+ */
+export function touched(decls: Decl[], start: number, end: number): string[] {
+  const out: string[] = [];
+  const visit = (list: Decl[]) => {
+    for (const d of list) {
+      if (d.end < start || d.start > end) continue;
+      if (d.start >= start && d.end <= end) {
+        out.push(d.name);
+        continue;
+      }
+      const before = out.length;
+      visit(d.children);
+      if (out.length === before) out.push(d.name);
+    }
+  };
+  visit(decls);
+  return [...new Set(out)];
+}
+
+/**
+ * git's function context for the hunks of non-TS/JS files: `sha:path` → added line → the text git
+ * prints after `@@ … @@` (its funcname heuristic or the path's diff driver). One batched process.
+ */
+function hunkContexts(cwd: string, shas: string[], records: Map<string, TraceRecord>): Map<string, Map<number, string[]>> {
+  const out = new Map<string, Map<number, string[]>>();
+  if (!shas.length) return out;
+  const input = shas.map((s) => {
+    const p = records.get(s)!.metadata[METADATA_KEY].parents?.[0];
+    return p ? `${s} ${p}` : s;
+  }).join('\n') + '\n';
+  const text = gitRaw(['-c', 'core.quotePath=true', 'diff-tree', '--stdin', '--root', '-r', '-p', '-U0', '--no-color', '--no-ext-diff', '--no-textconv',
+    '--diff-algorithm=myers', '--src-prefix=a/', '--dst-prefix=b/', '--no-relative', '--find-renames=50%'], { cwd, input }).stdout;
+  let sha = '';
+  let path = '';
+  for (const line of text.split('\n')) {
+    const head = /^([0-9a-f]{40,64})(?: [0-9a-f]{40,64})*$/.exec(line);
+    if (head) { sha = head[1]; continue; }
+    if (line.startsWith('+++ ')) {
+      const p = line.slice(4);
+      path = p === '/dev/null' ? '' : withoutPrefix(p);
+      continue;
+    }
+    const h = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@ ?(.*)$/.exec(line);
+    if (h && path && h[3]) {
+      const key = `${sha}:${path}`;
+      let m = out.get(key);
+      if (!m) out.set(key, (m = new Map()));
+      m.set(Number(h[1]), [h[3].trim()]);
+    }
+  }
+  return out;
+}
+
+/** `b/<path>` of a diff header (plain or C-quoted, the prefix inside the quotes) as a recorded path. */
+function withoutPrefix(printed: string): string {
+  const bytes = unquoteBytes(printed);
+  return recordPath(bytes[0] === 0x62 && bytes[1] === 0x2f ? bytes.subarray(2) : bytes);
+}

@@ -1,0 +1,108 @@
+/**
+ * Records one commit: its trace record as a git note and a ledger line, under one lock. Used by
+ * the post-commit, post-merge and post-rewrite hooks and by `intent repair`.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { resolveIntentId } from '../intents/active.js';
+import { authorsOfCommitted, readAttribution, updateAttribution, type PathAttribution } from './line-credit.js';
+import { readBlobs } from '../git/blobs.js';
+import { applyPool, creditPool } from './credit-carry.js';
+import { classifyChanges } from '../mutation/classify.js';
+import { commitDiff } from '../git/diff.js';
+import { sha256Hex } from './hashing.js';
+import { appendLedger } from './ledger.js';
+import { withLock } from '../core/lock.js';
+import { readNote, writeNote } from '../git/notes.js';
+import { loadIgnore } from '../intents/ignore.js';
+import { findIntent, loadRegistry, type Intent } from '../intents/registry.js';
+import { openRepo, orchestrationPath, stateDir, type Repo } from '../git/repo.js';
+import { compileScope, outOfScope } from '../intents/scope.js';
+import { buildRecord, noteText, type TraceRecord } from './record.js';
+import { METADATA_KEY } from '../core/version.js';
+
+/** Path of the shared ledger (in the main worktree, one for all worktrees). */
+export function ledgerPath(repo: Repo): string {
+  return orchestrationPath(repo, 'agent_trace.jsonl');
+}
+
+/**
+ * Records the commit `rev` (HEAD after a commit) of the worktree at `cwd`: builds its trace
+ * record, writes the note and appends the ledger under one lock, so notes and ledger lines of
+ * concurrent commits in many worktrees are neither lost nor torn and the ledger order is the
+ * order of the notes. Returns null when the commit is not governed (no intent named).
+ */
+export function recordCommit(
+  cwd: string,
+  env: NodeJS.ProcessEnv = process.env,
+  opts: { rev?: string; intentId?: string; /** Old commits (and their records) whose model credit this one inherits. */ carry?: { sha: string; record: TraceRecord }[] } = {},
+): TraceRecord | null {
+  const repo = openRepo(cwd);
+  const named = opts.intentId ? { id: opts.intentId } : resolveIntentId(repo, env.INTENT_ID);
+  if (!named) return null;
+  const rev = opts.rev ?? 'HEAD';
+  const registryFile = orchestrationPath(repo, 'active_intents.yaml');
+  const registryBytes = readFileSync(registryFile);
+  const registry = loadRegistry(registryFile);
+  const intent: Intent = findIntent(registry, named.id) ?? {
+    id: named.id, name: '(not in the registry)', status: 'PENDING', owned_scope: [],
+    constraints: [], acceptance_criteria: [], related_specs: [],
+  };
+  const diff = commitDiff(repo.root, rev);
+  const pending = readAttribution(repo);
+  const credited = diff.changes.flatMap((c) => (pending[c.path] ? [[c.path, pending[c.path]] as const] : []));
+  const oids = diff.changes.flatMap((c) => [c.oldOid, c.newOid]);
+  const blobs = readBlobs(repo.root, [...oids, ...credited.map(([, e]) => e.blob)]);
+  const fresh = new Map(
+    credited.flatMap(([path, entry]) => {
+      const committed = blobs.get(diff.changes.find((c) => c.path === path)!.newOid);
+      return committed ? [[path, { authors: entry.authors, lines: authorsOfCommitted(entry, blobs.get(entry.blob), committed) }] as const] : [];
+    }),
+  );
+  const carry = opts.carry ?? (opts.rev === undefined ? cherryPicked(repo) : []);
+  const authorship = carry.length ? applyPool(creditPool(repo.root, carry), diff.changes, blobs, fresh) : fresh;
+  const touched = diff.changes.flatMap((c) => (c.oldPath ? [c.oldPath, c.path] : [c.path]));
+  const violations = outOfScope(touched, compileScope(intent.owned_scope), loadIgnore(repo), !repo.isMainWorktree);
+  const record = buildRecord({
+    sha: diff.sha,
+    parents: diff.parents,
+    changes: diff.changes,
+    blobs,
+    intent,
+    registry: { path: relative(repo.mainRoot, registryFile).split('\\').join('/'), sha256: sha256Hex(registryBytes) },
+    scopeViolations: violations,
+    authorship,
+    classes: classifyChanges(diff.changes, blobs),
+  });
+  withLock(join(stateDir(repo), 'record.lock'), () => {
+    writeNote(repo.root, diff.sha, noteText(record));
+    appendLedger(ledgerPath(repo), (prev) => {
+      const line = structuredClone(record);
+      line.metadata[METADATA_KEY].prev_line_sha256 = prev;
+      return JSON.stringify(line);
+    });
+  });
+  if (credited.length) forgetCommitted(repo, credited);
+  return record;
+}
+
+/** During `git cherry-pick`, the picked commit and its record: its model credit carries over. */
+function cherryPicked(repo: Repo): { sha: string; record: TraceRecord }[] {
+  const head = join(repo.gitDir, 'CHERRY_PICK_HEAD');
+  if (!existsSync(head)) return [];
+  const sha = readFileSync(head, 'utf8').trim();
+  try {
+    const record = JSON.parse(readNote(repo.root, sha)?.split('\n')[1] ?? '') as TraceRecord;
+    return Array.isArray(record?.files) ? [{ sha, record }] : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The committed paths' credit is in the note now; later writes start from the committed bytes. */
+function forgetCommitted(repo: Repo, credited: (readonly [string, PathAttribution])[]): void {
+  updateAttribution(repo, (paths) => {
+    for (const [path, entry] of credited) if (paths[path]?.blob === entry.blob) delete paths[path];
+  });
+}
+

@@ -1,0 +1,431 @@
+/**
+ * `intent verify`: re-checks governed commits from the history alone (a fresh clone with the
+ * notes fetched is enough): every governed commit has a note, the note parses and validates as
+ * Agent Trace, names this commit, its ranges cover exactly the commit's added lines and hash to
+ * the committed bytes, its paths stay inside the scope it recorded, and that scope is one the
+ * registry's history gave the intent at the time. Also checks the ledger's hash chain. All git
+ * work is batched: a fixed number of processes whatever the number of commits.
+ */
+import { createRequire } from 'node:module';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { isBinary, readBlobs } from '../git/blobs.js';
+import { diffCommits } from '../git/diff.js';
+import { IntentError } from '../core/errors.js';
+import { git, gitRaw } from '../git/process.js';
+import { hashLines, lineStarts, sha256Hex } from './hashing.js';
+import type { FileChange } from '../git/hunks.js';
+import { checkRegistry } from '../intents/registry.js';
+import { openRepo } from '../git/repo.js';
+import { compileScope, outOfScope, parseIgnoreFile, type Scope } from '../intents/scope.js';
+import { summaryLine, type TraceRecord } from './record.js';
+import { METADATA_KEY, NOTES_REF, PKG_ROOT } from '../core/version.js';
+import { BRANCH_PREFIX } from '../intents/active.js';
+
+/** One problem `verify` found. */
+export interface Finding {
+  /** The commit (full sha), or null for ledger findings. */
+  commit: string | null;
+  intent: string | null;
+  code:
+    | 'NOTE_MISSING' | 'NOTE_UNPARSABLE' | 'NOTE_INVALID' | 'NOTE_MISPLACED' | 'SUMMARY_MISMATCH'
+    | 'RANGE_MISMATCH' | 'HASH_MISMATCH' | 'FILES_MISMATCH' | 'SCOPE_VIOLATION' | 'SCOPE_NOT_IN_REGISTRY'
+    | 'LEDGER_BROKEN' | 'SHALLOW';
+  message: string;
+  path?: string;
+}
+
+export interface VerifyResult {
+  range: string[];
+  commits: number;
+  governed: number;
+  findings: Finding[];
+  ledger: { path: string; lines: number } | null;
+}
+
+const SEP = '\x1e';
+const FS = '\x1f';
+
+/** Verifies the commits of `range` (git rev-list arguments; default HEAD) and the local ledger. */
+export function verify(
+  cwd: string,
+  range: string[] = [],
+  opts: { ledger?: boolean; notes?: string; /** Treat every commit of the range as this intent's (a push to intent/<ID>). */ intent?: string } = {},
+): VerifyResult {
+  for (const r of range) {
+    if (r.startsWith('-') && !['--all', '--branches', '--not'].includes(r) && !r.startsWith('--remotes=')) {
+      throw new IntentError('USAGE', `"${r}" is not a revision range; give ranges like origin/main..HEAD.`, { range: r });
+    }
+  }
+  const repo = locate(cwd);
+  const revs = range.length ? range : ['HEAD'];
+  const commits = listCommits(repo, revs, readNotes(repo, opts.notes ?? NOTES_REF));
+  const onIntentBranches = intentOnlyCommits(repo);
+  if (opts.intent) for (const c of commits) if (!onIntentBranches.has(c.sha)) onIntentBranches.set(c.sha, opts.intent);
+  const governed = commits.filter((c) => c.note !== null || c.trailer !== null || onIntentBranches.has(c.sha));
+  const findings: Finding[] = [];
+  const toCheck: { commit: CommitInfo; record: TraceRecord }[] = [];
+  const validate = lazyValidator();
+  for (const c of governed) {
+    const intent = c.trailer ?? onIntentBranches.get(c.sha) ?? null;
+    if (c.note === null) {
+      findings.push({ commit: c.sha, intent, code: 'NOTE_MISSING', message: `${short(c.sha)} is governed (${c.trailer ? `Intent-Id: ${c.trailer}` : `on ${BRANCH_PREFIX}${intent}`}) but has no note on ${NOTES_REF}.` });
+      continue;
+    }
+    const parsed = parseNote(c.note);
+    if (typeof parsed === 'string') {
+      findings.push({ commit: c.sha, intent, code: 'NOTE_UNPARSABLE', message: `${short(c.sha)}: its note ${parsed}.` });
+      continue;
+    }
+    const { summary, record } = parsed;
+    const meta = record.metadata?.[METADATA_KEY];
+    const id = meta?.intent_id ?? intent;
+    if (!validate(record)) {
+      findings.push({ commit: c.sha, intent: id, code: 'NOTE_INVALID', message: `${short(c.sha)}: its record is not valid Agent Trace 0.1.0: ${validate.errorsText()}.` });
+      continue;
+    }
+    if (!meta || typeof meta.intent_id !== 'string' || !Array.isArray(meta.scope)) {
+      findings.push({ commit: c.sha, intent: id, code: 'NOTE_INVALID', message: `${short(c.sha)}: its record has no metadata["${METADATA_KEY}"] with intent_id and scope.` });
+      continue;
+    }
+    if (record.vcs.revision !== c.sha) {
+      findings.push({ commit: c.sha, intent: id, code: 'NOTE_MISPLACED', message: `${short(c.sha)}: its note records commit ${record.vcs.revision}, not this one (a note copied or moved from another commit).` });
+      continue;
+    }
+    if (summary !== summaryLine(record)) {
+      findings.push({ commit: c.sha, intent: id, code: 'SUMMARY_MISMATCH', message: `${short(c.sha)}: the note's summary line does not match its record (expected "${summaryLine(record)}").` });
+    }
+    if (c.trailer && c.trailer !== meta.intent_id) {
+      findings.push({ commit: c.sha, intent: id, code: 'NOTE_MISPLACED', message: `${short(c.sha)}: the commit says Intent-Id: ${c.trailer} but its note is for ${meta.intent_id}.` });
+    }
+    toCheck.push({ commit: c, record });
+  }
+  const shallow = shallowCommits(repo);
+  for (const item of [...toCheck]) {
+    if (!shallow.has(item.commit.sha)) continue;
+    toCheck.splice(toCheck.indexOf(item), 1);
+    findings.push({
+      commit: item.commit.sha, intent: item.record.metadata[METADATA_KEY].intent_id, code: 'SHALLOW',
+      message: `${short(item.commit.sha)}: its parents are not in this shallow clone, so its diff cannot be checked: deepen the fetch (git fetch --deepen=1) or verify a range that starts after it.`,
+    });
+  }
+  checkContent(repo, toCheck, findings);
+  checkRegistryHistory(repo, toCheck, findings);
+  const ledger = opts.ledger === false ? null : checkLedger(repo, findings);
+  return { range: revs, commits: commits.length, governed: governed.length, findings, ledger };
+}
+
+/** Where verify runs: any worktree, or a bare repository (a server's pre-receive hook). */
+interface Where {
+  /** The directory git runs in. */
+  root: string;
+  /** The main worktree (whose registry and ledger are local facts), or null in a bare repository. */
+  mainRoot: string | null;
+}
+
+function locate(cwd: string): Where {
+  try {
+    return { root: cwd, mainRoot: openRepo(cwd).mainRoot };
+  } catch (e) {
+    if (e instanceof IntentError && e.code === 'BARE_REPOSITORY') return { root: cwd, mainRoot: null };
+    throw e;
+  }
+}
+
+function local(repo: Where, name: string): string | null {
+  return repo.mainRoot ? join(repo.mainRoot, '.orchestration', name) : null;
+}
+
+/** `.intentignore`: the main worktree's file, or in a bare repository the one at HEAD. */
+function ignoreOf(repo: Where): Scope | null {
+  const file = local(repo, '.intentignore');
+  let text: string | null = null;
+  if (file) text = existsSync(file) ? readFileSync(file, 'utf8') : null;
+  else {
+    const res = gitRaw(['cat-file', 'blob', 'HEAD:.orchestration/.intentignore'], { cwd: repo.root });
+    text = res.status === 0 ? res.stdout : null;
+  }
+  const globs = text ? parseIgnoreFile(text).filter((g) => !g.startsWith('!')) : [];
+  return globs.length ? compileScope(globs) : null;
+}
+
+/** The commits whose parents a shallow clone cut off (`.git/shallow`). */
+function shallowCommits(repo: Where): Set<string> {
+  const file = gitRaw(['rev-parse', '--path-format=absolute', '--git-path', 'shallow'], { cwd: repo.root }).stdout.trim();
+  try {
+    return new Set(readFileSync(file, 'utf8').split('\n').filter(Boolean));
+  } catch {
+    return new Set();
+  }
+}
+
+function short(sha: string): string {
+  return sha.slice(0, 12);
+}
+
+interface CommitInfo {
+  sha: string;
+  parents: string[];
+  committed: number;
+  trailer: string | null;
+  note: string | null;
+}
+
+/**
+ * Every note of a notes ref or notes commit (sha → text), read from its tree: two git processes
+ * however many notes. Taking a commit lets a pre-receive hook check the notes being pushed.
+ */
+export function readNotes(repo: Where, notes: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const res = gitRaw(['ls-tree', '-r', '-z', '--full-tree', `${notes}^{commit}`], { cwd: repo.root });
+  if (res.status !== 0) return out; // no notes yet
+  const entries: [string, string][] = [];
+  for (const rec of res.stdout.split('\0')) {
+    const m = /^\d+ blob ([0-9a-f]+)\t(.+)$/.exec(rec);
+    if (m) entries.push([m[2].replace(/\//g, ''), m[1]]);
+  }
+  const blobs = readBlobs(repo.root, entries.map(([, oid]) => oid));
+  for (const [sha, oid] of entries) {
+    const b = blobs.get(oid);
+    if (b) out.set(sha, b.toString('utf8'));
+  }
+  return out;
+}
+
+/** Committer times (unix seconds) of many commits: one git process. Unknown commits are left out. */
+export function commitTimes(cwd: string, shas: string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  if (!shas.length) return out;
+  const res = gitRaw(['log', '--no-walk=unsorted', '--stdin', '--no-notes', '--format=%H %ct'], { cwd, input: shas.join('\n') + '\n' });
+  for (const l of res.stdout.split('\n')) {
+    const [sha, t] = l.split(' ');
+    if (sha && t) out.set(sha, Number(t));
+  }
+  return out;
+}
+
+/** Every commit of the range with its parents, date and Intent-Id trailer: one git process. */
+function listCommits(repo: Where, revs: string[], notes: Map<string, string>): CommitInfo[] {
+  const res = gitRaw(
+    ['log', '--no-color', '--no-notes', `--format=${SEP}%H${FS}%P${FS}%ct${FS}%(trailers:key=Intent-Id,valueonly,separator=%x2C)`, ...revs, '--'],
+    { cwd: repo.root },
+  );
+  if (res.status !== 0) {
+    // A repository without commits has nothing to verify (HEAD is unborn): not a usage error.
+    if (revs.length === 1 && revs[0] === 'HEAD' && gitRaw(['rev-parse', '--verify', '--quiet', 'HEAD'], { cwd: repo.root }).status !== 0 &&
+      gitRaw(['rev-list', '-n', '1', '--all'], { cwd: repo.root }).stdout.trim() === '') return [];
+    throw new IntentError('USAGE', `cannot list the commits of ${revs.join(' ')}: ${res.stderr.trim()}`, { range: revs });
+  }
+  const out: CommitInfo[] = [];
+  for (const chunk of res.stdout.split(SEP)) {
+    if (!chunk) continue;
+    const [sha, parents, ct, trailer] = chunk.split(FS);
+    out.push({
+      sha,
+      parents: parents ? parents.split(' ') : [],
+      committed: Number(ct),
+      trailer: trailer.trim().split(',')[0]?.trim() || null,
+      note: notes.get(sha) ?? null,
+    });
+  }
+  return out;
+}
+
+/**
+ * Commits only reachable from `intent/<ID>` branches (local or remote-tracking), not from any
+ * other branch: work under an intent that has not been merged yet. Maps sha → intent id.
+ */
+function intentOnlyCommits(repo: Where): Map<string, string> {
+  const refs = git(['for-each-ref', '--format=%(refname)', 'refs/heads', 'refs/remotes'], { cwd: repo.root }).split('\n').filter(Boolean);
+  const isIntent = (r: string) => /^refs\/(heads|remotes\/[^/]+)\/intent\//.test(r);
+  const intentRefs = refs.filter(isIntent);
+  const others = refs.filter((r) => !isIntent(r) && !r.endsWith('/HEAD'));
+  const out = new Map<string, string>();
+  for (const ref of intentRefs) {
+    const id = ref.replace(/^refs\/(heads|remotes\/[^/]+)\/intent\//, '');
+    const shas = git(['rev-list', ref, '--not', ...others, '--'], { cwd: repo.root }).split('\n').filter(Boolean);
+    for (const s of shas) if (!out.has(s)) out.set(s, id);
+  }
+  return out;
+}
+
+/** The note's two lines; or what is wrong with it. */
+export function parseNote(text: string): { summary: string; record: TraceRecord } | string {
+  const lines = text.replace(/\n$/, '').split('\n');
+  if (lines.length !== 2) return `has ${lines.length} line${lines.length === 1 ? '' : 's'}, expected 2 (a summary and one JSON record)`;
+  try {
+    const record = JSON.parse(lines[1]) as TraceRecord;
+    if (!record || typeof record !== 'object' || Array.isArray(record)) return 'second line is not a JSON object';
+    return { summary: lines[0], record };
+  } catch (e) {
+    return `second line is not JSON (${(e as Error).message})`;
+  }
+}
+
+interface Validator {
+  (record: unknown): boolean;
+  errorsText(): string;
+}
+
+/** The Agent Trace schema validator, loaded only when verify runs. */
+function lazyValidator(): Validator {
+  const require = createRequire(import.meta.url);
+  const Ajv2020 = require('ajv/dist/2020.js');
+  const addFormats = require('ajv-formats');
+  const ajv = new (Ajv2020.default ?? Ajv2020)({ strict: false, allErrors: false });
+  (addFormats.default ?? addFormats)(ajv);
+  const schema = JSON.parse(readFileSync(join(PKG_ROOT, 'schemas', 'agent-trace', 'trace-record.schema.json'), 'utf8'));
+  const fn = ajv.compile(schema);
+  const v = ((r: unknown) => fn(r) as boolean) as Validator;
+  v.errorsText = () => ajv.errorsText(fn.errors);
+  return v;
+}
+
+/** Ranges and hashes against the committed bytes, and paths against the recorded scope. */
+function checkContent(repo: Where, items: { commit: CommitInfo; record: TraceRecord }[], findings: Finding[]): void {
+  if (!items.length) return;
+  const diffs = diffCommits(repo.root, items.map((i) => ({ sha: i.commit.sha, parent: i.commit.parents[0] ?? null })));
+  const blobs = readBlobs(repo.root, [...diffs.values()].flat().map((c) => c.newOid));
+  const oldBlobs = readBlobs(repo.root, [...diffs.values()].flat().map((c) => c.oldOid));
+  let ignore: Scope | null = null;
+  try {
+    ignore = ignoreOf(repo);
+  } catch { /* an unusable .intentignore exempts nothing */ }
+  for (const { commit, record } of items) {
+    const meta = record.metadata[METADATA_KEY];
+    const id = meta.intent_id;
+    const changes = diffs.get(commit.sha) ?? [];
+    const at = (f: Omit<Finding, 'commit' | 'intent'>) => findings.push({ commit: commit.sha, intent: id, ...f });
+    const byPath = new Map<string, FileChange>(changes.map((c) => [c.path, c]));
+    const notePaths = new Set(record.files.map((f) => f.path));
+    const missing = changes.filter((c) => !notePaths.has(c.path)).map((c) => c.path);
+    const extra = [...notePaths].filter((p) => !byPath.has(p));
+    if (missing.length || extra.length) {
+      at({ code: 'FILES_MISMATCH', message: `${short(commit.sha)}: the note's files do not match the commit (${[
+        missing.length ? `changed but not in the note: ${missing.join(', ')}` : '',
+        extra.length ? `in the note but not changed: ${extra.join(', ')}` : ''].filter(Boolean).join('; ')}).` });
+    }
+    for (const file of record.files) {
+      const change = byPath.get(file.path);
+      if (!change) continue;
+      const content = blobs.get(change.newOid);
+      const expected = new Set<number>();
+      // Binary and submodule are decided from the commit itself (the note's own flags are not trusted).
+      const submodule = change.newMode === '160000' || change.oldMode === '160000';
+      const binary = !submodule && (isBinary(content) || isBinary(oldBlobs.get(change.oldOid)));
+      if (content && change.newMode !== '000000' && !binary && !submodule) {
+        for (const h of change.hunks) for (let l = h.newStart; l < h.newStart + h.newCount; l++) expected.add(l);
+      }
+      const starts = content ? lineStarts(content) : [];
+      const seen = new Set<number>();
+      for (const conv of file.conversations) {
+        for (const r of conv.ranges) {
+          if (!content || r.end_line > starts.length) {
+            at({ path: file.path, code: 'RANGE_MISMATCH', message: `${short(commit.sha)} ${file.path}:${r.start_line}-${r.end_line}: the committed file has ${starts.length} lines.` });
+            continue;
+          }
+          for (let l = r.start_line; l <= r.end_line; l++) seen.add(l);
+          const actual = hashLines(content, starts, r.start_line, r.end_line);
+          if (actual !== r.content_hash) {
+            at({ path: file.path, code: 'HASH_MISMATCH', message: `${short(commit.sha)} ${file.path}:${r.start_line}-${r.end_line}: the note says ${r.content_hash}, the committed lines hash to ${actual}.` });
+          }
+        }
+      }
+      const uncovered = [...expected].filter((l) => !seen.has(l));
+      const stray = [...seen].filter((l) => !expected.has(l));
+      if (uncovered.length || stray.length) {
+        at({ path: file.path, code: 'RANGE_MISMATCH', message: `${short(commit.sha)} ${file.path}: the ranges do not cover exactly the added lines (${[
+          uncovered.length ? `added but not in a range: ${spans(uncovered)}` : '',
+          stray.length ? `in a range but not added: ${spans(stray)}` : ''].filter(Boolean).join('; ')}).` });
+      }
+    }
+    const touched = changes.flatMap((c) => (c.oldPath ? [c.oldPath, c.path] : [c.path]));
+    const bad = outOfScope(touched, compileScope(meta.scope.filter((g) => typeof g === 'string')), ignore, true);
+    for (const p of bad) {
+      at({ path: p, code: 'SCOPE_VIOLATION', message: `${short(commit.sha)}: Scope Violation: ${id} is not authorized to edit ${p} (scope in force: ${meta.scope.join(', ') || 'none'}).` });
+    }
+  }
+}
+
+function spans(lines: number[]): string {
+  const sorted = [...lines].sort((a, b) => a - b);
+  const out: string[] = [];
+  for (let i = 0; i < sorted.length; i++) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
+    out.push(i === j ? `${sorted[i]}` : `${sorted[i]}-${sorted[j]}`);
+    i = j;
+  }
+  return out.slice(0, 10).join(', ') + (out.length > 10 ? ', …' : '');
+}
+
+/**
+ * The scope a note recorded must be one the registry gave the intent no later than the commit:
+ * the exact registry bytes the note names (committed anywhere, or the main worktree's file), or
+ * any registry version committed at or before the commit. Widening the registry afterwards
+ * therefore cannot launder an old violation, and a note that claims a wider scope is caught.
+ */
+function checkRegistryHistory(repo: Where, items: { commit: CommitInfo; record: TraceRecord }[], findings: Finding[]): void {
+  if (!items.length) return;
+  const file = '.orchestration/active_intents.yaml';
+  const log = gitRaw(['log', '--all', '--no-color', `--format=${SEP}%ct`, '--raw', '--no-abbrev', '--no-renames', '--', file], { cwd: repo.root });
+  const versions: { time: number; oid: string }[] = [];
+  for (const chunk of log.stdout.split(SEP)) {
+    const [ct, ...lines] = chunk.split('\n');
+    for (const l of lines) {
+      const m = /^:\d+ \d+ [0-9a-f]+ ([0-9a-f]+) [AMT]/.exec(l);
+      if (m) versions.push({ time: Number(ct), oid: m[1] });
+    }
+  }
+  const blobs = readBlobs(repo.root, versions.map((v) => v.oid));
+  const parsed = new Map<string, { sha256: string; scopes: Map<string, string> }>();
+  const add = (key: string, bytes: Buffer) => {
+    const scopes = new Map<string, string>();
+    for (const i of checkRegistry(bytes.toString('utf8')).intents) scopes.set(i.id, JSON.stringify(i.owned_scope));
+    parsed.set(key, { sha256: sha256Hex(bytes), scopes });
+  };
+  for (const [oid, bytes] of blobs) add(oid, bytes);
+  const current = local(repo, 'active_intents.yaml');
+  if (current && existsSync(current)) add('worktree', readFileSync(current));
+  for (const { commit, record } of items) {
+    const meta = record.metadata[METADATA_KEY];
+    const scope = JSON.stringify(meta.scope);
+    const exact = [...parsed.values()].find((p) => p.sha256 === meta.registry?.sha256);
+    if (exact && exact.scopes.get(meta.intent_id) === scope) continue;
+    const earlier = versions.some((v) => v.time <= commit.committed && parsed.get(v.oid)?.scopes.get(meta.intent_id) === scope);
+    if (earlier) continue;
+    findings.push({
+      commit: commit.sha,
+      intent: meta.intent_id,
+      code: 'SCOPE_NOT_IN_REGISTRY',
+      message: `${short(commit.sha)}: the note's scope for ${meta.intent_id} (${meta.scope.join(', ') || 'none'}) is not one the registry gave it at the time` +
+        `${exact ? ' (the registry it names has a different scope)' : ' (the registry it names is not in the history)'}.`,
+    });
+  }
+}
+
+/** The local ledger's hash chain (only where the main worktree has a ledger). */
+function checkLedger(repo: Where, findings: Finding[]): { path: string; lines: number } | null {
+  const path = local(repo, 'agent_trace.jsonl');
+  if (!path || !existsSync(path)) return null;
+  const text = readFileSync(path, 'utf8');
+  const lines = text.split('\n');
+  const torn = lines[lines.length - 1] !== '';
+  if (!torn) lines.pop();
+  let prev: string | null = null;
+  lines.forEach((line, i) => {
+    const n = i + 1;
+    let rec: TraceRecord | null = null;
+    try {
+      rec = JSON.parse(line) as TraceRecord;
+    } catch { /* reported below */ }
+    const meta = rec?.metadata?.[METADATA_KEY];
+    if (!meta) {
+      findings.push({ commit: null, intent: null, code: 'LEDGER_BROKEN', message: `${path}:${n}: not a ledger record${torn && n === lines.length ? ' (a torn last line: run intent repair)' : ''}.` });
+    } else if ((meta.prev_line_sha256 ?? null) !== prev) {
+      findings.push({ commit: rec!.vcs?.revision ?? null, intent: meta.intent_id, code: 'LEDGER_BROKEN', message: `${path}:${n}: the hash chain is broken: prev_line_sha256 is ${meta.prev_line_sha256}, line ${n - 1} hashes to ${prev} (a line before it was edited, removed or inserted).` });
+    }
+    prev = sha256Hex(line);
+  });
+  return { path, lines: lines.length };
+}
