@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach } from 'vitest';
+import { afterAll, afterEach } from 'vitest';
 
 /** The package root (where dist/ and templates/ are). */
 export const PKG_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -63,6 +63,22 @@ const made: string[] = [];
 afterEach(() => {
   while (made.length) rmSync(made.pop()!, { recursive: true, force: true });
 });
+
+const madeForFile: string[] = [];
+afterAll(() => {
+  while (madeForFile.length) rmSync(madeForFile.pop()!, { recursive: true, force: true });
+});
+
+/**
+ * Runs `make` (in a `beforeAll`) so that the temporary directories it creates are shared by the
+ * file's tests and removed after the last one, not after the first.
+ */
+export function forFile<T>(make: () => T): T {
+  const start = made.length;
+  const out = make();
+  madeForFile.push(...made.splice(start));
+  return out;
+}
 
 /** A fresh temporary directory, removed after the test. */
 export function tempDir(prefix = 'intent-test-'): string {

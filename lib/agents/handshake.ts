@@ -24,13 +24,24 @@ interface HandshakeFile {
   at: string;
 }
 
-function handshakeFile(repo: Repo, session: AgentSession): string {
+/** The file that holds `session`'s selection in the worktree of `repo`. */
+export function handshakeFile(repo: Repo, session: AgentSession): string {
+  checkSession(session);
   const key = createHash('sha256').update(`${session.agent}\0${session.sessionId}`).digest('hex').slice(0, 32);
   return join(repo.gitDir, 'intent-handshake', `${key}.json`);
 }
 
+function checkSession(session: AgentSession): void {
+  if (!session || typeof session.agent !== 'string' || !session.agent.trim() || typeof session.sessionId !== 'string' || !session.sessionId.trim()) {
+    throw new IntentError('INVALID_INPUT', 'An agent session needs a non-empty agent name and session id.', {});
+  }
+}
+
 /** Records that `session` selected `intentId` in this worktree (replacing an earlier selection). */
 export function recordHandshake(repo: Repo, session: AgentSession, intentId: string): void {
+  if (typeof intentId !== 'string' || !intentId.trim()) {
+    throw new IntentError('INVALID_INPUT', 'Select an intent by its id, e.g. "INT-001".', {});
+  }
   const file = handshakeFile(repo, session);
   mkdirSync(join(repo.gitDir, 'intent-handshake'), { recursive: true });
   const body: HandshakeFile = { agent: session.agent, sessionId: session.sessionId, intent: intentId, at: new Date().toISOString() };
@@ -56,5 +67,7 @@ export function requireHandshake(repo: Repo, session: AgentSession, intentId: st
   const why = selected
     ? `This session selected ${selected}, but this worktree works on ${intentId}.`
     : `This session has not selected an intent yet; this worktree works on ${intentId}.`;
-  throw new IntentError('NO_ACTIVE_INTENT', `${NO_ACTIVE_INTENT_MESSAGE} ${why} ${how}`, { intent: intentId, selected, agent: session.agent });
+  throw new IntentError('NO_ACTIVE_INTENT', `${NO_ACTIVE_INTENT_MESSAGE} ${why} ${how}`, {
+    intent: intentId, selected, agent: session.agent, session: session.sessionId, worktree: repo.root,
+  });
 }

@@ -2,8 +2,10 @@
  * agents: how agents' tools are governed. The adapter their write tools call (adapter: scope,
  * stale check, stage, line credit), Roo Code's glue (roo-code), the hook programs of Claude Code,
  * Cursor and Cline (protocols: their wire formats; hook-adapters: one decision core; config-files:
- * registering them), the MCP server (mcp-server), and the shell-command policy (shell-policy).
+ * registering them), the handshake every agent session makes before it may write (handshake:
+ * select_active_intent), the MCP server (mcp-server), and the shell-command policy (shell-policy).
  * Imports: core, git, intents, mutation, trace, guardrails.
  */
 export { readPayload, runAgentHook } from './protocols.js';
 export { serveStdio } from './mcp-server.js';
+export { handshakeFile, recordHandshake, requireHandshake, selectedIntent, type AgentSession } from './handshake.js';
