@@ -238,4 +238,7 @@ async function main(): Promise<number> {
   }
 }
 
-process.exit(await main());
+// Not process.exit(): that ends the process before a pipe has taken all of stdout (a reader slower
+// than the output, e.g. `intent blame big.ts --json | jq`, got the first 64 KiB). Setting the exit
+// code lets Node drain stdout first.
+process.exitCode = await main();
