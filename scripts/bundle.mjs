@@ -10,7 +10,8 @@
 //   dist/bin/intent.js       the `intent` command (cli/main.ts);
 //   dist/bin/cmd-<c>.js      each command (cli/<c>.ts), one file each, loaded by intent.js;
 //   dist/bin/agent-hook.js   the agents' hook entry (cli/agent-hook.ts);
-//   dist/bin/yaml.cjs        yaml, shared, loaded only where a registry must really be parsed.
+//   dist/bin/yaml.cjs        yaml, shared, loaded only where a registry must really be parsed;
+//   dist/roo-code.cjs        the Roo Code entry as one self-contained CommonJS file (rooCodeCjs).
 // One file per lazily loaded module, not a code-split bundle: Node loads one file of 200 KB
 // faster than twenty chunks of 10 KB (measured: post-commit 12 ms against 36 ms).
 //
@@ -72,6 +73,50 @@ const esm = (entry, outfile, plugins = []) =>
     logLevel: 'warning',
   });
 
+/**
+ * dist/roo-code.cjs: the Roo Code entry (lib/agents/roo-code.ts) as one self-contained CommonJS
+ * file. Roo bundles its extension with esbuild as CommonJS and ships it without node_modules;
+ * the `./roo-code` export's `module` condition (which esbuild and webpack pick, Node does not) and
+ * its `require` condition point here. Everything is inlined: yaml, minimatch, diff, and what
+ * `createRequire(import.meta.url)(x)` loads (rewritten to `require(x)` so esbuild follows it).
+ * core/version's package-root lookup runs at load through `import.meta.url`, which a CommonJS
+ * bundle inside another bundle cannot answer: the version is fixed at build time instead, and the
+ * package root is unknown (nothing on the Roo path reads it). The build fails on any warning
+ * (`import.meta` left over, an unresolved require) or when version.js no longer has the shape
+ * rewritten here.
+ */
+async function rooCodeCjs() {
+  const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
+  const cjsSafe = {
+    name: 'cjs-safe',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]dist[\\/]lib[\\/].+\.js$/ }, async (args) => {
+        let text = await readFile(args.path, 'utf8');
+        text = text.replace(/const require = createRequire\(import\.meta\.url\);/g, '').replace(/createRequire\(import\.meta\.url\)\(/g, 'require(');
+        if (/[\\/]core[\\/]version\.js$/.test(args.path)) {
+          const before = text;
+          text = text
+            .replace(/export const PKG_ROOT = \(\(\) => \{[\s\S]*?\n\}\)\(\);/, "export const PKG_ROOT = '';")
+            .replace(/export const TOOL_VERSION = [^;]+;/, `export const TOOL_VERSION = ${JSON.stringify(version)};`);
+          if (before === text || /import\.meta/.test(text)) throw new Error('bundle: lib/core/version.ts changed shape; update rooCodeCjs() in scripts/bundle.mjs');
+        }
+        return { contents: text, loader: 'js' };
+      });
+    },
+  };
+  const res = await build({
+    entryPoints: [join(dist, 'lib', 'agents', 'roo-code.js')],
+    outfile: join(dist, 'roo-code.cjs'),
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    plugins: [cjsSafe],
+    logLevel: 'silent',
+  });
+  if (res.warnings.length) throw new Error(`bundle: dist/roo-code.cjs: ${res.warnings.map((w) => w.text).join('; ')}`);
+}
+
 const main = join(dist, 'cli', 'main.js');
 const hookRun = join(dist, 'lib', 'hooks', 'dispatch.js');
 const commands = lazyImports(main);
@@ -86,4 +131,5 @@ await Promise.all([
   ...hooks.map((m) => esm(join(dist, 'lib', 'hooks', `${m}.js`), `hook-${m}.js`)),
   esm(join(dist, 'cli', 'agent-hook.js'), 'agent-hook.js'),
   build({ entryPoints: [join(root, 'node_modules', 'yaml', 'dist', 'index.js')], outfile: join(out, 'yaml.cjs'), bundle: true, format: 'cjs', platform: 'node', target: 'node20', logLevel: 'warning' }),
+  rooCodeCjs(),
 ]);

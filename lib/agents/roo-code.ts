@@ -1,15 +1,38 @@
 /**
- * The glue Roo Code's write tools call (see docs/roo-code.md for the patch): shaped after what
- * Roo has at hand (`task.cwd`, `task.taskId`, `task.api.getModel().id`, the relative path, the
- * diff view's `originalContent`/`newContent` and the saved `finalContent`). Refusals come back as
- * the text Roo hands to the model (`formatResponse.toolError(text)`), never as exceptions.
+ * The glue Roo Code calls (integrations/roo-code/roo-code.patch wires it in; docs/roo-code.md is
+ * the step-by-step). Shaped after what Roo has at hand: the task (`task.cwd`, `task.taskId`,
+ * `task.api.getModel().id`, `task.apiConfiguration.apiProvider`), the tool's relative path, the
+ * content the model proposed. Refusals come back as the text Roo hands to the model
+ * (`formatResponse.toolError(text)`), never as exceptions.
  *
- * Import it as `intent-governance/roo-code`.
+ * - `select_active_intent` (`rooSelectIntent`) is the handshake: until a task has named its
+ *   worktree's intent, every write is refused with "You must cite a valid active Intent ID.".
+ * - `rooRead` remembers the hash of each file the model read; `rooCheck` (before approval)
+ *   refuses a write to a file changed since (STALE_FILE), outside the scope, or without handshake.
+ * - `rooSaved` (after Roo's save) stages the file and credits the model's proposed lines to
+ *   `<provider>/<model>`; `rooDelete` / `rooMove` do `apply_patch`'s deletes and moves.
+ * - `rooCommand` is the shell policy's verdict on `execute_command`.
+ *
+ * Import it as `intent-governance/roo-code`. Bundlers (Roo's esbuild) and `require()` get the
+ * self-contained CommonJS build `dist/roo-code.cjs` (scripts/bundle.mjs); `import` gets this module.
+ * State (handshakes, read hashes) lives in this module, per task id: one extension host.
  */
-import { checkWrite, deleteFile, moveFile, recordWrite, type WriteResult } from './adapter.js';
-import { IntentError } from '../core/errors.js';
+import { readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { checkWrite, contentHash, deleteFile, moveFile, recordWrite, type WriteResult } from './adapter.js';
+import { classifyCommand, type CommandDecision } from './shell-policy.js';
+import { IntentError, NO_ACTIVE_INTENT_MESSAGE } from '../core/errors.js';
+import { requireActive, resolveIntentId } from '../intents/active.js';
+import { renderContext } from '../intents/context.js';
+import { loadIgnore } from '../intents/ignore.js';
+import { loadRegistry } from '../intents/registry.js';
+import { compileScope, outOfScope } from '../intents/scope.js';
+import { openRepo, orchestrationPath } from '../git/repo.js';
 
-/** The part of Roo Code's `Task` the glue reads. */
+export { classifyCommand, type CommandContext, type CommandDecision, type CommandVerdict } from './shell-policy.js';
+export { contentHash } from './adapter.js';
+
+/** The part of Roo Code's `Task` the glue reads (Roo's `Task` satisfies it). */
 export interface RooTask {
   cwd: string;
   taskId: string;
@@ -17,13 +40,79 @@ export interface RooTask {
   apiConfiguration?: { apiProvider?: string };
 }
 
-/** A refusal as Roo shows it to the model, or a result. */
+/** A refusal as Roo shows it to the model (the JSON of the IntentError), or a result. */
 export type RooOutcome = { ok: true; result?: WriteResult } | { ok: false; error: string };
+
+/** What `select_active_intent` answers: the `<intent_context>` block, or the refusal. */
+export type RooSelection = { ok: true; intent: string; context: string } | { ok: false; error: string };
+
+/** The `select_active_intent` tool as Roo declares it to the model (an OpenAI function tool). */
+export const SELECT_ACTIVE_INTENT_TOOL = {
+  name: 'select_active_intent',
+  description:
+    'Select the intent (the scoped unit of work) this task works on, before writing or editing any file. ' +
+    'Name the intent of this worktree (its branch is intent/<ID>). Returns an <intent_context> block: the files ' +
+    'you may change (owned_scope), constraints, acceptance criteria and lessons. Until it succeeded, every write ' +
+    'is refused with "You must cite a valid active Intent ID.".',
+  parameters: {
+    type: 'object',
+    properties: {
+      intent_id: { type: 'string', description: 'The intent id, e.g. INT-001 (the worktree\'s branch is intent/INT-001).' },
+    },
+    required: ['intent_id'],
+    additionalProperties: false,
+  },
+} as const;
+
+/** The system prompt section that tells the model about the handshake and the refusals. */
+export const INTENT_SYSTEM_PROMPT = `====
+
+INTENT GOVERNANCE
+
+This workspace is governed by intent: every change belongs to an intent, a scoped unit of work, and the worktree belongs to one intent (its branch is intent/<ID>).
+- Before you write, edit, move or delete any file, call select_active_intent with this worktree's intent id. Its answer, an <intent_context> block, lists the files you may change (owned_scope), the constraints and the acceptance criteria: follow them. Until you have called it, every write is refused with "You must cite a valid active Intent ID.".
+- A write outside the owned scope is refused (Scope Violation): do not retry it; ask the user to expand the intent.
+- A write to a file that changed since you last read it is refused (Stale File): read the file again, then redo the edit.
+- Some commands are refused by the shell policy or need the user's approval: the tool result says why.`;
+
+// ---------------------------------------------------------------------------------------------
+// State per task (one extension host): the selected intent, and what the model last read.
+
+interface TaskState {
+  intent?: string;
+  /** Absolute path → `sha256:<hex>` of what the model last saw, or null (it saw no file). */
+  reads: Map<string, string | null>;
+  /** Absolute path → the file's bytes when `rooCheck` passed (the "before" of the write). */
+  before: Map<string, Buffer | null>;
+}
+
+const MAX_TASKS = 500;
+const tasks = new Map<string, TaskState>();
+
+function stateOf(task: RooTask): TaskState {
+  const key = String(task.taskId);
+  let s = tasks.get(key);
+  if (!s) {
+    if (tasks.size >= MAX_TASKS) tasks.delete(tasks.keys().next().value!);
+    s = { reads: new Map(), before: new Map() };
+    tasks.set(key, s);
+  }
+  return s;
+}
+
+function absOf(task: RooTask, p: string): string {
+  return resolve(task.cwd, p);
+}
 
 function origin(task: RooTask, tool: string) {
   const id = task.api.getModel().id;
-  const provider = task.apiConfiguration?.apiProvider ?? 'roo-code';
-  return { tool, modelId: id.includes('/') ? id : `${provider}/${id}`, conversationUrl: `roo-code://task/${encodeURIComponent(task.taskId)}` };
+  const provider = task.apiConfiguration?.apiProvider || 'roo-code';
+  return { tool, modelId: `${provider}/${id}`, conversationUrl: `roo-code://task/${encodeURIComponent(task.taskId)}` };
+}
+
+function refusal(e: unknown): { ok: false; error: string } {
+  if (e instanceof IntentError) return { ok: false, error: JSON.stringify({ error: e.toJSON() }) };
+  return { ok: false, error: JSON.stringify({ error: { code: 'INTERNAL', message: String((e as Error)?.message ?? e), data: {} } }) };
 }
 
 function guard(fn: () => WriteResult | void): RooOutcome {
@@ -31,43 +120,168 @@ function guard(fn: () => WriteResult | void): RooOutcome {
     const result = fn();
     return result ? { ok: true, result } : { ok: true };
   } catch (e) {
-    if (e instanceof IntentError) return { ok: false, error: JSON.stringify({ error: e.toJSON() }) };
-    return { ok: false, error: JSON.stringify({ error: { code: 'INTERNAL', message: String((e as Error)?.message ?? e), data: {} } }) };
+    return refusal(e);
   }
 }
 
-/** Before approval: may this tool write `relPath` (and `newPath` for a move)? Nothing is written. */
-export function rooCheck(task: RooTask, relPath: string, newPath?: string): RooOutcome {
-  return guard(() => void checkWrite({ worktree: task.cwd, path: relPath, ...(newPath ? { newPath } : {}) }));
+/** The intent the task selected; the handshake refusal when it did not. */
+function requireHandshake(task: RooTask): string {
+  const intent = stateOf(task).intent;
+  if (intent) return intent;
+  let hint = 'Call select_active_intent with this worktree\'s intent id first.';
+  try {
+    const own = resolveIntentId(openRepo(task.cwd), undefined);
+    if (own) hint = `Call select_active_intent with intent_id "${own.id}" (this worktree's intent) first.`;
+  } catch {
+    // No repository or no intent: the generic hint.
+  }
+  throw new IntentError('NO_ACTIVE_INTENT', `${NO_ACTIVE_INTENT_MESSAGE}\nThis task has not selected an intent. ${hint} Nothing was written.`, { task: task.taskId });
+}
+
+/** The file's bytes, or null when there is no file. */
+function readIfFile(abs: string): Buffer | null {
+  try {
+    return statSync(abs).isFile() ? readFileSync(abs) : null;
+  } catch {
+    return null;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * `select_active_intent`: the handshake. `intentId` must be the worktree's own intent (in the
+ * main worktree: any intent in progress). Answers the `<intent_context>` block.
+ */
+export function rooSelectIntent(task: RooTask, intentId: string): RooSelection {
+  try {
+    const id = typeof intentId === 'string' ? intentId.trim() : '';
+    if (!id) throw new IntentError('NO_ACTIVE_INTENT', `${NO_ACTIVE_INTENT_MESSAGE}\nselect_active_intent needs intent_id, e.g. INT-001.`, {});
+    const repo = openRepo(task.cwd);
+    const own = resolveIntentId(repo, undefined);
+    if (own && own.id !== id) {
+      throw new IntentError(
+        'NO_ACTIVE_INTENT',
+        `${NO_ACTIVE_INTENT_MESSAGE}\nThis worktree belongs to ${own.id}, not ${id}. Select ${own.id}, or work on ${id} in its own worktree (intent checkout ${id}).`,
+        { worktreeIntent: own.id, intent: id },
+      );
+    }
+    requireActive(loadRegistry(orchestrationPath(repo, 'active_intents.yaml')), id);
+    const context = renderContext(task.cwd, id);
+    stateOf(task).intent = id;
+    return { ok: true, intent: id, context };
+  } catch (e) {
+    return refusal(e);
+  }
+}
+
+/** `read_file` read `relPath`: remember the hash of the file as it is now (never throws). */
+export function rooRead(task: RooTask, relPath: string): void {
+  try {
+    const abs = absOf(task, relPath);
+    const content = readIfFile(abs);
+    stateOf(task).reads.set(abs, content ? contentHash(content) : null);
+  } catch {
+    // Reading is never refused; without a hash the write is not checked for staleness.
+  }
 }
 
 /**
- * After `saveChanges`/`saveDirectly`: stage `relPath` and credit the model with the lines it
- * proposed (`newContent`); lines the user changed in the diff view (in `finalContent` only) stay
- * human. `originalContent` is the file before the edit (undefined for a new file).
+ * Before approval: may this tool write `relPath` (and `newPath` for a move)? The task must have
+ * selected its intent, the path must be in scope, and the file must be what the model last read
+ * (when it read it). Nothing is written; the file's current bytes are kept for `rooSaved`.
+ */
+export function rooCheck(task: RooTask, relPath: string, newPath?: string): RooOutcome {
+  return guard(() => {
+    const intentId = requireHandshake(task);
+    const s = stateOf(task);
+    const abs = absOf(task, relPath);
+    const expected = s.reads.get(abs);
+    checkWrite({ worktree: task.cwd, path: relPath, intentId, ...(newPath ? { newPath } : {}), ...(expected === undefined ? {} : { expectedSha256: expected }) });
+    s.before.set(abs, readIfFile(abs));
+  });
+}
+
+/**
+ * After Roo's save (`saveChanges` / `saveDirectly`): stage `relPath` and credit the model with
+ * the lines it proposed (`newContent`, after `stripLineNumbers`); lines the user changed in the
+ * diff view stay human. The "before" is the file as `rooCheck` saw it (else `originalContent`).
+ * What is staged is the file on disk (Roo's `finalContent`, with the user's edits); passing
+ * `finalContent` is accepted and not needed.
  */
 export function rooSaved(
   task: RooTask,
   tool: string,
   relPath: string,
-  edit: { originalContent?: string; newContent: string; finalContent: string },
+  edit: { originalContent?: string; newContent: string; finalContent?: string },
 ): RooOutcome {
-  return guard(() =>
-    recordWrite({
-      worktree: task.cwd,
-      path: relPath,
-      before: edit.originalContent === undefined ? null : Buffer.from(edit.originalContent, 'utf8'),
-      proposed: edit.newContent,
-      ...origin(task, tool),
-    }));
+  return guard(() => {
+    const intentId = requireHandshake(task);
+    const s = stateOf(task);
+    const abs = absOf(task, relPath);
+    const checked = s.before.get(abs);
+    s.before.delete(abs);
+    const before = checked !== undefined ? checked : edit.originalContent === undefined ? null : Buffer.from(edit.originalContent, 'utf8');
+    const result = recordWrite({ worktree: task.cwd, path: relPath, before, proposed: edit.newContent, intentId, ...origin(task, tool) });
+    s.reads.set(abs, result.sha256);
+    return result;
+  });
 }
 
-/** `apply_patch`'s `*** Delete File:`: instead of a bare `fs.unlink`. */
+/** `apply_patch`'s `*** Delete File:`: instead of a bare `fs.unlink`; checks, deletes, stages. */
 export function rooDelete(task: RooTask, tool: string, relPath: string): RooOutcome {
-  return guard(() => deleteFile({ worktree: task.cwd, path: relPath, ...origin(task, tool) }));
+  return guard(() => {
+    const intentId = requireHandshake(task);
+    const s = stateOf(task);
+    const abs = absOf(task, relPath);
+    const expected = s.reads.get(abs);
+    const result = deleteFile({ worktree: task.cwd, path: relPath, intentId, ...(expected === undefined ? {} : { expectedSha256: expected }), ...origin(task, tool) });
+    s.reads.set(abs, null);
+    s.before.delete(abs);
+    return result;
+  });
 }
 
-/** `apply_patch`'s `*** Move to:` (with the updated content, when the patch also changes it). */
+/** `apply_patch`'s `*** Move to:` with the updated content: checks both paths, moves, stages both sides. */
 export function rooMove(task: RooTask, tool: string, relPath: string, newPath: string, content?: string): RooOutcome {
-  return guard(() => moveFile({ worktree: task.cwd, path: relPath, newPath, ...(content === undefined ? {} : { content }), ...origin(task, tool) }));
+  return guard(() => {
+    const intentId = requireHandshake(task);
+    const s = stateOf(task);
+    const abs = absOf(task, relPath);
+    const expected = s.reads.get(abs);
+    const result = moveFile({
+      worktree: task.cwd, path: relPath, newPath, intentId,
+      ...(content === undefined ? {} : { content }),
+      ...(expected === undefined ? {} : { expectedSha256: expected }),
+      ...origin(task, tool),
+    });
+    s.reads.set(abs, null);
+    s.before.delete(abs);
+    s.reads.set(absOf(task, newPath), result.sha256);
+    return result;
+  });
+}
+
+/**
+ * The shell policy's verdict on `execute_command` (in `customCwd`, relative to the task's cwd):
+ * `deny` is the tool's error, `ask` goes to Roo's approval prompt (never auto-approved), `allow`
+ * runs. Before the handshake nothing is in scope, so commands that write files need approval.
+ * Never throws: when the policy cannot be applied, a human decides.
+ */
+export function rooCommand(task: RooTask, command: string, customCwd?: string): Pick<CommandDecision, 'decision' | 'reason'> {
+  try {
+    const repo = openRepo(task.cwd);
+    const intentId = stateOf(task).intent;
+    let inScope: (p: string) => boolean = () => false;
+    if (intentId) {
+      const intent = requireActive(loadRegistry(orchestrationPath(repo, 'active_intents.yaml')), intentId);
+      const scope = compileScope(intent.owned_scope);
+      const ignore = loadIgnore(repo);
+      inScope = (p) => outOfScope([p], scope, ignore, !repo.isMainWorktree).length === 0;
+    }
+    const d = classifyCommand(command, { cwd: resolve(task.cwd, customCwd ?? '.'), root: repo.root, inScope });
+    return { decision: d.decision, reason: d.reason };
+  } catch (e) {
+    return { decision: 'ask', reason: `intent could not check this command (${(e as Error)?.message ?? e}): a human must approve it` };
+  }
 }

@@ -1,74 +1,265 @@
-import { existsSync, readFileSync, writeFileSync, mkdirSync, unlinkSync } from 'node:fs';
+import { build } from 'esbuild';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { builtinModules, createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { rooCheck, rooDelete, rooMove, rooSaved, type RooTask } from '../../lib/agents/roo-code.js';
-import { checkoutIntent, git, governedRepo, noteOf } from '../helpers.js';
+import type { ModelInfo, ProviderSettings } from '@roo-code/types';
+import { beforeAll, describe, expect, it } from 'vitest';
+import * as source from '../../lib/agents/roo-code.js';
+import { checkoutIntent, git, governedRepo, noteOf, PKG_ROOT, tempDir } from '../helpers.js';
 
-// Drives the glue exactly as the patch in docs/roo-code.md does: Roo's own save (the diff view
-// writes finalContent to disk) happens between rooCheck and rooSaved.
-function rooTask(cwd: string): RooTask {
-  return { cwd, taskId: '0193f0c2-task', api: { getModel: () => ({ id: 'claude-sonnet-4-5' }) }, apiConfiguration: { apiProvider: 'anthropic' } };
+/*
+ * The Roo Code layer, driven the way integrations/roo-code/roo-code.patch drives it, against a
+ * real repository and intent worktree: once through the TypeScript module, once through the
+ * build Roo really loads (the package's `./roo-code` export bundled by esbuild with the options
+ * of Roo's src/esbuild.mjs, then `require()`d from a directory with no node_modules).
+ */
+
+type Glue = typeof source;
+
+// ---------------------------------------------------------------------------------------------
+// A fake of Roo's Task: the members the patch reads, typed with @roo-code/types where Roo's own
+// types are public (the provider settings, the model info); the rest copies src/core/task/Task.ts
+// and src/integrations/editor/DiffViewProvider.ts at the pinned commit.
+
+type RecordSource = 'read_tool' | 'user_edited' | 'roo_edited' | 'file_mentioned';
+
+interface FakeDiffView {
+  editType: 'create' | 'modify' | undefined;
+  originalContent: string | undefined;
+  /** `open(relPath)`: reads the original (`""` for a new file, which it creates empty, as Roo does). */
+  open(relPath: string): Promise<void>;
+  update(content: string, isFinal: boolean): Promise<void>;
+  /** `saveChanges()`: writes what is in the diff editor, with the user's own edits. */
+  saveChanges(userEdit?: (content: string) => string): Promise<{ finalContent: string | undefined }>;
+  reset(): Promise<void>;
 }
 
-/** What `diffViewProvider.saveChanges()` does: write the final content (with the user's edits). */
-function saveChanges(cwd: string, relPath: string, finalContent: string): void {
-  mkdirSync(dirname(join(cwd, relPath)), { recursive: true });
-  writeFileSync(join(cwd, relPath), finalContent);
+interface FakeRooTask {
+  readonly taskId: string;
+  readonly cwd: string;
+  readonly api: { getModel(): { id: string; info: ModelInfo } };
+  readonly apiConfiguration: ProviderSettings;
+  readonly diffViewProvider: FakeDiffView;
+  readonly fileContextTracker: { tracked: [string, RecordSource][]; trackFileContext(path: string, source: RecordSource): Promise<void> };
 }
 
-function lines(wt: string, path: string, type: string): number[] {
+function fakeTask(cwd: string, taskId: string): FakeRooTask {
+  let relPath: string | undefined;
+  let pending: string | undefined;
+  const diffViewProvider: FakeDiffView = {
+    editType: undefined,
+    originalContent: undefined,
+    async open(p) {
+      relPath = p;
+      const abs = join(cwd, p);
+      if (existsSync(abs)) {
+        this.originalContent = readFileSync(abs, 'utf8');
+      } else {
+        this.originalContent = '';
+        mkdirSync(dirname(abs), { recursive: true });
+        writeFileSync(abs, '');
+      }
+    },
+    async update(content) {
+      pending = content;
+    },
+    async saveChanges(userEdit) {
+      if (!relPath || pending === undefined) return { finalContent: undefined };
+      const finalContent = userEdit ? userEdit(pending) : pending;
+      writeFileSync(join(cwd, relPath), finalContent);
+      return { finalContent };
+    },
+    async reset() {
+      relPath = undefined;
+      pending = undefined;
+      this.originalContent = undefined;
+      this.editType = undefined;
+    },
+  };
+  const info: ModelInfo = { maxTokens: 8192, contextWindow: 200_000, supportsPromptCache: true };
+  const tracked: [string, RecordSource][] = [];
+  return {
+    taskId,
+    cwd,
+    api: { getModel: () => ({ id: 'claude-sonnet-4-5', info }) },
+    apiConfiguration: { apiProvider: 'anthropic', apiModelId: 'claude-sonnet-4-5' },
+    diffViewProvider,
+    fileContextTracker: { tracked, async trackFileContext(path, src) { tracked.push([path, src]); } },
+  };
+}
+
+// The patched tools, reduced to their calls into the glue (see the patch for the real ones).
+
+/** ReadFileTool: reads, then `intentRead` next to `trackFileContext(relPath, "read_tool")`. */
+async function readFile(glue: Glue, task: FakeRooTask, relPath: string): Promise<string> {
+  const content = readFileSync(join(task.cwd, relPath), 'utf8');
+  glue.rooRead(task, relPath);
+  await task.fileContextTracker.trackFileContext(relPath, 'read_tool');
+  return content;
+}
+
+/** Line numbers as read_file shows them ("1 | text"). */
+const numbered = (text: string) => text.split('\n').filter((l, i, a) => i < a.length - 1 || l !== '').map((l, i) => `${i + 1} | ${l}`).join('\n');
+
+/**
+ * WriteToFileTool: strips read_file's line numbers, gates before approval (reverting the diff
+ * view), saves through the diff view (where the user may edit), then stages: one result.
+ */
+async function writeToFile(glue: Glue, task: FakeRooTask, relPath: string, content: string, userEdit?: (c: string) => string): Promise<string> {
+  const dv = task.diffViewProvider;
+  await dv.open(relPath); // handlePartial opened the diff view while the call streamed
+  const everyLineNumbered = content.split('\n').every((l) => /^\s*\d+ \| /.test(l));
+  const newContent = everyLineNumbered ? content.split('\n').map((l) => l.replace(/^\s*\d+ \| /, '')).join('\n') : content;
+  const gate = glue.rooCheck(task, relPath);
+  if (!gate.ok) {
+    if (dv.originalContent === '' && readFileSync(join(task.cwd, relPath), 'utf8') === '') unlinkSync(join(task.cwd, relPath)); // revertChanges
+    await dv.reset();
+    return `ERROR ${gate.error}`;
+  }
+  await dv.update(newContent, true);
+  await dv.saveChanges(userEdit);
+  await task.fileContextTracker.trackFileContext(relPath, 'roo_edited');
+  const staged = glue.rooSaved(task, 'write_to_file', relPath, { originalContent: dv.originalContent, newContent });
+  await dv.reset();
+  return `saved ${relPath}` + (staged.ok ? '' : `\n\nERROR ${staged.error}`);
+}
+
+/** execute_command: deny → the tool error; ask → `askApproval(..., isProtected = true)`, a human decides. */
+function executeCommand(glue: Glue, task: FakeRooTask, command: string, human: (cmd: string) => boolean): string {
+  const policy = glue.rooCommand(task, command);
+  if (policy.decision === 'deny') return `ERROR intent refused this command: ${policy.reason}`;
+  if (policy.decision === 'ask' && !human(command)) return 'denied by the user';
+  return `ran ${command}`;
+}
+
+function errorOf(text: string): { code: string; message: string } {
+  expect(text.startsWith('ERROR ')).toBe(true);
+  return JSON.parse(text.slice('ERROR '.length)).error;
+}
+
+function aiLines(wt: string, path: string): number[] {
   const f = noteOf(wt)!.record.files.find((x: any) => x.path === path);
-  return f.conversations.filter((c: any) => c.contributor.type === type)
+  return f.conversations.filter((c: any) => c.contributor.type === 'ai')
     .flatMap((c: any) => c.ranges.flatMap((r: any) => Array.from({ length: r.end_line - r.start_line + 1 }, (_, i) => r.start_line + i)));
 }
 
-describe('Roo Code write path (docs/roo-code.md)', () => {
-  it('write_to_file / apply_diff: refuses out of scope before approval; credits the model, not the user’s diff-view edits', () => {
-    const repo = governedRepo([{ id: 'INT-001', scope: ['src/auth/**'] }], { 'src/auth/jwt.ts': 'a\nb\n', 'docs/x.md': 'x\n' });
-    const wt = checkoutIntent(repo, 'INT-001');
-    const task = rooTask(wt);
+// ---------------------------------------------------------------------------------------------
+// The build Roo loads.
 
-    const refused = rooCheck(task, 'docs/x.md');
-    expect(refused.ok).toBe(false);
-    expect(JSON.parse((refused as { error: string }).error).error).toMatchObject({ code: 'SCOPE_VIOLATION' });
-    expect((refused as { error: string }).error).toContain('Scope Violation: INT-001 is not authorized to edit docs/x.md');
+const ROO_EXTERNALS = ['vscode', 'esbuild', 'global-agent'];
+let bundled: Glue;
+let bundleText = '';
+let bundleInputs: string[] = [];
 
-    // apply_diff on src/auth/jwt.ts: the model proposes two new lines; the user edits one of them in the diff view.
-    expect(rooCheck(task, 'src/auth/jwt.ts')).toEqual({ ok: true });
-    const originalContent = readFileSync(join(wt, 'src/auth/jwt.ts'), 'utf8');
-    const newContent = 'a\nb\nmodel1\nmodel2\n';
-    const finalContent = 'a\nb\nmodel1\nuser-tweaked\n';
-    saveChanges(wt, 'src/auth/jwt.ts', finalContent);
-    const saved = rooSaved(task, 'apply_diff', 'src/auth/jwt.ts', { originalContent, newContent, finalContent });
-    expect(saved).toMatchObject({ ok: true, result: { intent: 'INT-001', aiLines: 1, staged: true } });
-
-    // write_to_file of a new file (no originalContent).
-    saveChanges(wt, 'src/auth/new.ts', 'n1\nn2\n');
-    expect(rooSaved(task, 'write_to_file', 'src/auth/new.ts', { newContent: 'n1\nn2\n', finalContent: 'n1\nn2\n' }).ok).toBe(true);
-    git(wt, 'commit', '-q', '-m', 'roo');
-
-    expect(lines(wt, 'src/auth/jwt.ts', 'ai')).toEqual([3]);
-    expect(lines(wt, 'src/auth/jwt.ts', 'human')).toEqual([4]);
-    expect(lines(wt, 'src/auth/new.ts', 'ai')).toEqual([1, 2]);
-    const ai = noteOf(wt)!.record.files.find((x: any) => x.path === 'src/auth/new.ts').conversations[0];
-    expect(ai).toMatchObject({ contributor: { type: 'ai', model_id: 'anthropic/claude-sonnet-4-5' }, url: 'roo-code://task/0193f0c2-task' });
+beforeAll(async () => {
+  // A "Roo" source tree outside the project that depends on the package (node_modules link).
+  const roo = tempDir('roo-ext-');
+  mkdirSync(join(roo, 'src', 'node_modules'), { recursive: true });
+  symlinkSync(PKG_ROOT, join(roo, 'src', 'node_modules', 'intent-governance'), 'dir');
+  writeFileSync(join(roo, 'src', 'extension.ts'), 'export * from "intent-governance/roo-code"\n');
+  // src/esbuild.mjs's extensionConfig at the pinned commit (plugins copy assets only).
+  const res = await build({
+    bundle: true, minify: false, sourcemap: true, logLevel: 'silent', format: 'cjs', sourcesContent: false, platform: 'node',
+    entryPoints: [join(roo, 'src', 'extension.ts')], outfile: join(roo, 'src', 'dist', 'extension.js'),
+    external: ROO_EXTERNALS, metafile: true, absWorkingDir: join(roo, 'src'),
   });
+  expect(res.errors).toEqual([]);
+  expect(res.warnings.map((w) => w.text)).toEqual([]);
+  bundleInputs = Object.keys(res.metafile!.inputs);
+  // Packaged with `vsce package --no-dependencies`: the extension runs with no node_modules.
+  const run = tempDir('roo-vsix-');
+  cpSync(join(roo, 'src', 'dist'), join(run, 'dist'), { recursive: true });
+  rmSync(roo, { recursive: true, force: true });
+  bundleText = readFileSync(join(run, 'dist', 'extension.js'), 'utf8');
+  bundled = createRequire(join(run, 'dist', 'extension.js'))(join(run, 'dist', 'extension.js')) as Glue;
+}, 60_000);
 
-  it('apply_patch: deletes and moves go through the adapter; out-of-scope ones are refused and nothing changes', () => {
-    const repo = governedRepo([{ id: 'INT-001', scope: ['src/auth/**'] }], { 'src/auth/a.ts': 'a\n', 'src/auth/b.ts': 'b\n', 'docs/x.md': 'x\n' });
+describe('the Roo Code build (dist/roo-code.cjs through Roo\'s esbuild options)', () => {
+  it('comes from the self-contained CommonJS build and needs nothing but Node at run time', () => {
+    // esbuild picks the export's `module` condition: the CJS bundle, not the ESM modules of dist/lib.
+    expect(bundleInputs.some((p) => p.endsWith('dist/roo-code.cjs'))).toBe(true);
+    expect(bundleInputs.filter((p) => p.includes('dist/lib/'))).toEqual([]);
+    const required = [...bundleText.matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]!);
+    const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
+    expect(required.filter((m) => !builtins.has(m))).toEqual([]);
+    expect(bundleText).not.toMatch(/import\.meta/);
+    expect(Object.keys(bundled).sort()).toEqual(Object.keys(source).sort());
+    expect(bundled.SELECT_ACTIVE_INTENT_TOOL).toEqual(source.SELECT_ACTIVE_INTENT_TOOL);
+  });
+});
+
+describe.each([
+  ['the TypeScript module', () => source, 'task-ts'],
+  ['the bundled build', () => bundled, 'task-cjs'],
+] as const)('Roo Code write path through %s', (_name, glue, taskId) => {
+  it('handshake, scope, stale file, staging with credit, command policy', async () => {
+    const g = glue();
+    const repo = governedRepo(
+      [{ id: 'INT-001', scope: ['src/auth/**'] }, { id: 'INT-002', scope: ['docs/**'], status: 'IN_PROGRESS' }],
+      { 'src/auth/jwt.ts': 'a\nb\n', 'docs/x.md': 'x\n' },
+    );
     const wt = checkoutIntent(repo, 'INT-001');
-    const task = rooTask(wt);
-    expect(rooDelete(task, 'apply_patch', 'docs/x.md').ok).toBe(false);
-    expect(existsSync(join(wt, 'docs/x.md'))).toBe(true);
-    expect(rooMove(task, 'apply_patch', 'src/auth/b.ts', 'docs/b.ts').ok).toBe(false);
-    expect(existsSync(join(wt, 'src/auth/b.ts'))).toBe(true);
-    expect(rooDelete(task, 'apply_patch', 'src/auth/a.ts')).toMatchObject({ ok: true, result: { operation: 'delete' } });
-    expect(rooMove(task, 'apply_patch', 'src/auth/b.ts', 'src/auth/c.ts', 'b\nc\n')).toMatchObject({ ok: true, result: { operation: 'move', aiLines: 1 } });
-    expect(git(wt, 'diff', '--cached', '--name-status', '--no-renames').split('\n').filter(Boolean).sort()).toEqual(['A\tsrc/auth/c.ts', 'D\tsrc/auth/a.ts', 'D\tsrc/auth/b.ts']);
-    git(wt, 'commit', '-q', '-m', 'patch');
-    expect(lines(wt, 'src/auth/c.ts', 'ai')).toEqual([2]);
-    // A bare fs.unlink (unpatched Roo) would leave an unstaged deletion instead:
-    unlinkSync(join(wt, 'src/auth/c.ts'));
-    expect(git(wt, 'status', '--porcelain').trim()).toBe('D src/auth/c.ts');
+    const task = fakeTask(wt, taskId);
+
+    // Handshake: no write before select_active_intent; another intent's id is refused.
+    const early = errorOf(await writeToFile(g, task, 'src/auth/new.ts', 'n\n'));
+    expect(early.code).toBe('NO_ACTIVE_INTENT');
+    expect(early.message).toContain('You must cite a valid active Intent ID.');
+    expect(early.message).toContain('"INT-001"');
+    expect(existsSync(join(wt, 'src/auth/new.ts'))).toBe(false); // the empty file the diff view made is gone
+    const other = g.rooSelectIntent(task, 'INT-002');
+    expect(other.ok).toBe(false);
+    expect((other as { error: string }).error).toContain('You must cite a valid active Intent ID.');
+    expect(errorOf(await writeToFile(g, task, 'src/auth/new.ts', 'n\n')).code).toBe('NO_ACTIVE_INTENT');
+    const selected = g.rooSelectIntent(task, 'INT-001');
+    expect(selected).toMatchObject({ ok: true, intent: 'INT-001' });
+    expect((selected as { context: string }).context).toMatch(/^<intent_context id="INT-001"/);
+    expect((selected as { context: string }).context).toContain('src/auth/**');
+    // Another task of the same window has not selected anything.
+    expect(errorOf(await writeToFile(g, fakeTask(wt, 'task-other'), 'src/auth/new.ts', 'n\n')).code).toBe('NO_ACTIVE_INTENT');
+
+    // Out of scope: refused before approval, nothing written.
+    const scope = errorOf(await writeToFile(g, task, 'docs/x.md', 'y\n'));
+    expect(scope.code).toBe('SCOPE_VIOLATION');
+    expect(scope.message).toContain('Scope Violation: INT-001 is not authorized to edit docs/x.md');
+    expect(readFileSync(join(wt, 'docs/x.md'), 'utf8')).toBe('x\n');
+
+    // Stale: the model read jwt.ts, then the user changed it on disk.
+    await readFile(g, task, 'src/auth/jwt.ts');
+    writeFileSync(join(wt, 'src/auth/jwt.ts'), 'a\nb\nuser\n');
+    const stale = errorOf(await writeToFile(g, task, 'src/auth/jwt.ts', 'a\nb\nmodel\n'));
+    expect(stale.code).toBe('STALE_FILE');
+    expect(readFileSync(join(wt, 'src/auth/jwt.ts'), 'utf8')).toBe('a\nb\nuser\n');
+
+    // Read again; the model sends line-numbered content; the user edits one line in the diff view.
+    const current = await readFile(g, task, 'src/auth/jwt.ts');
+    const proposed = `${current}model1\nmodel2\n`;
+    const out = await writeToFile(g, task, 'src/auth/jwt.ts', numbered(proposed), (c) => c.replace('model2', 'user-tweak'));
+    expect(out).toBe('saved src/auth/jwt.ts');
+    expect(readFileSync(join(wt, 'src/auth/jwt.ts'), 'utf8')).toBe('a\nb\nuser\nmodel1\nuser-tweak');
+    expect(git(wt, 'diff', '--cached', '--name-only').trim()).toBe('src/auth/jwt.ts');
+    // The model's own write is now what it last saw: a second edit is not stale.
+    expect(await writeToFile(g, task, 'src/auth/new.ts', '1 | n1\n2 | n2')).toBe('saved src/auth/new.ts');
+    git(wt, 'commit', '-q', '-m', 'roo');
+    expect(aiLines(wt, 'src/auth/jwt.ts')).toEqual([4]);
+    expect(aiLines(wt, 'src/auth/new.ts')).toEqual([1, 2]);
+    const conv = noteOf(wt)!.record.files.find((x: any) => x.path === 'src/auth/new.ts').conversations[0];
+    expect(conv).toMatchObject({ contributor: { type: 'ai', model_id: 'anthropic/claude-sonnet-4-5' }, url: `roo-code://task/${task.taskId}` });
+
+    // apply_patch: delete and move go through the glue; out-of-scope targets are refused.
+    expect(g.rooCheck(task, 'src/auth/new.ts', 'docs/new.ts').ok).toBe(false);
+    expect(g.rooDelete(task, 'apply_patch', 'src/auth/jwt.ts')).toMatchObject({ ok: true, result: { operation: 'delete' } });
+    expect(g.rooMove(task, 'apply_patch', 'src/auth/new.ts', 'src/auth/moved.ts', 'n1\nn2\nn3\n')).toMatchObject({ ok: true, result: { operation: 'move' } });
+    expect(git(wt, 'diff', '--cached', '--name-status', '--no-renames').split('\n').filter(Boolean).sort())
+      .toEqual(['A\tsrc/auth/moved.ts', 'D\tsrc/auth/jwt.ts', 'D\tsrc/auth/new.ts']);
+
+    // execute_command: deny is the tool's error; ask needs the human; allow runs.
+    const asked: string[] = [];
+    const human = (cmd: string) => (asked.push(cmd), false);
+    expect(executeCommand(g, task, 'echo x > docs/x.md', human)).toMatch(/^ERROR intent refused this command: /);
+    expect(executeCommand(g, task, 'rm src/auth/moved.ts', human)).toBe('denied by the user');
+    expect(executeCommand(g, task, 'git status', human)).toBe('ran git status');
+    expect(asked).toEqual(['rm src/auth/moved.ts']);
+    expect(existsSync(join(wt, 'src/auth/moved.ts'))).toBe(true);
   });
 });
