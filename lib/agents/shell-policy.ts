@@ -760,6 +760,7 @@ function classifyLine(text: string, st: State): Verdict {
   let cwd = st.cwd;
   let prevName = '';
   let download = false;
+  let echoed: Word | null = null;
   for (const e of entries) {
     if (e.kind === 'open') saved.push(cwd);
     else if (e.kind === 'close') cwd = saved.length ? (saved.pop() as string | null) : cwd;
@@ -773,14 +774,25 @@ function classifyLine(text: string, st: State): Verdict {
       if (piped && name !== '' && name === prevName && functions.has(name)) {
         add(out, deny(`the function ${clip(name)} pipes into itself (${clip(name)}|${clip(name)}), a fork bomb: do not run it`));
       }
-      add(out, classifySimple(e, { ...st, cwd, stdin: stdinOf(e, piped, download) }));
+      const stdin = piped && echoed ? { kind: 'text' as const, word: echoed } : stdinOf(e, piped, download);
+      add(out, classifySimple(e, { ...st, cwd, stdin }));
       if (e.words.some((w) => DOWNLOADERS.has(baseName(w.text)))) download = true;
+      echoed = echoText(e);
       prevName = name;
       const moved = cdEffect(e, cwd, piped);
       if (moved !== undefined) cwd = moved;
     }
   }
   return out;
+}
+
+/** The literal text `echo a b` prints (what a shell after `|` would run), or null. */
+function echoText(e: Simple): Word | null {
+  const start = programStart(e.words);
+  if (e.words[start]?.text !== 'echo' || e.redirs.length || !['|', '|&'].includes(e.nextOp)) return null;
+  const args = e.words.slice(start + 1).filter((w, k) => !(k === 0 && w.text === '-n'));
+  if (args.some((w) => w.expands || w.opaque || w.glob || /^-[eE]+$/.test(w.text))) return null;
+  return newWord(args.map((w) => w.text).join(' '));
 }
 
 function programStart(words: Word[]): number {
@@ -1153,7 +1165,13 @@ const CREATE_VALUES: Record<string, string[]> = {
 
 /** touch, mkdir, truncate: every operand is written. */
 function create(name: string, args: Word[], st: State): Verdict {
-  return worst(...parseArgs(args, CREATE_VALUES[name]).pos.map((f) => writeCheck(f, name, st)));
+  return worst(...parseArgs(args, CREATE_VALUES[name]).pos.map((f) => {
+    const v = writeCheck(f, name, st);
+    if (name !== 'mkdir' || v.decision !== 'deny') return v;
+    // A directory the scope lies in (mkdir -p src/auth for src/auth/**) is the scope's own.
+    const loc = locate(f, st);
+    return loc.place === 'repo' && st.ctx.inScope(`${loc.rel}/_`) ? allow([]) : v;
+  }));
 }
 
 function remove(name: string, args: Word[], st: State): Verdict {
@@ -1222,11 +1240,15 @@ function permissions(name: string, args: Word[], st: State): Verdict {
     const loc = locate(f, st);
     if (loc.place === 'governance') {
       add(out, deny(`${name} ${clip(loc.shown)} changes the governance state: leave .git/ and .orchestration/ alone`));
-    } else if (recursive && ['root', 'ancestor', 'outside', 'home'].includes(loc.place)) {
-      add(out, deny(`${name} -R ${clip(loc.shown)} changes files outside the scope: name files in the scope instead`));
+    } else if (['root', 'ancestor', 'outside', 'home', 'repo', 'device'].includes(loc.place)) {
+      add(out, deny(`${name} ${clip(loc.shown)} changes files outside the intent's scope: name files in the scope instead`));
+    } else if (loc.place !== 'scope' && loc.place !== 'temp') {
+      add(out, ask(`${name} ${clip(loc.shown)} changes a path only known at run time: use a literal path in the scope`));
     }
   }
-  add(out, ask(`${name} changes file permissions or owners: a human must approve it`));
+  if (name !== 'chmod' || !operands.length || !mode || has(p, '--reference')) {
+    add(out, ask(`${name} changes file permissions or owners: a human must approve it`));
+  } else if (worldWritable(mode)) add(out, ask(`chmod ${clip(mode)} lets anyone write the file: a human must approve it`));
   return out;
 }
 
@@ -1235,6 +1257,150 @@ function dd(name: string, args: Word[], st: State): Verdict {
   for (const a of args) if (a.text.startsWith('of=')) add(out, writeCheck(slice(a, 3), `${name} of=`, st));
   add(out, ask(`${name} copies raw data: a human must approve it`));
   return out;
+}
+
+/** Writes files we cannot name into `dir` (an archive's contents, downloads): `dir/*` must be in the scope. */
+function intoDir(dir: Word, label: string, st: State): Verdict {
+  return { ...writeCheck(childOf(dir, newWord('*')), label, st), writes: [] };
+}
+
+/** install: copies like cp (-d creates directories). */
+function install(name: string, args: Word[], st: State): Verdict {
+  const p = parseArgs(args, ['-m', '--mode', '-o', '--owner', '-g', '--group', '-t', '--target-directory', '-S', '--suffix']);
+  if (has(p, '-d', '--directory')) return worst(...p.pos.map((f) => writeCheck(f, `${name} -d`, st)));
+  return destinationCheck(name, p.pos, values(p, '-t', '--target-directory')[0], has(p, '-T', '--no-target-directory'), st);
+}
+
+/** An rsync or scp operand on another machine: host:path, user@host:path, rsync://. */
+function remote(w: Word): boolean {
+  return /^[^/]*:/.test(w.text) || w.text.startsWith('rsync://');
+}
+
+const RSYNC_VALUES = [
+  '-e', '--rsh', '--rsync-path', '-f', '--filter', '--exclude', '--include', '--exclude-from', '--include-from', '--files-from',
+  '--log-file', '--partial-dir', '-T', '--temp-dir', '--backup-dir', '--chmod', '--chown', '-M', '--remote-option', '--suffix',
+  '--compare-dest', '--copy-dest', '--link-dest', '-B', '--block-size', '--timeout', '--bwlimit', '--port', '--password-file',
+];
+
+function rsync(name: string, args: Word[], st: State): Verdict {
+  const p = parseArgs(args, RSYNC_VALUES);
+  const out = worst(...values(p, '--log-file').map((w) => writeCheck(w, `${name} --log-file`, st)));
+  if (has(p, '-e', '--rsh', '--rsync-path', '-M', '--remote-option')) add(out, ask(`${name} -e runs another program: a human must approve it`));
+  if (p.pos.some(remote)) return worst(out, ask(`${name} copies files over the network: a human must approve it`));
+  add(out, destinationCheck(name, p.pos, undefined, false, st));
+  if (p.opts.some((o) => o.name.startsWith('--delete') || o.name === '--remove-source-files')) {
+    add(out, ask(`${name} --delete deletes files: a human must approve it`));
+  }
+  return out;
+}
+
+/** Options of downloaders whose value is a file they write. */
+const DOWNLOAD_OUTPUTS: Record<string, string[]> = {
+  curl: ['-o', '--output', '-D', '--dump-header', '-c', '--cookie-jar', '--trace', '--trace-ascii', '--stderr', '--libcurl', '--etag-save', '--hsts', '--alt-svc'],
+  wget: ['-O', '--output-document', '-o', '--output-file', '-a', '--append-output', '--save-cookies', '--warc-file'],
+};
+const DOWNLOAD_DIRS: Record<string, string[]> = { curl: ['--output-dir'], wget: ['-P', '--directory-prefix'] };
+const DOWNLOAD_VALUES: Record<string, string[]> = {
+  curl: ['-H', '--header', '-d', '--data', '--data-raw', '--data-binary', '-X', '--request', '-u', '--user', '-A', '--user-agent', '-e', '--referer', '-F', '--form', '-m', '--max-time', '-b', '--cookie', '-w', '--write-out', '-x', '--proxy', '-K', '--config', '-r', '--range', '-T', '--upload-file', '--retry', '--connect-timeout'],
+  wget: ['-t', '--tries', '-T', '--timeout', '-U', '--user-agent', '--header', '-e', '--execute', '-i', '--input-file', '-w', '--wait', '-Q', '--quota', '-l', '--level'],
+};
+
+/** curl, wget: a download a human approves, refused when it writes outside the scope. */
+function download(name: string, args: Word[], st: State): Verdict {
+  const outputs = DOWNLOAD_OUTPUTS[name];
+  const dirs = DOWNLOAD_DIRS[name];
+  const p = parseArgs(args, [...outputs, ...dirs, ...DOWNLOAD_VALUES[name]]);
+  const out = worst();
+  for (const o of p.opts) {
+    if (!o.value || o.value.text === '-') continue;
+    if (outputs.includes(o.name)) add(out, writeCheck(o.value, `${name} ${o.name}`, st));
+    else if (dirs.includes(o.name)) add(out, intoDir(o.value, `${name} ${o.name}`, st));
+  }
+  add(out, ask(`${name} downloads from the network: a human must approve it`));
+  return out;
+}
+
+const TAR_VALUES = ['-f', '--file', '-C', '--directory', '-T', '--files-from', '-X', '--exclude-from', '--exclude', '-b', '--blocking-factor', '-H', '--format', '-V', '--label', '-N', '--newer', '--owner', '--group', '--mode', '--strip-components', '--transform', '--xform'];
+const TAR_RUNS = ['--to-command', '-I', '--use-compress-program', '--checkpoint-action', '-F', '--info-script', '--new-volume-script', '--rsh-command', '--rmt-command'];
+
+/** tar: creating writes the archive; extracting writes into -C (or here), files we cannot see. */
+function tar(name: string, args: Word[], st: State): Verdict {
+  // `tar xzf a.tgz`: the first word may be bundled letters without a dash.
+  const first = args[0];
+  const norm = first && /^[A-Za-z]+$/.test(first.text) ? [{ ...first, text: `-${first.text}` }, ...args.slice(1)] : args;
+  const p = parseArgs(norm, [...TAR_VALUES, ...TAR_RUNS]);
+  const run = p.opts.find((o) => TAR_RUNS.includes(o.name) || o.name.startsWith('--to-command') || o.name.startsWith('--checkpoint-action'));
+  if (run) return ask(`${name} ${run.name} runs another program: a human must approve it`);
+  const archive = values(p, '-f', '--file')[0];
+  if (has(p, '-t', '--list', '-d', '--diff', '--compare')) return ALLOW;
+  if (has(p, '-x', '--extract', '--get')) {
+    if (has(p, '-O', '--to-stdout')) return ALLOW;
+    const dir = values(p, '-C', '--directory')[0] ?? newWord('.');
+    return worst(intoDir(dir, `${name} -x`, st),
+      ask(`${name} -x writes the files the archive holds, which we cannot see: a human must approve it`));
+  }
+  if (has(p, '-c', '--create', '-r', '--append', '-u', '--update', '-A', '--catenate', '--concatenate', '--delete')) {
+    return !archive || archive.text === '-' ? ALLOW : writeCheck(archive, `${name} -f`, st);
+  }
+  return ask(`${name} without -c, -x or -t does something we cannot tell: a human must approve it`);
+}
+
+function unzip(name: string, args: Word[], st: State): Verdict {
+  const p = parseArgs(args, ['-d', '-x', '-P']);
+  if (has(p, '-l', '-v', '-t', '-p', '-Z', '-z')) return ALLOW;
+  const dir = values(p, '-d')[0] ?? newWord('.');
+  return worst(intoDir(dir, `${name} -d`, st),
+    ask(`${name} writes the files the archive holds, which we cannot see: a human must approve it`));
+}
+
+function zip(name: string, args: Word[], st: State): Verdict {
+  const p = parseArgs(args, ['-b', '-n', '-t', '-tt', '-x', '-i', '-P', '-Z', '-O', '--out']);
+  const target = values(p, '-O', '--out')[0] ?? p.pos[0];
+  if (!target) return ask(`${name} names no archive: name it`);
+  const out = writeCheck(target, name, st);
+  if (has(p, '-m', '--move', '-d', '--delete')) add(out, ask(`${name} -m deletes the files it archives: a human must approve it`));
+  return out;
+}
+
+/** patch: with a named file or -o, that file is written; otherwise the files its diff names. */
+function patch(name: string, args: Word[], st: State): Verdict {
+  const p = parseArgs(args, ['-p', '--strip', '-i', '--input', '-o', '--output', '-d', '--directory', '-r', '--reject-file', '-B', '--prefix', '-D', '--ifdef', '-F', '--fuzz', '-z', '--suffix', '-V', '--version-control']);
+  if (has(p, '--dry-run', '-C', '--check')) return ALLOW;
+  const out = worst(...values(p, '-o', '--output', '-r', '--reject-file').filter((w) => w.text !== '-').map((w) => writeCheck(w, `${name} -o`, st)));
+  const dir = values(p, '-d', '--directory')[0];
+  if (dir) add(out, intoDir(dir, `${name} -d`, st));
+  if (p.pos[0] && !has(p, '-o', '--output')) add(out, writeCheck(p.pos[0], name, st));
+  else if (!p.pos[0]) add(out, ask(`${name} edits the files its diff names, which we cannot see: name the file to patch, or ask a human`));
+  return out;
+}
+
+/** perl -i / ruby -i edit files in place: those files must be in the scope; the code is a human's call. */
+function inPlace(name: string, args: Word[], st: State): Verdict | null {
+  let script = false;
+  let inplace = false;
+  let i = 0;
+  for (; i < args.length; i++) {
+    const t = args[i].text;
+    if (t === '--') {
+      i++;
+      break;
+    }
+    if (!t.startsWith('-') || t === '-') break;
+    for (let k = 1; k < t.length; k++) {
+      if (t[k] === 'i') {
+        inplace = true; // the rest of the word is the backup suffix
+        break;
+      }
+      if (t[k] === 'e' || t[k] === 'E') {
+        script = true;
+        if (k === t.length - 1) i++; // the code is the next word
+        break;
+      }
+    }
+  }
+  if (!inplace) return null;
+  const files = args.slice(script ? i : i + 1);
+  return worst(...files.map((f) => writeCheck(f, `${name} -i`, st)), ask(`${name} runs code we cannot review: a human must approve it`));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1435,6 +1601,8 @@ function shell(name: string, args: Word[], st: State): Verdict {
 function interpreter(name: string, args: Word[], st: State): Verdict {
   if (args.length && args.every((a) => VERSION_FLAGS.has(a.text))) return ALLOW;
   if ((st.stdin.kind === 'pipe' && st.stdin.download) || args.some(fetches)) return downloadDenied(name);
+  const edits = name === 'perl' || name === 'ruby' ? inPlace(name, args, st) : null;
+  if (edits) return edits;
   return ask(`${name} runs code we cannot review: a human must approve it`);
 }
 
@@ -1470,6 +1638,11 @@ function packageManager(name: string, args: Word[], st: State): Verdict {
   }
   if (sub === 'exec' || sub === 'x' || sub === 'dlx') return packageRunner(`${name} ${sub}`, rest, st);
   const verb = firstOperand(rest);
+  if (sub === 'pkg') {
+    if (verb === 'get' || verb === undefined) return ALLOW;
+    if (i > 0) return ask(`${name} pkg ${clip(verb)} with a directory option changes a package.json we cannot locate: a human must approve it`);
+    return writeCheck(newWord('package.json'), `${name} pkg ${clip(verb)}`, st);
+  }
   if (sub === 'audit' && verb === 'fix') return ask(`${name} audit fix changes the installed packages: a human must approve it`);
   if ((sub === 'config' || sub === 'c') && !['get', 'list', 'ls', undefined].includes(verb)) {
     return ask(`${name} config ${clip(verb ?? '')} changes the configuration: a human must approve it`);
@@ -1580,14 +1753,17 @@ const GIT_VALUE_OPTIONS = new Set([
 function git(_name: string, args: Word[], st: State): Verdict {
   const out = worst();
   let cwd = st.cwd;
+  let cDir: Word | undefined;
   let i = 0;
   for (; i < args.length && args[i].text.startsWith('-'); i++) {
     const t = args[i].text;
     if (!isLiteral(args[i])) return worst(out, ask('git gets an option only known at run time: use literal options'));
     if (t === '-C') {
       const dir = args[++i];
+      cDir = dir;
       cwd = dir ? dirAfter(cwd, dir) : cwd;
     } else if (t === '-c') add(out, gitConfigOverride(args[++i]?.text ?? ''));
+    else if (t.startsWith('-c') && !t.startsWith('--')) add(out, gitConfigOverride(t.slice(2)));
     else if (t.startsWith('--config-env')) add(out, gitConfigOverride(t.slice(t.indexOf('=') + 1)));
     else if (/^--(git-dir|work-tree|namespace|super-prefix)\b|^--exec-path=/.test(t)) {
       return deny(`git ${clip(t)} points git at another repository or work tree, around the governance hooks: run git in the worktree`);
@@ -1597,9 +1773,13 @@ function git(_name: string, args: Word[], st: State): Verdict {
   if (i === args.length) return out;
   const sub = args[i];
   if (!isLiteral(sub)) return worst(out, ask('the git subcommand is only known at run time: name it directly'));
-  if (cwd !== st.cwd && !GIT_READ.has(sub.text) && (cwd === null || placeOf(cwd, st).place !== 'root')) {
-    const where = cwd === null || !['scope', 'repo'].includes(placeOf(cwd, st).place);
-    if (where) add(out, ask(`git -C ${clip(cwd ?? '?')} ${sub.text} works on another repository: a human must approve it`));
+  if (cwd !== st.cwd && !GIT_READ.has(sub.text)) {
+    const loc = cwd === null && cDir ? locate(cDir, st) : null;
+    const place = loc ? (DANGEROUS_BASE.has(loc.place) || DANGEROUS_BASE.has(loc.base) ? 'outside' : 'unknown') : cwd === null ? 'unknown' : placeOf(cwd, st).place;
+    if (place === 'unknown') add(out, ask(`git -C ${clip(cwd ?? '?')} ${sub.text} works in a directory we cannot tell: a human must approve it`));
+    else if (!['root', 'scope', 'repo'].includes(place)) {
+      add(out, deny(`git -C ${clip(cwd ?? cDir?.text ?? '?')} ${sub.text} works on another repository, outside this worktree's governance: run git in the worktree`));
+    }
   }
   add(out, gitSubcommand(sub.text, args.slice(i + 1), { ...st, cwd }));
   return out;
@@ -1607,6 +1787,7 @@ function git(_name: string, args: Word[], st: State): Verdict {
 
 function gitConfigOverride(setting: string): Verdict {
   const key = setting.split('=')[0];
+  if (/^alias\./i.test(key)) return deny(`git -c ${clip(key)} defines a git alias for this run, which hides what runs: run the git command directly`);
   if (GOVERNED_CONFIG.test(key)) return deny(`git -c ${clip(key)} changes the governance hooks or notes for this run: run git without -c`);
   if (SAFE_GIT_OVERRIDES.test(key)) return ALLOW;
   return ask(`git -c ${clip(key)} changes git's configuration for this run: a human must approve it`);
@@ -1727,14 +1908,34 @@ function gitClean(args: Word[]): Verdict {
   return ask('git clean deletes untracked files: list them with git clean -n and ask a human');
 }
 
+/** A ref under refs/heads/intent/: the branches `intent checkout` and `intent done` own. */
+function intentBranch(w: Word | undefined): boolean {
+  return !!w && /^(refs\/heads\/)?intent\//.test(w.text);
+}
+
+/** Files a git command rewrites in the worktree: each must be in the scope. */
+function pathspecWrites(label: string, paths: Word[], st: State): Verdict {
+  return worst(...paths.map((w) => (/^:/.test(w.text) ? ask(`${label} ${clip(w.text)} uses pathspec magic we cannot follow: name the files`) : writeCheck(w, label, st))));
+}
+
 function gitCheckout(args: Word[], st: State): Verdict {
   const { before, after } = splitAtDashDash(args);
   const p = parseArgs(before, ['-b', '-B', '--orphan', '--conflict', '--pathspec-from-file']);
   if (has(p, '-f', '--force')) return deny('git checkout -f discards uncommitted work: commit or stash it first');
   const all = [...p.pos, ...after].find((w) => everything(w, st));
   if (all) return deny(`git checkout ${clip(all.text)} discards uncommitted changes in every file: restore the files you mean by name`);
+  const created = values(p, '-b', '-B', '--orphan')[0];
+  if (intentBranch(created)) return deny(`git checkout -b ${clip(created.text)} makes an intent branch by hand: intent checkout makes them`);
   const risky = p.opts.find((o) => ['-B', '--orphan', '-p', '--patch', '--pathspec-from-file'].includes(o.name));
   if (risky) return ask(`git checkout ${risky.name} resets a branch or edits files by hand: a human must approve it`);
+  // `git checkout [<rev>] -- <paths>` and `git checkout <rev> <paths>` rewrite those files.
+  const hasDashDash = before.length !== args.length;
+  const paths = hasDashDash ? after : p.pos.length >= 2 ? p.pos.slice(1) : [];
+  if (paths.length) return pathspecWrites('git checkout', paths, st);
+  if (created || p.pos.length === 1) {
+    const what = created ? `-b ${clip(created.text)}` : clip(p.pos[0].text);
+    return ask(`git checkout ${what} switches this worktree to another branch (or restores a file): switching belongs to intent checkout, so a human must approve it; restore a file with git restore -- <file>`);
+  }
   return ALLOW;
 }
 
@@ -1746,7 +1947,7 @@ function gitRestore(args: Word[], st: State): Verdict {
     return deny(`git restore ${clip(all.text)} discards uncommitted changes in every file: restore the files you mean by name`);
   }
   if (has(p, '--pathspec-from-file', '-p', '--patch')) return ask('git restore --patch edits files by hand: a human must approve it');
-  return ALLOW;
+  return worktree ? pathspecWrites(has(p, '-s', '--source') ? 'git restore --source' : 'git restore', p.pos, st) : ALLOW;
 }
 
 function gitSwitch(args: Word[]): Verdict {
@@ -1754,14 +1955,22 @@ function gitSwitch(args: Word[]): Verdict {
   if (has(p, '-f', '--force', '--discard-changes')) {
     return deny('git switch --discard-changes throws away uncommitted work: commit or stash first');
   }
+  const created = values(p, '-c', '-C', '--create', '--force-create', '--orphan')[0];
+  if (intentBranch(created) || (!created && intentBranch(p.pos[0]))) {
+    return deny(`git switch ${clip((created ?? p.pos[0]).text)} moves this worktree onto an intent branch by hand: use intent checkout`);
+  }
   if (has(p, '-C', '--force-create', '--orphan')) return ask('git switch -C resets an existing branch: use -c, or ask a human');
-  return ALLOW;
+  if (!created && !p.pos.length) return ALLOW;
+  return ask('git switch moves this worktree to another branch, which changes the intent it works on: a human must approve it');
 }
 
 function gitStash(args: Word[]): Verdict {
   const verb = firstOperand(args, ['-m', '--message']) ?? 'push';
   if (verb === 'clear') return deny('git stash clear deletes every stash for good: drop stashes one by one, or ask a human');
   if (verb === 'drop') return ask('git stash drop deletes a stash: a human must approve it');
+  if (['pop', 'apply', 'branch'].includes(verb)) {
+    return ask(`git stash ${verb} brings back stashed changes, which may touch files outside the scope: a human must approve it`);
+  }
   return ALLOW;
 }
 
@@ -1769,6 +1978,11 @@ const LIST_VALUES = ['--contains', '--no-contains', '--points-at', '--sort', '--
 
 function gitBranch(args: Word[]): Verdict {
   const p = parseArgs(args, ['-u', '--set-upstream-to', '--merged', '--no-merged', ...LIST_VALUES]);
+  const listing = has(p, '-l', '--list', '-a', '--all', '-r', '--remotes', '--show-current', '-v', '-vv', '--merged', '--no-merged', ...LIST_VALUES);
+  const intentRef = listing ? undefined : p.pos.find((w) => intentBranch(w));
+  if (intentRef) {
+    return deny(`git branch ${clip(intentRef.text)} creates, moves or deletes an intent branch by hand: intent checkout and intent done own them`);
+  }
   const del = has(p, '-d', '--delete');
   if (has(p, '-D') || (del && has(p, '-f', '--force'))) {
     return deny('git branch -D deletes a branch even with unmerged commits: merge it first, or ask a human');
@@ -1838,8 +2052,43 @@ function gitRm(args: Word[], st: State): Verdict {
   if (has(p, '--cached')) return ALLOW;
   const recursive = has(p, '-r');
   const out = worst(...p.pos.map((f) => deleteCheck(f, 'git rm', recursive, st)));
+  for (const f of p.pos) {
+    const loc = locate(f, st);
+    if (loc.place === 'repo') add(out, deny(`git rm deletes ${clip(loc.shown)}, which is outside the intent's scope: delete only files in the scope, or ask to widen it`));
+  }
   add(out, ask('git rm deletes files: a human must approve it'));
   return out;
+}
+
+const HIDDEN_INDEX = ['--cacheinfo', '--index-info', '--assume-unchanged', '--skip-worktree', '--no-skip-worktree', '--no-assume-unchanged'];
+
+function gitUpdateIndex(args: Word[]): Verdict {
+  const hit = args.find((a) => HIDDEN_INDEX.includes(a.text));
+  if (hit) return deny(`git update-index ${hit.text} writes or hides index entries around the scope check: stage files with git add`);
+  return ask('git update-index edits the index directly: stage files with git add, or ask a human');
+}
+
+function gitArchive(args: Word[], st: State): Verdict {
+  const p = parseArgs(args, ['-o', '--output', '--format', '--prefix', '--remote', '--exec', '--add-file', '--add-virtual-file']);
+  if (has(p, '--remote', '--exec')) return ask('git archive --remote runs on another repository: a human must approve it');
+  return worst(...values(p, '-o', '--output').map((w) => writeCheck(w, 'git archive -o', st)));
+}
+
+function gitBundle(args: Word[], st: State): Verdict {
+  const p = parseArgs(args, ['--version']);
+  const verb = p.pos[0]?.text;
+  if (verb === 'verify' || verb === 'list-heads') return ALLOW;
+  if (verb === 'create' && p.pos[1]) return p.pos[1].text === '-' ? ALLOW : writeCheck(p.pos[1], 'git bundle create', st);
+  return ask(`git bundle ${clip(verb ?? '')} changes the repository: a human must approve it`);
+}
+
+function gitFormatPatch(args: Word[], st: State): Verdict {
+  const p = parseArgs(args, ['-o', '--output-directory', '--output', '-v', '--reroll-count', '--subject-prefix', '--in-reply-to', '--to', '--cc', '--from', '--base', '--start-number', '--suffix']);
+  if (has(p, '--stdout')) return ALLOW;
+  const dirs = values(p, '-o', '--output-directory');
+  const files = values(p, '--output');
+  if (!dirs.length && !files.length) dirs.push(newWord('.'));
+  return worst(...dirs.map((d) => intoDir(d, 'git format-patch', st)), ...files.map((f) => writeCheck(f, 'git format-patch --output', st)));
 }
 
 function gitRebase(args: Word[]): Verdict {
@@ -1876,6 +2125,10 @@ const GIT_RULES = new Map<string, (args: Word[], st: State) => Verdict>([
   ['rm', gitRm],
   ['mv', (args, st) => copyOrMove('git mv', args, st)],
   ['rebase', gitRebase],
+  ['update-index', gitUpdateIndex],
+  ['archive', gitArchive],
+  ['bundle', gitBundle],
+  ['format-patch', gitFormatPatch],
   ['symbolic-ref', gitSymbolicRef],
 ]);
 
@@ -1903,6 +2156,8 @@ const HANDLERS = new Map<string, Handler>([
   ['tee', tee], ['touch', create], ['mkdir', create], ['truncate', create],
   ['sed', sed], ['awk', awk], ['gawk', awk], ['mawk', awk], ['nawk', awk],
   ['find', find], ['xargs', xargs], ['dd', dd],
+  ['install', install], ['rsync', rsync], ['curl', download], ['wget', download],
+  ['tar', tar], ['bsdtar', tar], ['gtar', tar], ['unzip', unzip], ['zip', zip], ['patch', patch],
   ['chmod', permissions], ['chown', permissions], ['chgrp', permissions],
   ['sudo', sudo], ['doas', sudo], ['env', env],
   ...['export', 'unset', 'declare', 'typeset', 'local', 'readonly'].map((n): [string, Handler] => [n, variables]),
@@ -1931,15 +2186,12 @@ const DENY_COMMANDS = new Map([
 
 /** Programs a human must approve, with what they do. */
 const ASK_COMMANDS = new Map([
-  ['curl', 'downloads from the network'],
-  ['wget', 'downloads from the network'],
   ['docker', 'controls containers'],
   ['podman', 'controls containers'],
   ['kubectl', 'controls a cluster'],
   ['ssh', 'opens a remote shell'],
   ['scp', 'copies files over the network'],
   ['sftp', 'copies files over the network'],
-  ['rsync', 'copies and deletes files'],
   ['kill', 'stops processes'],
   ['pkill', 'stops processes'],
   ['killall', 'stops processes'],
