@@ -15,11 +15,13 @@
  *
  * Import it as `intent-governance/roo-code`. Bundlers (Roo's esbuild) and `require()` get the
  * self-contained CommonJS build `dist/roo-code.cjs` (scripts/bundle.mjs); `import` gets this module.
- * State (handshakes, read hashes) lives in this module, per task id: one extension host.
+ * The handshake is the shared one (agents/handshake: a file per session under the worktree's git
+ * dir; the session is the Roo task id). What the model read lives in this module, per task id.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { checkWrite, contentHash, deleteFile, moveFile, recordWrite, type WriteResult } from './adapter.js';
+import { recordHandshake, selectedIntent, type AgentSession } from './handshake.js';
 import { classifyCommand, type CommandDecision } from './shell-policy.js';
 import { IntentError, NO_ACTIVE_INTENT_MESSAGE } from '../core/errors.js';
 import { requireActive, resolveIntentId } from '../intents/active.js';
@@ -27,7 +29,7 @@ import { renderContext } from '../intents/context.js';
 import { loadIgnore } from '../intents/ignore.js';
 import { loadRegistry } from '../intents/registry.js';
 import { compileScope, outOfScope } from '../intents/scope.js';
-import { openRepo, orchestrationPath } from '../git/repo.js';
+import { openRepo, orchestrationPath, type Repo } from '../git/repo.js';
 
 export { classifyCommand, type CommandContext, type CommandDecision, type CommandVerdict } from './shell-policy.js';
 export { contentHash } from './adapter.js';
@@ -76,10 +78,9 @@ This workspace is governed by intent: every change belongs to an intent, a scope
 - Some commands are refused by the shell policy or need the user's approval: the tool result says why.`;
 
 // ---------------------------------------------------------------------------------------------
-// State per task (one extension host): the selected intent, and what the model last read.
+// State per task (one extension host): what the model last read.
 
 interface TaskState {
-  intent?: string;
   /** Absolute path → `sha256:<hex>` of what the model last saw, or null (it saw no file). */
   reads: Map<string, string | null>;
   /** Absolute path → the file's bytes when `rooCheck` passed (the "before" of the write). */
@@ -124,18 +125,28 @@ function guard(fn: () => WriteResult | void): RooOutcome {
   }
 }
 
-/** The intent the task selected; the handshake refusal when it did not. */
-function requireHandshake(task: RooTask): string {
-  const intent = stateOf(task).intent;
-  if (intent) return intent;
-  let hint = 'Call select_active_intent with this worktree\'s intent id first.';
-  try {
-    const own = resolveIntentId(openRepo(task.cwd), undefined);
-    if (own) hint = `Call select_active_intent with intent_id "${own.id}" (this worktree's intent) first.`;
-  } catch {
-    // No repository or no intent: the generic hint.
-  }
-  throw new IntentError('NO_ACTIVE_INTENT', `${NO_ACTIVE_INTENT_MESSAGE}\nThis task has not selected an intent. ${hint} Nothing was written.`, { task: task.taskId });
+/** The handshake session of a Roo task. */
+function sessionOf(task: RooTask): AgentSession {
+  return { agent: 'roo-code', sessionId: String(task.taskId) };
+}
+
+/**
+ * The intent the task selected with `select_active_intent` (it must be the worktree's own); the
+ * handshake refusal when it did not.
+ */
+function requireHandshake(task: RooTask, repo: Repo = openRepo(task.cwd)): string {
+  const own = resolveIntentId(repo, undefined)?.id ?? null;
+  const selected = selectedIntent(repo, sessionOf(task));
+  if (selected && (!own || selected === own)) return selected;
+  const why = selected
+    ? `This task selected ${selected}, but this worktree works on ${own}.`
+    : `This task has not selected an intent yet${own ? `; this worktree works on ${own}` : ''}.`;
+  const how = own
+    ? `Call select_active_intent with intent_id "${own}", read the context it returns, then retry.`
+    : 'Call select_active_intent with the id of the intent you work on, then retry.';
+  throw new IntentError('NO_ACTIVE_INTENT', `${NO_ACTIVE_INTENT_MESSAGE} ${why} ${how} Nothing was written.`, {
+    intent: own, selected, agent: 'roo-code', session: String(task.taskId), worktree: repo.root,
+  });
 }
 
 /** The file's bytes, or null when there is no file. */
@@ -168,7 +179,7 @@ export function rooSelectIntent(task: RooTask, intentId: string): RooSelection {
     }
     requireActive(loadRegistry(orchestrationPath(repo, 'active_intents.yaml')), id);
     const context = renderContext(task.cwd, id);
-    stateOf(task).intent = id;
+    recordHandshake(repo, sessionOf(task), id);
     return { ok: true, intent: id, context };
   } catch (e) {
     return refusal(e);
@@ -271,7 +282,12 @@ export function rooMove(task: RooTask, tool: string, relPath: string, newPath: s
 export function rooCommand(task: RooTask, command: string, customCwd?: string): Pick<CommandDecision, 'decision' | 'reason'> {
   try {
     const repo = openRepo(task.cwd);
-    const intentId = stateOf(task).intent;
+    let intentId: string | null = null;
+    try {
+      intentId = requireHandshake(task, repo);
+    } catch {
+      // No handshake: nothing is in scope.
+    }
     let inScope: (p: string) => boolean = () => false;
     if (intentId) {
       const intent = requireActive(loadRegistry(orchestrationPath(repo, 'active_intents.yaml')), intentId);

@@ -215,6 +215,9 @@ describe.each([
     expect(selected).toMatchObject({ ok: true, intent: 'INT-001' });
     expect((selected as { context: string }).context).toMatch(/^<intent_context id="INT-001"/);
     expect((selected as { context: string }).context).toContain('src/auth/**');
+    // The selection is kept under the worktree's git dir (agents/handshake, keyed by the task id):
+    // another instance of the glue, as after a restart of the extension host, sees it.
+    expect((g === source ? bundled : source).rooCheck(task, 'src/auth/jwt.ts')).toEqual({ ok: true });
     // Another task of the same window has not selected anything.
     expect(errorOf(await writeToFile(g, fakeTask(wt, 'task-other'), 'src/auth/new.ts', 'n\n')).code).toBe('NO_ACTIVE_INTENT');
 
