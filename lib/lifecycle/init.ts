@@ -10,6 +10,14 @@ import { NOTES_REF, PKG_ROOT } from '../core/version.js';
 
 const TEMPLATES = join(PKG_ROOT, 'templates', 'orchestration');
 
+/**
+ * The `.orchestration/` file a template becomes. npm never packs a file named `.gitignore` (it
+ * would be missing from the installed package), so that template ships as `gitignore`.
+ */
+export function scaffoldName(template: string): string {
+  return template === 'gitignore' ? '.gitignore' : template;
+}
+
 /** Everything `intent init` did; `changed` is false when a second run found all in place. */
 export interface InitResult {
   root: string;
@@ -38,12 +46,13 @@ export function init(cwd: string, opts: { agents?: string[] } = {}): InitResult 
   mkdirSync(dir, { recursive: true });
   const created: string[] = [];
   const kept: string[] = [];
-  for (const name of readdirSync(TEMPLATES)) {
+  for (const template of readdirSync(TEMPLATES)) {
+    const name = scaffoldName(template);
     const target = join(dir, name);
     const rel = `.orchestration/${name}`;
     if (existsSync(target)) kept.push(rel);
     else {
-      copyFileSync(TEMPLATES + '/' + name, target);
+      copyFileSync(join(TEMPLATES, template), target);
       created.push(rel);
     }
   }

@@ -19,6 +19,7 @@ import {
   writeFiles,
   type Run,
 } from '../helpers.js';
+import { scaffoldName } from '../../lib/lifecycle/init.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -127,8 +128,9 @@ describe('intent init', () => {
     const r = initOk(sub);
     expect(r.stdout).toContain(`initialised ${repo}`);
     expect(existsSync(join(sub, '.orchestration'))).toBe(false);
-    for (const name of readdirSync(TEMPLATES)) {
-      expect(readFileSync(join(repo, '.orchestration', name), 'utf8'), name).toBe(readFileSync(join(TEMPLATES, name), 'utf8'));
+    for (const template of readdirSync(TEMPLATES)) {
+      const name = scaffoldName(template);
+      expect(readFileSync(join(repo, '.orchestration', name), 'utf8'), name).toBe(readFileSync(join(TEMPLATES, template), 'utf8'));
       expect(r.stdout).toContain(`created  .orchestration/${name}`);
     }
     for (const hook of ['pre-commit', 'post-commit', 'post-rewrite']) {
@@ -162,7 +164,7 @@ describe('intent init', () => {
   it('is idempotent: a second run changes nothing and says so; hook files stay byte-identical', () => {
     const repo = makeRepo(FILES);
     initOk(repo);
-    const files = ['.git/hooks/pre-commit', '.git/hooks/post-commit', '.git/intent/bin/hook', ...readdirSync(TEMPLATES).map((n) => `.orchestration/${n}`)];
+    const files = ['.git/hooks/pre-commit', '.git/hooks/post-commit', '.git/intent/bin/hook', ...readdirSync(TEMPLATES).map((n) => `.orchestration/${scaffoldName(n)}`)];
     const snapshot = (): Record<string, string> => Object.fromEntries(files.map((f) => [f, readFileSync(join(repo, f)).toString('base64')]));
     const before = snapshot();
     const config = git(repo, 'config', '--list', '--local');

@@ -1,7 +1,8 @@
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PKG_ROOT, git, noteOf, registryYaml, run, tempDir, writeFiles } from '../helpers.js';
+import { scaffoldName } from '../../lib/lifecycle/init.js';
 
 // Black box: pack the package as npm would publish it, install it into a fresh project, and
 // govern a fresh repository with the installed binary only.
@@ -32,9 +33,21 @@ describe('the packed package', () => {
     git(repo, 'add', '-A');
     git(repo, 'commit', '-q', '-m', 'initial');
     expect(run(bin, ['init'], repo).status).toBe(0);
+    // Every scaffolded file, byte for byte as in the source templates (npm drops files named
+    // .gitignore from a package: that template ships as `gitignore`).
+    const installed = join(project, 'node_modules', 'intent-governance');
+    const templates = join(PKG_ROOT, 'templates', 'orchestration');
+    const expected = readdirSync(templates).map((t) => [scaffoldName(t), readFileSync(join(templates, t), 'utf8')] as const);
+    expect(readdirSync(join(repo, '.orchestration')).sort()).toEqual(expected.map(([n]) => n).sort());
+    for (const [name, text] of expected) expect(readFileSync(join(repo, '.orchestration', name), 'utf8'), name).toBe(text);
+    expect(readFileSync(join(installed, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n/);
+    expect(JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).license).toBe('MIT');
     writeFiles(repo, { '.orchestration/active_intents.yaml': registryYaml([{ id: 'INT-001', scope: ['src/**'] }]) });
     git(repo, 'add', '-A');
     git(repo, 'commit', '-q', '-m', 'registry');
+
+    // The ledger stays out of `git add -A`.
+    expect(run('git', ['check-ignore', '-q', '.orchestration/agent_trace.jsonl'], repo).status).toBe(0);
 
     const co = run(bin, ['checkout', 'INT-001', '--json'], repo);
     expect(co.status, co.stderr).toBe(0);
@@ -42,6 +55,8 @@ describe('the packed package', () => {
     writeFiles(wt, { 'src/a.ts': 'a\nb\n' });
     git(wt, 'commit', '-q', '-am', 'in scope');
     expect(noteOf(wt)?.summary).toMatch(/^INT-001 .* · 1 file, 1 range$/);
+    expect(existsSync(join(repo, '.orchestration', 'agent_trace.jsonl'))).toBe(true);
+    expect(git(repo, 'status', '--porcelain', '--untracked-files=all')).not.toContain('agent_trace');
 
     writeFiles(wt, { 'docs/x.md': 'y\n' });
     const bad = run('git', ['commit', '-q', '-am', 'out of scope'], wt);
