@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { writeFile } from '../agents/adapter.js';
@@ -12,6 +12,7 @@ import { readNote } from '../git/notes.js';
 import { METADATA_KEY, NOTES_REF } from '../core/version.js';
 import type { TraceRecord } from '../trace/record.js';
 import { verify } from '../trace/verify.js';
+import { summarize, writeReport } from '../report/write.js';
 
 const ENV = {
   GIT_AUTHOR_NAME: 'Demo Agent', GIT_AUTHOR_EMAIL: 'agent@example.com',
@@ -36,6 +37,8 @@ active_intents:
 /** What the demo proved, for tests and `--json`. */
 export interface DemoResult {
   repo: string;
+  /** The page `intent report` wrote (beside the repository). */
+  report: string;
   worktrees: string[];
   governedCommits: string[];
   rejected: { exitCode: number; message: string };
@@ -163,7 +166,14 @@ export function runDemo(opts: { dir?: string; log: (line: string) => void }): De
   const audit = sh(repo, ['log', '--notes=intents', '--format=%h %s%n%N', '--branches', '-n', '3']);
   for (const l of audit.trimEnd().split('\n')) log(`   ${l.length > 160 ? l.slice(0, 157) + '...' : l}`);
 
+  log('10. A human merges both intents into main (git merge --no-ff), and intent report draws the audit as one page');
+  sh(repo, ['merge', '-q', '--no-ff', '-m', 'Merge intent/INT-001', 'intent/INT-001']);
+  sh(repo, ['merge', '-q', '--no-ff', '-m', 'Merge intent/INT-002', 'intent/INT-002']);
+  const report = writeReport(repo, { out: join(base, 'intent-report.html') });
+  log(`   ${summarize(report)}`);
+
   return {
+    report: report.path,
     repo,
     worktrees: [wt1.path, wt2.path],
     governedCommits: [c1, c2],
@@ -173,6 +183,13 @@ export function runDemo(opts: { dir?: string; log: (line: string) => void }): De
     chainIntact,
     auditLog: audit,
   };
+}
+
+/** Copies the demo's report to the OS temp dir (`intent-report-demo.html`) so that it outlives `removeDemo`; returns the copy's path. */
+export function keepReport(report: string): string {
+  const to = join(tmpdir(), 'intent-report-demo.html');
+  copyFileSync(report, to);
+  return to;
 }
 
 /** Removes a demo directory made by `runDemo` (its worktrees live beside the repository). */

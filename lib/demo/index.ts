@@ -2,4 +2,4 @@
  * demo: `intent demo`, the whole flow in a throw-away repository, checking every hash it recorded.
  * Imports: every layer below.
  */
-export { removeDemo, runDemo } from './demo.js';
+export { keepReport, removeDemo, runDemo } from './demo.js';

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI, git, ledgerLines, noteOf, run, tempDir } from '../helpers.js';
@@ -28,7 +28,15 @@ describe('intent demo', () => {
     expect(demoRepo.startsWith(join(tmp, 'intent-demo-'))).toBe(true);
     expect(existsSync(demoRepo)).toBe(false);
     expect(demoDirs(tmp).length).toBe(before);
-    expect(readdirSync(tmp)).toEqual([]);
+    // All that is left is the report, whose path the demo prints last.
+    expect(readdirSync(tmp)).toEqual(['intent-report-demo.html']);
+    expect(r.stdout.trimEnd().split('\n').pop()).toBe(`Report: ${join(tmp, 'intent-report-demo.html')} (open it in a browser)`);
+    const html = readFileSync(join(tmp, 'intent-report-demo.html'), 'utf8');
+    expect(html.startsWith('<!doctype html>')).toBe(true);
+    const data = JSON.parse(html.match(/<script type="application\/json" id="intent-report-data">([^<]*)<\/script>/)![1]);
+    expect(data.commits.map((c: { intent: string }) => c.intent).sort()).toEqual(['INT-001', 'INT-002']);
+    expect(data.verify.ok).toBe(true);
+    expect(data.totals.lines_now.ai).toBeGreaterThan(0);
   });
 
   it('--dir keeps the repository there, with its two governed commits noted', () => {
@@ -38,6 +46,8 @@ describe('intent demo', () => {
     expect(r.stdout).toContain('Demo passed');
     const repo = join(dir, 'shop');
     expect(r.stdout).toContain(`Kept: ${repo}`);
+    expect(r.stdout).toContain(`Report: ${join(dir, 'intent-report.html')}`);
+    expect(existsSync(join(dir, 'intent-report.html'))).toBe(true);
     expect(existsSync(join(repo, '.git'))).toBe(true);
 
     const notes = git(repo, 'notes', '--ref=intents', 'list').split('\n').filter(Boolean);
