@@ -2,7 +2,7 @@ import { formatStatus, intentStatus } from '../lib/lifecycle/index.js';
 import { emit } from './output.js';
 
 /** `intent status`: every intent of the registry with its branch, worktree, progress, budget, breaker and overlaps. */
-export function run(opts: { cwd: string; json: boolean }): void {
-  const report = intentStatus(opts.cwd);
+export async function run(opts: { cwd: string; json: boolean }): Promise<void> {
+  const report = await intentStatus(opts.cwd);
   emit(opts.json, report, () => formatStatus(report, { cwd: opts.cwd }));
 }

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { IntentError } from '../core/errors.js';
 
 /** Result of one git invocation; a non-zero exit is data, not an exception. */
@@ -68,6 +68,22 @@ export function gitRaw(args: string[], opts: GitOptions): GitResult & { stdoutBu
     stderr: (res.stderr as Buffer).toString('utf8'),
     stdoutBuf: opts.binary ? stdoutBuf : undefined,
   };
+}
+
+/**
+ * gitRaw without blocking (no `input`): for many independent git processes at once, e.g. one
+ * `git status` per worktree. A git that cannot be started resolves with status 128.
+ */
+export function gitRawAsync(args: string[], opts: Omit<GitOptions, 'input' | 'binary'>): Promise<GitResult> {
+  return new Promise((resolve) => {
+    const child = spawn('git', args, { cwd: opts.cwd, env: gitEnv(opts), stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => err.push(d));
+    child.on('error', (e) => resolve({ status: 128, stdout: '', stderr: e.message }));
+    child.on('close', (code) => resolve({ status: code ?? 128, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
+  });
 }
 
 /** Runs git and returns stdout; throws a GIT_FAILED error naming the command on failure. */

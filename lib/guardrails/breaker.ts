@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { agentMarker as agentProcessMarker } from '../core/agent-env.js';
 import { join } from 'node:path';
 import { activeIntentFile, BRANCH_PREFIX } from '../intents/active.js';
@@ -51,6 +51,20 @@ export function validIntentId(id: string): boolean {
 export function breakerFile(repo: Repo, id: string): string {
   if (!validIntentId(id)) throw new IntentError('INVALID_INPUT', `"${id}" is not a valid intent id: use letters, digits, "-" and "_".`, { intent: id });
   return join(stateDir(repo), 'breaker', `${id}.json`);
+}
+
+/**
+ * The ids that have a breaker file, from one directory listing (`intent status` asks about every
+ * intent), or null when the folder cannot be listed (then ask readBreaker about each).
+ */
+export function breakerIntents(repo: Repo): Set<string> | null {
+  const dir = join(stateDir(repo), 'breaker');
+  if (!existsSync(dir)) return new Set();
+  try {
+    return new Set(readdirSync(dir).filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -'.json'.length)));
+  } catch {
+    return null;
+  }
 }
 
 /** The breaker state of `id` (closed and empty when there is no file). Written atomically, so read without the lock. */

@@ -2,9 +2,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BRANCH_PREFIX } from './active.js';
 import { gitRaw, splitNul } from '../git/process.js';
-import type { Intent, Registry } from './registry.js';
+import { statusOf, type Intent, type Registry } from './registry.js';
 import type { Repo } from '../git/repo.js';
-import { compileScope } from './scope.js';
+import { compileScope, isCleanPath, type Scope } from './scope.js';
 
 /** Another IN_PROGRESS intent whose scope can match a path this one owns. */
 export interface Overlap {
@@ -44,6 +44,44 @@ function negatedSubtree(glob: string): string | null {
   return m && firstMeta(m[1]) < 0 ? m[1] : null;
 }
 
+/** A scope prepared once for many overlap checks. */
+interface ScopeInfo {
+  scope: Scope;
+  /** Granting globs: normalised, whether literal (a plain path), literal prefix. */
+  grants: { raw: string; norm: string; literal: boolean; prefix: string }[];
+  /** Subtrees that `!dir/**` negations take out. */
+  negated: string[];
+  /** Answers of `scope.matches` for the plain paths of other scopes. */
+  memo: Map<string, boolean>;
+}
+
+function scopeInfo(globs: readonly string[]): ScopeInfo {
+  return {
+    scope: compileScope(globs),
+    grants: globs.filter((g) => !g.startsWith('!')).map((raw) => {
+      const norm = normalise(raw);
+      return { raw, norm, literal: firstMeta(norm) < 0, prefix: literalPrefix(raw) };
+    }),
+    negated: globs.filter((g) => g.startsWith('!')).map(negatedSubtree).filter((s): s is string => s !== null),
+    memo: new Map(),
+  };
+}
+
+/** `scope.matches(path)` for a tracked file name, skipped when it starts with none of the scope's literal starts. */
+function matchesFile(scope: Scope, path: string): boolean {
+  return scope.starts.some((s) => path.startsWith(s)) && scope.matches(path);
+}
+
+/** `scope.matches(path)`, remembered, and skipped when the path starts with none of the scope's literal starts. */
+function matchesPath(info: ScopeInfo, path: string): boolean {
+  let hit = info.memo.get(path);
+  if (hit === undefined) {
+    hit = (!isCleanPath(path) || info.scope.starts.some((s) => path.startsWith(s))) && info.scope.matches(path);
+    info.memo.set(path, hit);
+  }
+  return hit;
+}
+
 /**
  * Whether two scopes can match a common path, judged from the globs alone: for every pair of
  * granting globs, a literal glob (a plain path) is tested against the other scope exactly; for two
@@ -51,29 +89,26 @@ function negatedSubtree(glob: string): string | null {
  * subtree negation of either scope takes the narrower prefix out. Returns a reason, or null.
  */
 export function globsOverlap(a: readonly string[], b: readonly string[]): string | null {
-  const grantsA = a.filter((g) => !g.startsWith('!'));
-  const grantsB = b.filter((g) => !g.startsWith('!'));
-  const negated = [...a, ...b].filter((g) => g.startsWith('!')).map(negatedSubtree).filter((s): s is string => s !== null);
-  const scopeA = compileScope(a);
-  const scopeB = compileScope(b);
-  for (const ga of grantsA) {
-    for (const gb of grantsB) {
-      const na = normalise(ga);
-      const nb = normalise(gb);
-      const litA = firstMeta(na) < 0;
-      const litB = firstMeta(nb) < 0;
-      if (litA || litB) {
-        const path = litA ? na : nb;
-        if (scopeA.matches(path) && scopeB.matches(path)) return `both scopes match ${path}`;
+  return infosOverlap(scopeInfo(a), scopeInfo(b));
+}
+
+/** globsOverlap on prepared scopes; `skip` names plain paths known not to be matched by both. */
+function infosOverlap(a: ScopeInfo, b: ScopeInfo, skip?: ReadonlySet<string>): string | null {
+  for (const ga of a.grants) {
+    for (const gb of b.grants) {
+      if (ga.literal || gb.literal) {
+        const path = ga.literal ? ga.norm : gb.norm;
+        if (skip?.has(path)) continue;
+        if (matchesPath(a, path) && matchesPath(b, path)) return `both scopes match ${path}`;
         continue;
       }
-      const pa = literalPrefix(ga);
-      const pb = literalPrefix(gb);
+      const pa = ga.prefix;
+      const pb = gb.prefix;
       if (!pa.startsWith(pb) && !pb.startsWith(pa)) continue;
       const narrower = pa.length >= pb.length ? pa : pb;
-      if (negated.some((n) => narrower.startsWith(n))) continue;
-      if (pa === '' || pb === '') return `"${pa === '' ? ga : gb}" can match any path, including those of "${pa === '' ? gb : ga}"`;
-      return `"${ga}" and "${gb}" can match the same paths (prefix "${narrower}" lies within "${narrower === pa ? pb : pa}")`;
+      if (a.negated.some((n) => narrower.startsWith(n)) || b.negated.some((n) => narrower.startsWith(n))) continue;
+      if (pa === '' || pb === '') return `"${pa === '' ? ga.raw : gb.raw}" can match any path, including those of "${pa === '' ? gb.raw : ga.raw}"`;
+      return `"${ga.raw}" and "${gb.raw}" can match the same paths (prefix "${narrower}" lies within "${narrower === pa ? pb : pa}")`;
     }
   }
   return null;
@@ -85,18 +120,173 @@ export function trackedFiles(cwd: string): string[] {
   return res.status === 0 ? splitNul(res.stdout) : [];
 }
 
+/** Strings with numbers attached, sorted once: which start with `p` (a range), which are a prefix of `s`. */
+class PrefixIndex {
+  private readonly keys: string[];
+  private readonly values: number[][];
+  private readonly byKey = new Map<string, number[]>();
+  private readonly lengths: number[];
+
+  constructor(entries: Iterable<readonly [string, number]>) {
+    for (const [key, value] of entries) {
+      const list = this.byKey.get(key);
+      if (list) list.push(value);
+      else this.byKey.set(key, [value]);
+    }
+    this.keys = [...this.byKey.keys()].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+    this.values = this.keys.map((k) => this.byKey.get(k)!);
+    this.lengths = [...new Set(this.keys.map((k) => k.length))];
+  }
+
+  /** Calls `visit` with the numbers of every key that starts with `p`. */
+  startingWith(p: string, visit: (value: number) => void): void {
+    let lo = 0;
+    let hi = this.keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.keys[mid] < p) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < this.keys.length && this.keys[i].startsWith(p); i++) for (const v of this.values[i]) visit(v);
+  }
+
+  /** Calls `visit` with the numbers of every key that `s` starts with. */
+  prefixesOf(s: string, visit: (value: number) => void): void {
+    for (const n of this.lengths) {
+      if (n > s.length) continue;
+      const list = this.byKey.get(n === s.length ? s : s.slice(0, n));
+      if (list) for (const v of list) visit(v);
+    }
+  }
+}
+
+/**
+ * Overlap checks against the IN_PROGRESS intents of `intents` over the tracked `files`, prepared
+ * once for many questions (`intent status` asks for every IN_PROGRESS intent). Each distinct scope
+ * is compiled once and matched only against the files that start with one of its literal starts;
+ * which intents match which file is kept, so shared files are found per file, not per pair; and the
+ * glob test runs only for the intents an index of prefixes names as possible (a nested prefix, or
+ * a plain path the other scope may match). The answers are exactly those of the pair-by-pair test
+ * (test/unit/overlap.test.ts compares them on random registries).
+ */
+export function overlapChecker(intents: readonly Intent[], files: readonly string[]): (intent: Pick<Intent, 'id' | 'owned_scope'>) => Overlap[] {
+  const fileIndex = new PrefixIndex(files.map((f, i) => [f, i] as const));
+  const tracked = new Set(files);
+  const infos = new Map<string, ScopeInfo>();
+  const matched = new Map<string, number[]>();
+  const keyOf = (globs: readonly string[]) => globs.join('\0');
+  const infoOf = (globs: readonly string[]): ScopeInfo => {
+    const key = keyOf(globs);
+    let info = infos.get(key);
+    if (!info) infos.set(key, (info = scopeInfo(globs)));
+    return info;
+  };
+  /** Indexes (into `files`, ascending) of the tracked files a scope matches. */
+  const filesOf = (globs: readonly string[]): number[] => {
+    const key = keyOf(globs);
+    let hit = matched.get(key);
+    if (hit) return hit;
+    const { scope } = infoOf(globs);
+    const candidates = new Set<number>();
+    for (const start of new Set(scope.starts)) fileIndex.startingWith(start, (i) => candidates.add(i));
+    hit = [...candidates].filter((i) => scope.matches(files[i])).sort((x, y) => x - y);
+    matched.set(key, hit);
+    return hit;
+  };
+  const active = intents.filter((o) => o.status === 'IN_PROGRESS');
+  const activeInfos = active.map((o) => infoOf(o.owned_scope));
+  // Lazily built: which active intents match each file; where their globs start.
+  let byFile: Map<number, number[]> | null = null;
+  let wildPrefixes: PrefixIndex | null = null; // literal prefixes of wildcard grants
+  let scopeStarts: PrefixIndex | null = null; // Scope.starts
+  let plainPaths: PrefixIndex | null = null; // plain-path grants that are not tracked files
+  const anyPath: number[] = []; // intents with an unclean plain path: always worth the full test
+  const prepare = (): void => {
+    if (byFile) return;
+    byFile = new Map();
+    const wild: [string, number][] = [];
+    const starts: [string, number][] = [];
+    const plain: [string, number][] = [];
+    activeInfos.forEach((info, k) => {
+      for (const f of filesOf(active[k].owned_scope)) {
+        const list = byFile!.get(f);
+        if (list) list.push(k);
+        else byFile!.set(f, [k]);
+      }
+      for (const s of info.scope.starts) starts.push([s, k]);
+      for (const g of info.grants) {
+        if (!g.literal) wild.push([g.prefix, k]);
+        else if (!isCleanPath(g.norm)) anyPath.push(k);
+        else if (!tracked.has(g.norm)) plain.push([g.norm, k]);
+      }
+    });
+    wildPrefixes = new PrefixIndex(wild);
+    scopeStarts = new PrefixIndex(starts);
+    plainPaths = new PrefixIndex(plain);
+  };
+  const counts = new Int32Array(active.length);
+  return (intent) => {
+    prepare();
+    const shared = new Map<number, string[]>();
+    for (const f of filesOf(intent.owned_scope)) {
+      for (const k of byFile!.get(f) ?? []) {
+        const n = ++counts[k];
+        if (n === 1) shared.set(k, [files[f]]);
+        else if (n <= MAX_PATHS) shared.get(k)!.push(files[f]);
+      }
+    }
+    // The intents the glob test can say yes for (a superset; the test itself decides).
+    const mine = infoOf(intent.owned_scope);
+    const maybe = new Set<number>(anyPath);
+    const add = (k: number) => maybe.add(k);
+    for (const g of mine.grants) {
+      if (!g.literal) {
+        wildPrefixes!.startingWith(g.prefix, add);
+        wildPrefixes!.prefixesOf(g.prefix, add);
+      } else if (!isCleanPath(g.norm)) {
+        for (let k = 0; k < active.length; k++) maybe.add(k);
+      } else if (!tracked.has(g.norm)) {
+        scopeStarts!.prefixesOf(g.norm, add);
+      }
+    }
+    for (const s of new Set(mine.scope.starts)) plainPaths!.startingWith(s, add);
+    const out: Overlap[] = [];
+    for (const k of [...new Set([...shared.keys(), ...maybe])].sort((x, y) => x - y)) {
+      const other = active[k];
+      if (other.id === intent.id) continue;
+      const n = counts[k];
+      if (n) {
+        out.push({ intent: other.id, paths: shared.get(k)!, reason: `${n} tracked file${n === 1 ? '' : 's'} match${n === 1 ? 'es' : ''} both scopes` });
+        continue;
+      }
+      // A tracked plain path both scopes matched would have been a shared file: skip those.
+      const why = infosOverlap(mine, activeInfos[k], tracked);
+      if (why) out.push({ intent: other.id, paths: [], reason: why });
+    }
+    for (const k of shared.keys()) counts[k] = 0;
+    return out;
+  };
+}
+
 /**
  * The IN_PROGRESS intents of `others` whose scope can match a path `intent` owns: tracked files
- * both scopes match (exact, negations applied), else the glob test of `globsOverlap`.
+ * both scopes match (exact, negations applied), else the glob test of `globsOverlap`. One
+ * question (`intent checkout`): each other scope is tested only on the files this one matches,
+ * and only those that start with one of its literal starts. For many questions against the same
+ * registry, `overlapChecker` prepares the work once.
  */
 export function findOverlaps(intent: Pick<Intent, 'id' | 'owned_scope'>, others: readonly Intent[], files: readonly string[]): Overlap[] {
   const out: Overlap[] = [];
-  const mine = compileScope(intent.owned_scope);
-  const minePaths = files.filter((f) => mine.matches(f));
+  const mine = scopeInfo(intent.owned_scope);
+  const minePaths = files.filter((f) => matchesFile(mine.scope, f));
+  const tracked = new Set(minePaths);
+  const infos = new Map<string, ScopeInfo>();
   for (const other of others) {
     if (other.id === intent.id || other.status !== 'IN_PROGRESS') continue;
-    const theirs = compileScope(other.owned_scope);
-    const both = minePaths.filter((f) => theirs.matches(f));
+    const key = other.owned_scope.join('\0');
+    let theirs = infos.get(key);
+    if (!theirs) infos.set(key, (theirs = scopeInfo(other.owned_scope)));
+    const both = minePaths.filter((f) => matchesFile(theirs.scope, f));
     if (both.length) {
       out.push({
         intent: other.id,
@@ -105,7 +295,8 @@ export function findOverlaps(intent: Pick<Intent, 'id' | 'owned_scope'>, others:
       });
       continue;
     }
-    const why = globsOverlap(intent.owned_scope, other.owned_scope);
+    // A tracked file both scopes matched would have been found above: skip those plain paths.
+    const why = infosOverlap(mine, theirs, tracked);
     if (why) out.push({ intent: other.id, paths: [], reason: why });
   }
   return out;
@@ -159,6 +350,9 @@ export function intentBranches(repo: Repo): Map<string, string> {
   return out;
 }
 
+/** Most staged paths conflictsAhead passes to git as a pathspec. */
+const MAX_PATHSPEC = 200;
+
 /** A staged path another IN_PROGRESS intent also changed on its unmerged branch. */
 export interface ConflictAhead {
   intent: string;
@@ -175,16 +369,21 @@ export function conflictsAhead(repo: Repo, registry: Registry, selfId: string, s
   const branches = intentBranches(repo);
   const tips = new Map<string, string>();
   for (const [id, sha] of branches) {
-    if (id === selfId) continue;
-    const other = registry.intents.find((i) => i.id === id);
-    if (other?.status === 'IN_PROGRESS') tips.set(id, sha);
+    if (id !== selfId && statusOf(registry, id) === 'IN_PROGRESS') tips.set(id, sha);
   }
   if (!tips.size) return [];
+  // Only the staged paths matter: limiting the diff to them (`--sparse` still lists every commit,
+  // which the walk below needs) is much cheaper with many branches. Names in git's quoted form
+  // (not UTF-8) and very many paths go without the limit.
+  const limit = staged.length <= MAX_PATHSPEC && !staged.some((p) => p.startsWith('"'));
   const res = gitRaw(
-    ['-c', 'core.quotePath=true', 'log', '-z', '--no-color', '--no-renames', '--name-only', '--format=%x01%H %P', ...new Set(tips.values()), '--not', 'HEAD', '--'],
+    [
+      '-c', 'core.quotePath=true', ...(limit ? ['--literal-pathspecs'] : []),
+      'log', '-z', '--no-color', '--no-renames', '--name-only', ...(limit ? ['--full-history', '--sparse'] : []),
+      '--format=%x01%H %P', ...new Set(tips.values()), '--not', 'HEAD', '--', ...(limit ? staged : []),
+    ],
     { cwd: repo.root },
   );
-  if (res.status !== 0) return []; // a warning only: an unborn HEAD or a vanished branch is no reason to block
   const commits = new Map<string, { parents: string[]; files: string[] }>();
   for (const chunk of res.stdout.split('\x01')) {
     if (!chunk) continue;

@@ -128,14 +128,65 @@ function registryOfText(path: string, text: string): Registry {
   const cache = cacheFile(path);
   if (cache) {
     try {
-      const hit = JSON.parse(readFileSync(cache, 'utf8')) as { key?: string; intents?: Intent[]; spans?: StatusSpans };
-      if (hit.key === cacheKey(text) && Array.isArray(hit.intents)) return { path, intents: hit.intents, ...(hit.spans ? { spans: hit.spans } : {}) };
-    } catch { /* no cache yet */ }
+      const hit = readCache(path, cache, cacheKey(text));
+      if (hit) return hit;
+    } catch { /* no cache yet, or not ours */ }
   }
   const registry = parseRegistry(text, path);
   rememberRegistry(path, text, registry);
   return registry;
 }
+
+/**
+ * The registry cache is one header line, `{"key":…,"index":{"<id>":["<status>",<offset>],…}}`,
+ * then one line per intent, `[<intent>,<spans or null>]`, in registry order (offsets count bytes
+ * from the first intent line). A hook needs one intent and the statuses of a few: it parses the
+ * header and that one line, not the whole registry (10,000 intents are megabytes of JSON); the
+ * full list is parsed only when a caller reads `intents` or `spans`.
+ */
+function readCache(path: string, cache: string, key: string): Registry | null {
+  const buf = readFileSync(cache);
+  const nl = buf.indexOf(0x0a);
+  if (nl < 0) return null;
+  const head = JSON.parse(buf.toString('utf8', 0, nl)) as { key?: string; index?: Record<string, [IntentStatus, number]> };
+  if (head.key !== key || !head.index || typeof head.index !== 'object') return null;
+  const index = head.index;
+  const body = nl + 1;
+  const lineAt = (offset: number): [Intent, StatusSpans[string] | null] => {
+    const end = buf.indexOf(0x0a, body + offset);
+    return JSON.parse(buf.toString('utf8', body + offset, end < 0 ? buf.length : end)) as [Intent, StatusSpans[string] | null];
+  };
+  let full: { intents: Intent[]; spans: StatusSpans } | null = null;
+  const all = (): { intents: Intent[]; spans: StatusSpans } => {
+    if (full) return full;
+    const intents: Intent[] = [];
+    const spans: StatusSpans = {};
+    for (const line of buf.toString('utf8', body).split('\n')) {
+      if (!line) continue;
+      const [intent, span] = JSON.parse(line) as [Intent, StatusSpans[string] | null];
+      intents.push(intent);
+      if (span) spans[intent.id] = span;
+    }
+    return (full = { intents, spans });
+  };
+  const registry = { path } as Registry;
+  Object.defineProperty(registry, 'intents', { enumerable: true, configurable: true, get: () => all().intents });
+  Object.defineProperty(registry, 'spans', { enumerable: true, configurable: true, get: () => all().spans });
+  Object.defineProperty(registry, LOOKUP, {
+    value: {
+      status: (id: string) => (Object.hasOwn(index, id) ? index[id][0] : undefined),
+      intent: (id: string) => (full ? full.intents.find((i) => i.id === id) : Object.hasOwn(index, id) ? lineAt(index[id][1])[0] : undefined),
+    } satisfies Lookup,
+  });
+  return registry;
+}
+
+/** Answers about single intents without parsing the whole cached registry (see readCache). */
+interface Lookup {
+  status(id: string): IntentStatus | undefined;
+  intent(id: string): Intent | undefined;
+}
+const LOOKUP = Symbol('registry lookup');
 
 /**
  * Caches `registry`, validated from `text`, for the next `loadRegistry` of `path` (the registry
@@ -145,7 +196,16 @@ export function rememberRegistry(path: string, text: string, registry: Registry)
   const cache = cacheFile(path);
   if (!cache) return;
   try {
-    writeFileAtomic(cache, JSON.stringify({ key: cacheKey(text), intents: registry.intents, spans: registry.spans }));
+    const index: Record<string, [IntentStatus, number]> = {};
+    const lines: string[] = [];
+    let offset = 0;
+    for (const intent of registry.intents) {
+      const line = JSON.stringify([intent, registry.spans?.[intent.id] ?? null]);
+      index[intent.id] = [intent.status, offset];
+      lines.push(line);
+      offset += Buffer.byteLength(line) + 1;
+    }
+    writeFileAtomic(cache, `${JSON.stringify({ key: cacheKey(text), index })}\n${lines.map((l) => `${l}\n`).join('')}`);
   } catch { /* a cache only: never fail for it */ }
 }
 
@@ -441,7 +501,14 @@ function show(v: unknown): string {
   return JSON.stringify(v);
 }
 
-/** Finds an intent by id. */
+/** Finds an intent by id (from a cached registry without parsing the others). */
 export function findIntent(registry: Registry, id: string): Intent | undefined {
-  return registry.intents.find((i) => i.id === id);
+  const lookup = (registry as { [LOOKUP]?: Lookup })[LOOKUP];
+  return lookup ? lookup.intent(id) : registry.intents.find((i) => i.id === id);
+}
+
+/** The status of intent `id`, or undefined when the registry has no such intent (cheap on a cached registry). */
+export function statusOf(registry: Registry, id: string): IntentStatus | undefined {
+  const lookup = (registry as { [LOOKUP]?: Lookup })[LOOKUP];
+  return lookup ? lookup.status(id) : registry.intents.find((i) => i.id === id)?.status;
 }

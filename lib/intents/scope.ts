@@ -1,4 +1,4 @@
-import { Minimatch } from 'minimatch';
+import { GLOBSTAR, Minimatch } from 'minimatch';
 import { matchName } from '../git/paths.js';
 
 const MM_OPTIONS = { dot: true, nocomment: true, nonegate: true, optimizationLevel: 2 } as const;
@@ -7,6 +7,13 @@ const MM_OPTIONS = { dot: true, nocomment: true, nonegate: true, optimizationLev
 export interface Scope {
   readonly globs: readonly string[];
   matches(path: string): boolean;
+  /**
+   * Strings that every path the scope matches starts with, one per granting pattern (after brace
+   * expansion): its leading literal path segments. "" when a pattern can match any path. A path
+   * without empty, `.` or `..` segments (every name git tracks) that starts with none of them is
+   * not matched, so callers can skip the matcher for it.
+   */
+  readonly starts: readonly string[];
 }
 
 /**
@@ -56,18 +63,64 @@ function normalise(glob: string): string {
 
 /** Compiles globs once; callers must have validated them with `globProblem`. */
 export function compileScope(globs: readonly string[]): Scope {
-  const pos: Minimatch[] = [];
-  const neg: Minimatch[] = [];
+  const pos: Matcher[] = [];
+  const neg: Matcher[] = [];
   for (const g of globs) {
-    if (g.startsWith('!')) neg.push(new Minimatch(normalise(g.slice(1)), MM_OPTIONS));
-    else pos.push(new Minimatch(normalise(g), MM_OPTIONS));
+    if (g.startsWith('!')) neg.push(matcher(new Minimatch(normalise(g.slice(1)), MM_OPTIONS)));
+    else pos.push(matcher(new Minimatch(normalise(g), MM_OPTIONS)));
   }
   return {
     globs,
+    starts: pos.flatMap((m) => literalStarts(m.mm)),
     matches(path: string): boolean {
-      return pos.some((m) => m.match(path)) && !neg.some((m) => m.match(path));
+      const clean = isCleanPath(path);
+      return pos.some((m) => m.match(path, clean)) && !neg.some((m) => m.match(path, clean));
     },
   };
+}
+
+interface Matcher {
+  mm: Minimatch;
+  match(path: string, clean: boolean): boolean;
+}
+
+/** A path with an empty, `.` or `..` segment (git never names a file so; minimatch normalises them). */
+const UNCLEAN = /(^|\/)\.{0,2}(\/|$)/;
+
+/** Whether `path` has no empty, `.` or `..` segment: then `Scope.starts` and the matcher's shortcuts apply. */
+export function isCleanPath(path: string): boolean {
+  return !UNCLEAN.test(path);
+}
+
+/**
+ * Matches like `mm.match`, with two shortcuts for clean paths that give the same answer without
+ * minimatch's per-call splitting: a glob that is one plain path (equality) and one that is a plain
+ * folder followed by `**` (a prefix test). test/unit/overlap.test.ts checks them against minimatch.
+ */
+function matcher(mm: Minimatch): Matcher {
+  const slow: Matcher = { mm, match: (path) => mm.match(path) };
+  if (mm.set.length !== 1) return slow;
+  const parts = mm.set[0];
+  const lit = literalStarts(mm)[0];
+  const n = lit === '' ? 0 : lit.split('/').length;
+  if (n === parts.length) return { mm, match: (path, clean) => (clean ? path === lit : mm.match(path)) };
+  if (n > 0 && n === parts.length - 1 && parts[n] === GLOBSTAR) {
+    const dir = `${lit}/`;
+    return { mm, match: (path, clean) => (clean ? path.length > dir.length && path.startsWith(dir) : mm.match(path)) };
+  }
+  return slow;
+}
+
+/** The leading literal segments of each of a compiled glob's patterns, joined with "/". */
+function literalStarts(mm: Minimatch): string[] {
+  return mm.set.map((parts) => {
+    const lit: string[] = [];
+    for (const p of parts) {
+      if (typeof p !== 'string') break;
+      lit.push(p);
+    }
+    return lit.join('/');
+  });
 }
 
 /** Parses `.intentignore`: one glob per line, `#` comments and blank lines skipped. */

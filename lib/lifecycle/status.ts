@@ -1,16 +1,15 @@
 import { existsSync } from 'node:fs';
 import { relative } from 'node:path';
 import { BRANCH_PREFIX } from '../intents/active.js';
-import { BREAKER_DEFAULTS, readBreaker } from '../guardrails/breaker.js';
+import { BREAKER_DEFAULTS, breakerIntents, readBreaker } from '../guardrails/breaker.js';
 import { budgetLeft, type BudgetLeft } from '../guardrails/budget.js';
 import { loadConfig } from '../intents/config.js';
-import { gitRaw, splitNul } from '../git/process.js';
-import { findOverlaps, intentBranches, trackedFiles, type Overlap } from '../intents/overlap.js';
+import { gitRaw, gitRawAsync, splitNul } from '../git/process.js';
+import { intentBranches, overlapChecker, trackedFiles, type Overlap } from '../intents/overlap.js';
 import { loadRegistry, type Budget, type IntentStatus } from '../intents/registry.js';
 import { openRepo, orchestrationPath } from '../git/repo.js';
-import { parseNote, readNotes } from '../trace/verify.js';
+import { noteSummaries } from './status-notes.js';
 import { listWorktrees } from '../git/worktrees.js';
-import { METADATA_KEY, NOTES_REF } from '../core/version.js';
 
 /** One intent as `intent status` reports it. */
 export interface IntentStatusRow {
@@ -44,58 +43,37 @@ export interface StatusReport {
 
 /**
  * Every intent of the main worktree's registry with its branch, worktree, progress (from the notes:
- * one `ls-tree` and one `cat-file --batch` for all of them, one `rev-list` for all branches),
- * budget, worktree state, breaker and scope overlaps.
+ * one `ls-tree`, one `cat-file --batch` for the notes not summarised before, one `rev-list` for
+ * all branches), budget, worktree state (`git status`, a few at once), breaker and scope overlaps.
  */
-export function intentStatus(cwd: string, now: Date = new Date()): StatusReport {
+export async function intentStatus(cwd: string, now: Date = new Date()): Promise<StatusReport> {
   const repo = openRepo(cwd);
   const registryPath = orchestrationPath(repo, 'active_intents.yaml');
   const registry = loadRegistry(registryPath);
   const config = loadConfig(repo.mainRoot, repo.mainRoot);
   const windowMs = (config.breakerWindowMinutes ?? BREAKER_DEFAULTS.windowMinutes) * 60_000;
 
-  // Notes: sha -> intent and changed lines, parsed once.
-  const notes = new Map<string, { id: string; lines: number }>();
-  for (const [sha, text] of readNotes({ root: repo.root, mainRoot: repo.mainRoot }, NOTES_REF)) {
-    const parsed = parseNote(text);
-    if (typeof parsed === 'string') continue;
-    const meta = parsed.record.metadata?.[METADATA_KEY];
-    if (!meta || typeof meta.intent_id !== 'string') continue;
-    let lines = 0;
-    for (const f of Object.values(meta.files ?? {})) lines += (Number(f?.added_lines) || 0) + (Number(f?.deleted_lines) || 0);
-    notes.set(sha, { id: meta.intent_id, lines });
-  }
+  const notesOf = noteSummaries(repo);
 
   const branches = intentBranches(repo);
-  const reach = reachable(repo.root, [...new Set(branches.values())]);
+  const reachableOf = reachability(repo.root, [...new Set(branches.values())]);
   const worktrees = worktreesByBranch(repo.root);
-  const files = trackedFiles(repo.mainRoot);
+  const overlapsOf = overlapChecker(registry.intents, trackedFiles(repo.mainRoot));
+  const states = await worktreeStates(registry.intents.flatMap((i) => worktrees.get(`refs/heads/${BRANCH_PREFIX}${i.id}`) ?? []));
+  const breakers = breakerIntents(repo);
 
   const intents = registry.intents.map((intent): IntentStatusRow => {
     const tip = branches.get(intent.id) ?? null;
-    let commits = 0;
-    let lines = 0;
-    const count = (n: { id: string; lines: number } | undefined) => {
-      if (n?.id !== intent.id) return;
-      commits++;
-      lines += n.lines;
-    };
-    if (tip) for (const sha of reach(tip)) count(notes.get(sha));
-    else for (const n of notes.values()) count(n);
+    const own = notesOf.get(intent.id) ?? [];
+    // With a branch: the intent's governed commits reachable from its tip; without: all of them.
+    const counted = tip && own.length ? reachableOf(tip, own) : own;
+    const commits = counted.length;
+    const lines = counted.reduce((n, c) => n + c.lines, 0);
 
     const branch = tip ? BRANCH_PREFIX + intent.id : null;
     const worktree = worktrees.get(`refs/heads/${BRANCH_PREFIX}${intent.id}`) ?? null;
-    let state: IntentStatusRow['state'] = null;
-    let dirty = 0;
-    if (worktree) {
-      if (!existsSync(worktree)) state = 'missing';
-      else {
-        const res = gitRaw(['status', '--porcelain', '-z', '--no-renames', '--untracked-files=normal'], { cwd: worktree });
-        dirty = res.status === 0 ? splitNul(res.stdout).length : 0;
-        state = res.status !== 0 ? 'missing' : dirty ? 'dirty' : 'clean';
-      }
-    }
-    const br = readBreaker(repo, intent.id);
+    const { state, dirty } = (worktree && states.get(worktree)) || { state: null, dirty: 0 };
+    const br = breakers === null || breakers.has(intent.id) ? readBreaker(repo, intent.id) : { open: null, rejections: [] };
     const recent = br.rejections.filter((r) => Date.parse(r.at) > now.getTime() - windowMs).length;
     return {
       intent: intent.id,
@@ -110,11 +88,33 @@ export function intentStatus(cwd: string, now: Date = new Date()): StatusReport 
       budget: intent.budget ?? null,
       budget_left: intent.budget ? budgetLeft(intent, { commits, changed_lines: lines }, now) : null,
       breaker: { open: !!br.open, since: br.open?.since || null, reason: br.open?.reason ?? null, recent_rejections: recent },
-      overlaps: intent.status === 'IN_PROGRESS' ? findOverlaps(intent, registry.intents, files) : [],
+      overlaps: intent.status === 'IN_PROGRESS' ? overlapsOf(intent) : [],
       scope: intent.owned_scope,
     };
   });
   return { registry: registryPath, intents };
+}
+
+/** How many `git status` run at once (each reads its whole worktree; more would only queue for the disk and the cores). */
+const STATUS_PARALLEL = 4;
+
+/** Each worktree's state (clean, dirty, missing) and dirty entries: one `git status` each, a few at a time. */
+async function worktreeStates(paths: string[]): Promise<Map<string, { state: IntentStatusRow['state']; dirty: number }>> {
+  const out = new Map<string, { state: IntentStatusRow['state']; dirty: number }>();
+  const queue = [...new Set(paths)];
+  const worker = async (): Promise<void> => {
+    for (let path = queue.shift(); path !== undefined; path = queue.shift()) {
+      if (!existsSync(path)) {
+        out.set(path, { state: 'missing', dirty: 0 });
+        continue;
+      }
+      const res = await gitRawAsync(['status', '--porcelain', '-z', '--no-renames', '--untracked-files=normal'], { cwd: path });
+      const dirty = res.status === 0 ? splitNul(res.stdout).length : 0;
+      out.set(path, { state: res.status !== 0 ? 'missing' : dirty ? 'dirty' : 'clean', dirty });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(STATUS_PARALLEL, queue.length) }, worker));
+  return out;
 }
 
 /** Branch ref -> worktree path. */
@@ -123,10 +123,12 @@ function worktreesByBranch(cwd: string): Map<string, string> {
 }
 
 /**
- * The commits reachable from each of `tips`, from one `git rev-list --parents` over all of them:
- * returns a function tip -> set of shas (computed on demand).
+ * Which of some commits each of `tips` reaches, from one `git rev-list --parents` over all of
+ * them. A query walks back from its tip only as far as the oldest commit asked about (by
+ * generation: a commit can only reach commits of a lower generation) and stops once it has found
+ * them all, so a branch's few commits on top of a long history cost a few steps, not the history.
  */
-function reachable(cwd: string, tips: string[]): (tip: string) => Set<string> {
+function reachability(cwd: string, tips: string[]): <T extends { sha: string }>(tip: string, commits: T[]) => T[] {
   const parents = new Map<string, string[]>();
   if (tips.length) {
     const res = gitRaw(['rev-list', '--parents', ...tips, '--'], { cwd });
@@ -137,16 +139,44 @@ function reachable(cwd: string, tips: string[]): (tip: string) => Set<string> {
       }
     }
   }
-  return (tip) => {
+  const generation = new Map<string, number>();
+  /** 1 + the highest generation of the parents (parents outside the listed history count as 0). */
+  const gen = (start: string): number => {
+    const stack = [start];
+    while (stack.length) {
+      const sha = stack[stack.length - 1];
+      if (generation.has(sha)) {
+        stack.pop();
+        continue;
+      }
+      const ps = (parents.get(sha) ?? []).filter((p) => parents.has(p));
+      const todo = ps.filter((p) => !generation.has(p));
+      if (todo.length) {
+        stack.push(...todo);
+        continue;
+      }
+      generation.set(sha, 1 + Math.max(0, ...ps.map((p) => generation.get(p)!)));
+      stack.pop();
+    }
+    return generation.get(start)!;
+  };
+  return (tip, commits) => {
+    const wanted = new Map<string, number>();
+    for (const c of commits) if (parents.has(c.sha)) wanted.set(c.sha, gen(c.sha));
+    if (!wanted.size || !parents.has(tip)) return [];
+    const floor = Math.min(...wanted.values());
+    const found = new Set<string>();
     const seen = new Set<string>();
     const stack = [tip];
-    while (stack.length) {
+    while (stack.length && found.size < wanted.size) {
       const sha = stack.pop()!;
       if (seen.has(sha) || !parents.has(sha)) continue;
       seen.add(sha);
+      if (wanted.has(sha)) found.add(sha);
+      if (gen(sha) <= floor) continue; // its parents are older than every commit asked about
       stack.push(...parents.get(sha)!);
     }
-    return seen;
+    return commits.filter((c) => found.has(c.sha));
   };
 }
 

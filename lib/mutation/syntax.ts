@@ -15,10 +15,10 @@
  *   their order and their file.
  * Other languages get a whitespace-insensitive token comparison. Nothing here throws.
  */
-import { createRequire } from 'node:module';
 import { posix } from 'node:path';
 import type * as TS from 'typescript';
 import type { MutationClass } from './classes.js';
+import { requireTypeScript } from './ts-cache.js';
 
 export type { MutationClass };
 
@@ -343,7 +343,7 @@ let tsModule: Ts | null | undefined;
 function loadTypeScript(): Ts | null {
   if (tsModule === undefined) {
     try {
-      tsModule = createRequire(import.meta.url)('typescript') as Ts;
+      tsModule = requireTypeScript<Ts>(import.meta.url);
     } catch {
       tsModule = null;
     }

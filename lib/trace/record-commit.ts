@@ -9,6 +9,7 @@ import { authorsOfCommitted, readAttribution, updateAttribution, type PathAttrib
 import { readBlobs } from '../git/blobs.js';
 import { applyPool, creditPool } from './credit-carry.js';
 import { classifyChanges } from '../mutation/classify.js';
+import { useTypeScriptCodeCache } from '../mutation/ts-cache.js';
 import { commitDiff } from '../git/diff.js';
 import { sha256Hex } from './hashing.js';
 import { appendLedger } from './ledger.js';
@@ -61,6 +62,8 @@ export function recordCommit(
   );
   const carry = opts.carry ?? (opts.rev === undefined ? cherryPicked(repo) : []);
   const authorship = carry.length ? applyPool(creditPool(repo.root, carry), diff.changes, blobs, fresh) : fresh;
+  // A refactor-like change loads the TypeScript compiler: from the repository's code cache.
+  useTypeScriptCodeCache(stateDir(repo));
   const touched = diff.changes.flatMap((c) => (c.oldPath ? [c.oldPath, c.path] : [c.path]));
   const violations = outOfScope(touched, compileScope(intent.owned_scope), loadIgnore(repo), !repo.isMainWorktree);
   const record = buildRecord({

@@ -177,19 +177,25 @@ interface CommitInfo {
  */
 export function readNotes(repo: Where, notes: string): Map<string, string> {
   const out = new Map<string, string>();
-  const res = gitRaw(['ls-tree', '-r', '-z', '--full-tree', `${notes}^{commit}`], { cwd: repo.root });
-  if (res.status !== 0) return out; // no notes yet
-  const entries: [string, string][] = [];
-  for (const rec of res.stdout.split('\0')) {
-    const m = /^\d+ blob ([0-9a-f]+)\t(.+)$/.exec(rec);
-    if (m) entries.push([m[2].replace(/\//g, ''), m[1]]);
-  }
+  const entries = listNotes(repo, notes);
   const blobs = readBlobs(repo.root, entries.map(([, oid]) => oid));
   for (const [sha, oid] of entries) {
     const b = blobs.get(oid);
     if (b) out.set(sha, b.toString('utf8'));
   }
   return out;
+}
+
+/** Every note of the ref `notes` as [annotated commit, note blob] (one `git ls-tree`); none without notes. */
+export function listNotes(repo: Where, notes: string): [string, string][] {
+  const res = gitRaw(['ls-tree', '-r', '-z', '--full-tree', `${notes}^{commit}`], { cwd: repo.root });
+  if (res.status !== 0) return []; // no notes yet
+  const entries: [string, string][] = [];
+  for (const rec of res.stdout.split('\0')) {
+    const m = /^\d+ blob ([0-9a-f]+)\t(.+)$/.exec(rec);
+    if (m) entries.push([m[2].replace(/\//g, ''), m[1]]);
+  }
+  return entries;
 }
 
 /** Committer times (unix seconds) of many commits: one git process. Unknown commits are left out. */

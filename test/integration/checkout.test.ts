@@ -302,8 +302,10 @@ describe('intent checkout', () => {
   it("the registry edit refreshes the registry cache: the next hook reads the new status without a stale answer", () => {
     const repo = repoWithRegistry();
     checkoutIntent(repo, 'INT-002');
-    const cache = JSON.parse(readFileSync(join(repo, '.git', 'intent', 'registry.json'), 'utf8')) as { intents: { id: string; status: string }[] };
-    expect(cache.intents.find((i) => i.id === 'INT-002')!.status).toBe('IN_PROGRESS');
+    // The cache: a header line with every intent's status and line offset, then one line per intent.
+    const [head, ...lines] = readFileSync(join(repo, '.git', 'intent', 'registry.json'), 'utf8').trimEnd().split('\n');
+    expect(JSON.parse(head).index['INT-002'][0]).toBe('IN_PROGRESS');
+    expect(lines.map((l) => JSON.parse(l)[0]).find((i: { id: string }) => i.id === 'INT-002').status).toBe('IN_PROGRESS');
     expect(registryText(repo)).toMatch(/status: 'IN_PROGRESS'/);
     const st = intent(repo, ['status', '--json']);
     expect(st.status, st.stderr).toBe(0);

@@ -1,0 +1,152 @@
+// Item 6: a registry of 10,000 intents (500 IN_PROGRESS with branches and notes, the rest
+// completed, pending, blocked or abandoned), scopes overlapping the way real ones do: `intent
+// status`, `intent checkout`, a governed commit and the overlap check, each next to the same
+// operation with a 10-intent registry.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import {
+  check, data, fastImport, genContent, genPath, git, hookContext, intent, log, registryYaml, syntheticRepo, writeFiles,
+} from './util.mjs';
+
+/** A small deterministic PRNG (mulberry32). */
+function prng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Scopes as teams write them, over a tree of `files` generated files (src/g<k>/d<j>/f<i>.ts):
+ * a folder, a few single files, a group minus one folder, a name pattern, a brace pair of
+ * folders, folders that have no files yet, and now and then something broad (`src/g1/**`).
+ */
+function scopeFor(rand, files) {
+  const groups = Math.max(1, Math.ceil(files / 1000));
+  const g = Math.floor(rand() * groups);
+  const d = Math.floor(rand() * 10);
+  const file = () => genPath(Math.min(files - 1, g * 1000 + d * 100 + Math.floor(rand() * 100)));
+  const k = rand();
+  if (k < 0.35) return [`src/g${g}/d${d}/**`];
+  if (k < 0.55) return [...new Set([file(), file(), file()])];
+  if (k < 0.65) return [`src/g${g}/**`, `!src/g${g}/d${d}/**`];
+  if (k < 0.75) return [`src/g${g}/d${d}/f${g * 1000 + d * 100 + Math.floor(rand() * 10)}*.ts`];
+  if (k < 0.83) return [`src/g${g}/{d${d},d${(d + 1) % 10}}/**`];
+  if (k < 0.93) return [`packages/p${Math.floor(rand() * 400)}/**`, `docs/p${Math.floor(rand() * 400)}.md`];
+  if (k < 0.97) return [`src/g${g}/d${d}/**`, 'docs/**'];
+  return [`src/g${g}/**`];
+}
+
+/** `total` intents, `inProgress` of them IN_PROGRESS, the first one BENCH (the committing intent). */
+export function scaleIntents(total, inProgress, files, seed = 17) {
+  const rand = prng(seed);
+  const out = [{ id: 'BENCH', scope: ['src/g0/d0/**'], status: 'IN_PROGRESS' }];
+  const statuses = ['COMPLETED', 'COMPLETED', 'COMPLETED', 'COMPLETED', 'COMPLETED', 'COMPLETED', 'ABANDONED', 'PENDING', 'PENDING', 'BLOCKED'];
+  // IN_PROGRESS intents spread evenly through the file (registries grow at the end).
+  const every = Math.max(1, Math.floor(total / inProgress));
+  for (let i = 1; i < total; i++) {
+    const status = i % every === 0 && out.filter((x) => x.status === 'IN_PROGRESS').length < inProgress ? 'IN_PROGRESS' : statuses[Math.floor(rand() * statuses.length)];
+    out.push({ id: `INT-${String(i).padStart(5, '0')}`, scope: scopeFor(rand, files), status });
+  }
+  return out;
+}
+
+/** The tracked path of a scope an intent's commit edits (null: its scope has no tracked file). */
+function editPath(scope, files, i) {
+  for (const g of scope) {
+    if (g.startsWith('!')) continue;
+    const m = /^src\/g(\d+)\/(?:\{)?d(\d+)/.exec(g);
+    if (m) {
+      const idx = Number(m[1]) * 1000 + Number(m[2]) * 100 + (i % 100);
+      if (idx < files) return genPath(idx);
+    }
+    if (/\.ts$/.test(g) && !g.includes('*')) return g;
+  }
+  return null;
+}
+
+/**
+ * A repository with `files` generated files, `intent init`, the registry of `intents` (committed
+ * on main), then one governed commit with a note for every COMPLETED intent (on main, so status
+ * has their notes to count) and a branch `intent/<ID>` with `branchCommits` governed commits for
+ * every IN_PROGRESS intent except BENCH; `worktrees` of them get a worktree through `intent
+ * checkout`. BENCH's worktree is where the benchmark commits.
+ */
+export async function scaleRepo(dir, { files, intents, branchCommits = 2, worktrees = 0, pkg }) {
+  const lib = (m) => import(pathToFileURL(join(pkg, 'dist', 'lib', m)).href);
+  const [{ diffCommits }, { readBlobs }, { buildRecord, noteText }, { sha256Hex }] = await Promise.all(['diff.js', 'blobs.js', 'trace.js', 'hashing.js'].map(lib));
+  await syntheticRepo(dir, files, { checkout: false });
+  intent(dir, ['init']);
+  writeFiles(dir, { '.orchestration/active_intents.yaml': registryYaml(intents) });
+  git(dir, ['add', '.orchestration']);
+  git(dir, ['commit', '-q', '-m', `register ${intents.length} intents`]);
+  const base = git(dir, ['rev-parse', 'main']).stdout.trim();
+  const registryFile = join(dir, '.orchestration', 'active_intents.yaml');
+  const registrySha = sha256Hex(readFileSync(registryFile));
+  const t0 = Math.floor(Date.now() / 1000) - 80000;
+  const marks = join(dir, '..', `${dir.split('/').pop()}-marks`);
+  const made = []; // { mark, intent, parentMark | base }
+  let mark = 0;
+  const content = (i, tag) => {
+    const lines = genContent(i).split('\n');
+    lines[3] = `export const edited = ${JSON.stringify(tag)};`;
+    return lines.join('\n');
+  };
+  const completed = intents.filter((x) => x.status === 'COMPLETED');
+  const active = intents.filter((x) => x.status === 'IN_PROGRESS' && x.id !== 'BENCH');
+  await fastImport(dir, async (w) => {
+    // main: one commit per completed intent (those whose scope has no tracked file add one).
+    let prev = null;
+    for (const [k, x] of completed.entries()) {
+      const m = ++mark;
+      await w(`commit refs/heads/main\nmark :${m}\ncommitter Bench <bench@bench.invalid> ${t0 + k} +0000\n${data(`${x.id}: work`)}`);
+      await w(prev ? `from :${prev}\n` : `from ${base}\n`);
+      const p = editPath(x.scope, files, k);
+      if (p) await w(`M 100644 inline ${p}\n${data(content(Number(/f(\d+)\.ts$/.exec(p)[1]), x.id))}`);
+      else await w(`M 100644 inline ${x.scope[0].replace(/\*\*$/, 'index.ts').replace(/\*/g, 'x')}\n${data(`// ${x.id}\n`)}`);
+      made.push({ mark: m, intent: x, parent: prev });
+      prev = m;
+    }
+    const mainTip = prev;
+    for (const [k, x] of active.entries()) {
+      let parent = mainTip;
+      for (let c = 0; c < branchCommits; c++) {
+        const m = ++mark;
+        await w(`commit refs/heads/intent/${x.id}\nmark :${m}\ncommitter Bench <bench@bench.invalid> ${t0 + completed.length + k * branchCommits + c} +0000\n${data(`${x.id}: step ${c + 1}`)}`);
+        await w(parent ? `from :${parent}\n` : `from ${base}\n`);
+        const p = editPath(x.scope, files, k + c);
+        if (p) await w(`M 100644 inline ${p}\n${data(content(Number(/f(\d+)\.ts$/.exec(p)[1]), `${x.id}-${c}`))}`);
+        else await w(`M 100644 inline ${x.scope[0].replace(/\*\*$/, `step${c}.ts`).replace(/\*/g, 'x')}\n${data(`// ${x.id} ${c}\n`)}`);
+        made.push({ mark: m, intent: x, parent });
+        parent = m;
+      }
+    }
+  }, [`--export-marks=${marks}`]);
+  const shas = new Map(readFileSync(marks, 'utf8').trim().split('\n').map((l) => {
+    const [m, sha] = l.split(' ');
+    return [Number(m.slice(1)), sha];
+  }));
+  const commits = made.map((c) => ({ sha: shas.get(c.mark), parent: c.parent ? shas.get(c.parent) : base, intent: c.intent }));
+  const diffs = diffCommits(dir, commits);
+  const blobs = readBlobs(dir, [...diffs.values()].flat().flatMap((c) => [c.oldOid, c.newOid]));
+  const registry = { path: '.orchestration/active_intents.yaml', sha256: registrySha };
+  const full = (x) => ({ id: x.id, name: `Benchmark intent ${x.id}`, status: x.status, owned_scope: x.scope, constraints: [], acceptance_criteria: [], related_specs: [] });
+  await fastImport(dir, async (w) => {
+    await w(`commit refs/notes/intents\ncommitter Bench <bench@bench.invalid> ${t0 + made.length + 1} +0000\n${data(`notes of ${made.length} governed commits`)}`);
+    for (const c of commits) {
+      const record = buildRecord({ sha: c.sha, parents: [c.parent], changes: diffs.get(c.sha), blobs, intent: full(c.intent), registry, scopeViolations: [] });
+      await w(`N inline ${c.sha}\n${data(noteText(record))}`);
+    }
+  });
+  git(dir, ['reset', '-q', 'main']);
+  // BENCH's worktree (full checkout) and `worktrees` more.
+  const wt = JSON.parse(intent(dir, ['checkout', 'BENCH', '--json']).stdout).path;
+  for (const x of active.slice(0, worktrees)) intent(dir, ['checkout', x.id, '--json']);
+  log(`  ${intents.length} intents (${active.length + 1} IN_PROGRESS), ${made.length} governed commits with notes, ${worktrees + 1} worktrees`);
+  return { main: dir, wt, ctx: hookContext(wt), intents };
+}
