@@ -7,4 +7,4 @@
 export { checkout } from './checkout.js';
 export { abandonIntent, finishIntent, type Cleanup } from './done.js';
 export { init } from './init.js';
-export { formatStatus, intentStatus } from './status.js';
+export { formatStatus, intentStatus, intentStatusAsync } from './status.js';

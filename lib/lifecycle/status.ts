@@ -46,7 +46,21 @@ export interface StatusReport {
  * one `ls-tree`, one `cat-file --batch` for the notes not summarised before, one `rev-list` for
  * all branches), budget, worktree state (`git status`, a few at once), breaker and scope overlaps.
  */
-export async function intentStatus(cwd: string, now: Date = new Date()): Promise<StatusReport> {
+export function intentStatus(cwd: string, now: Date = new Date()): StatusReport {
+  const gathered = gather(cwd);
+  return gathered.rows(worktreeStatesInTurn(gathered.worktreePaths), now);
+}
+
+/** intentStatus with the worktrees' `git status` run a few at a time (what `intent status` uses). */
+export async function intentStatusAsync(cwd: string, now: Date = new Date()): Promise<StatusReport> {
+  const gathered = gather(cwd);
+  return gathered.rows(await worktreeStates(gathered.worktreePaths), now);
+}
+
+type WorktreeStates = Map<string, { state: IntentStatusRow['state']; dirty: number }>;
+
+/** Everything status reads but the worktrees' state; `rows` builds the report once that is known. */
+function gather(cwd: string): { worktreePaths: string[]; rows: (states: WorktreeStates, now: Date) => StatusReport } {
   const repo = openRepo(cwd);
   const registryPath = orchestrationPath(repo, 'active_intents.yaml');
   const registry = loadRegistry(registryPath);
@@ -59,10 +73,10 @@ export async function intentStatus(cwd: string, now: Date = new Date()): Promise
   const reachableOf = reachability(repo.root, [...new Set(branches.values())]);
   const worktrees = worktreesByBranch(repo.root);
   const overlapsOf = overlapChecker(registry.intents, trackedFiles(repo.mainRoot));
-  const states = await worktreeStates(registry.intents.flatMap((i) => worktrees.get(`refs/heads/${BRANCH_PREFIX}${i.id}`) ?? []));
   const breakers = breakerIntents(repo);
+  const worktreePaths = registry.intents.flatMap((i) => worktrees.get(`refs/heads/${BRANCH_PREFIX}${i.id}`) ?? []);
 
-  const intents = registry.intents.map((intent): IntentStatusRow => {
+  const rows = (states: WorktreeStates, now: Date): StatusReport => ({ registry: registryPath, intents: registry.intents.map((intent): IntentStatusRow => {
     const tip = branches.get(intent.id) ?? null;
     const own = notesOf.get(intent.id) ?? [];
     // With a branch: the intent's governed commits reachable from its tip; without: all of them.
@@ -91,26 +105,33 @@ export async function intentStatus(cwd: string, now: Date = new Date()): Promise
       overlaps: intent.status === 'IN_PROGRESS' ? overlapsOf(intent) : [],
       scope: intent.owned_scope,
     };
-  });
-  return { registry: registryPath, intents };
+  }) });
+  return { worktreePaths, rows };
 }
 
 /** How many `git status` run at once (each reads its whole worktree; more would only queue for the disk and the cores). */
 const STATUS_PARALLEL = 4;
 
-/** Each worktree's state (clean, dirty, missing) and dirty entries: one `git status` each, a few at a time. */
-async function worktreeStates(paths: string[]): Promise<Map<string, { state: IntentStatusRow['state']; dirty: number }>> {
-  const out = new Map<string, { state: IntentStatusRow['state']; dirty: number }>();
+const STATUS_ARGS = ['status', '--porcelain', '-z', '--no-renames', '--untracked-files=normal'];
+
+/** A worktree's state from its `git status`. */
+function stateOf(res: { status: number; stdout: string }): { state: IntentStatusRow['state']; dirty: number } {
+  const dirty = res.status === 0 ? splitNul(res.stdout).length : 0;
+  return { state: res.status !== 0 ? 'missing' : dirty ? 'dirty' : 'clean', dirty };
+}
+
+/** Each worktree's state (clean, dirty, missing) and dirty entries: one `git status` each, in turn. */
+function worktreeStatesInTurn(paths: string[]): WorktreeStates {
+  return new Map(paths.map((path) => [path, existsSync(path) ? stateOf(gitRaw(STATUS_ARGS, { cwd: path })) : { state: 'missing' as const, dirty: 0 }]));
+}
+
+/** worktreeStatesInTurn with a few `git status` at a time. */
+async function worktreeStates(paths: string[]): Promise<WorktreeStates> {
+  const out: WorktreeStates = new Map();
   const queue = [...new Set(paths)];
   const worker = async (): Promise<void> => {
     for (let path = queue.shift(); path !== undefined; path = queue.shift()) {
-      if (!existsSync(path)) {
-        out.set(path, { state: 'missing', dirty: 0 });
-        continue;
-      }
-      const res = await gitRawAsync(['status', '--porcelain', '-z', '--no-renames', '--untracked-files=normal'], { cwd: path });
-      const dirty = res.status === 0 ? splitNul(res.stdout).length : 0;
-      out.set(path, { state: res.status !== 0 ? 'missing' : dirty ? 'dirty' : 'clean', dirty });
+      out.set(path, existsSync(path) ? stateOf(await gitRawAsync(STATUS_ARGS, { cwd: path })) : { state: 'missing', dirty: 0 });
     }
   };
   await Promise.all(Array.from({ length: Math.min(STATUS_PARALLEL, queue.length) }, worker));
