@@ -25,13 +25,19 @@ const MARK = 'intent/bin/agent';
 /**
  * The shell command an agent runs: finds the runner `intent init` installed in this clone's
  * common git dir (so it works in every worktree, with no machine path in the committed config)
- * and blocks when it is missing, since a hook that cannot run must not let writes through.
+ * and blocks when it is missing, since a hook that cannot run must not let writes through. For
+ * Claude Code and Cursor, which let a tool run when its hook exits with anything but 0 or 2, any
+ * other exit of the runner (node missing: 127, a crash: 1) becomes a block (exit 2) too.
  */
 function hookCommand(agent: AgentName, event: string): string {
-  const missing = agent === 'cline'
-    ? `echo '{"cancel":true,"errorMessage":"intent: this clone has no intent hooks; run intent init"}'; exit 0`
-    : `echo "intent: this clone has no intent hooks; run intent init" >&2; exit 2`;
-  return `a="$(git rev-parse --path-format=absolute --git-common-dir)/${MARK}"; [ -x "$a" ] || { ${missing}; }; exec "$a" ${agent} ${event}`;
+  const find = `a="$(git rev-parse --path-format=absolute --git-common-dir 2>/dev/null)/${MARK}"`;
+  if (agent === 'cline') {
+    const missing = `echo '{"cancel":true,"errorMessage":"intent: this clone has no intent hooks; run intent init"}'; exit 0`;
+    return `${find}; [ -x "$a" ] || { ${missing}; }; exec "$a" ${agent} ${event}`;
+  }
+  const missing = `echo "intent: this clone has no intent hooks (no runner at $a); run intent init. The tool call is refused." >&2; exit 2`;
+  const failed = `echo "intent: the hook runner failed (exit $c); the tool call is refused. Run intent init to repair it." >&2; exit 2`;
+  return `${find}; [ -x "$a" ] || { ${missing}; }; "$a" ${agent} ${event}; c=$?; [ "$c" -eq 0 ] || [ "$c" -eq 2 ] || { ${failed}; }; exit "$c"`;
 }
 
 /** Writes the hook registration of `agent`; throws USAGE for an unknown agent. */
@@ -74,8 +80,10 @@ function claude(repo: Repo): AgentConfigResult {
     const kept = Array.isArray(hooks[event]) ? hooks[event].filter((e) => !ours(e)) : [];
     hooks[event] = [...kept, { matcher, hooks: [{ type: 'command', command: hookCommand('claude-code', arg), timeout: 30 }] }];
   };
-  add('PreToolUse', 'Write|Edit|MultiEdit|NotebookEdit|Bash', 'pre-tool-use');
-  add('PostToolUse', 'Write|Edit|MultiEdit|NotebookEdit|Read', 'post-tool-use');
+  // Tool names as Claude Code 2.1 has them (no MultiEdit); the MCP select_active_intent is the handshake.
+  add('PreToolUse', 'Write|Edit|NotebookEdit|Bash', 'pre-tool-use');
+  add('PostToolUse', 'Write|Edit|NotebookEdit|Read|Bash|mcp__.*__select_active_intent', 'post-tool-use');
+  add('PostToolUseFailure', 'Write|Edit|NotebookEdit|Bash', 'post-tool-use-failure');
   settings.hooks = hooks;
   return save('claude-code', file, JSON.stringify(settings, null, 2) + '\n');
 }

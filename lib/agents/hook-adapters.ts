@@ -2,13 +2,18 @@
  * One governance core for the agents that run hook programs (Claude Code, Cursor, Cline): their
  * JSON is normalised to a `ToolCall`, decided here, and answered in each agent's own shape by
  * `lib/agents/protocols.ts`. Writes are checked before they happen (scope, worktree, stale reads)
- * and staged with the model's credit after; shell commands go through `classifyCommand`.
+ * and staged with the model's credit after; shell commands go through `classifyCommand`, and what
+ * a command wrote is found by comparing the worktree with a snapshot taken before it (staged and
+ * credited inside the scope, reported to the model outside it). For the agents whose sessions can
+ * be told apart, writes wait for the session's handshake (`intent context <ID>`).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { requireActive, resolveIntentId } from '../intents/active.js';
 import { checkWrite, contentHash, recordWrite } from './adapter.js';
+import { requireHandshake, recordHandshake, type AgentSession } from './handshake.js';
+import { blobBytes, changesSince, snapshotWorktree, type WorktreeSnapshot } from '../git/snapshot.js';
 import { classifyCommand, type CommandVerdict } from './shell-policy.js';
 import { IntentError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/files.js';
@@ -36,6 +41,14 @@ export interface ToolCall {
   sessionUrl: string;
   /** Whether the agent reported the tool as failed (post phase). */
   failed?: boolean;
+  /** The agent's session: writes need its handshake first (set for the agents that send one). */
+  session?: AgentSession;
+  /** The tool call's id: a shell command's snapshot is kept under it from pre to post. */
+  toolUseId?: string;
+  /** What the model proposed, when a human changed it before it was saved (credit only those lines). */
+  proposal?: { content: string } | { oldString: string; newString: string; replaceAll: boolean };
+  /** The intent this call selected for its session (`intent context <ID>` ran, select_active_intent). */
+  selects?: string;
 }
 
 /** The decision, in the agent-neutral form each protocol translates. */
@@ -51,6 +64,7 @@ const NONE: Verdict = { decision: 'none', reason: '' };
 /** Decides a call; never throws for a refusal (it becomes a deny), only for broken input. */
 export function decide(call: ToolCall): Verdict {
   try {
+    if (call.session?.agent === 'claude-code') markSeen(call.cwd, call.session.sessionId);
     if (call.phase === 'pre') return decidePre(call);
     return afterTool(call);
   } catch (e) {
@@ -60,9 +74,14 @@ export function decide(call: ToolCall): Verdict {
 }
 
 function decidePre(call: ToolCall): Verdict {
-  if (call.kind === 'shell') return decideCommand(call);
+  if (call.kind === 'shell') {
+    const v = decideCommand(call);
+    if (v.decision !== 'deny' && call.toolUseId) snapshotBeforeShell(call);
+    return v;
+  }
   if (call.kind !== 'write' && call.kind !== 'delete') return NONE;
   const path = requirePath(call);
+  if (call.session) handshakeFor(call);
   const t = checkWrite({ worktree: call.cwd, path });
   const session = sessionDir(t.repo, call.sessionUrl);
   const read = readState(session).reads[t.rel];
@@ -81,6 +100,8 @@ function decidePre(call: ToolCall): Verdict {
 }
 
 function afterTool(call: ToolCall): Verdict {
+  if (call.selects && !call.failed) return selected(call);
+  if (call.kind === 'shell') return shellWrites(call);
   if (call.kind === 'read' && call.path) {
     const repo = tryRepo(call.cwd);
     if (!repo) return NONE;
@@ -92,7 +113,15 @@ function afterTool(call: ToolCall): Verdict {
     return NONE;
   }
   if (call.kind !== 'write' && call.kind !== 'delete') return NONE;
-  if (call.failed) return NONE;
+  if (call.failed) {
+    // The tool did not run to the end: forget the bytes kept for it; nothing to stage or credit.
+    const repo = tryRepo(call.cwd);
+    if (repo && call.path) {
+      const rel = relativeTo(repo, isAbsolute(call.path) ? call.path : resolve(call.cwd, call.path));
+      if (rel !== null) rmSync(snapshotFile(sessionDir(repo, call.sessionUrl), rel), { force: true });
+    }
+    return NONE;
+  }
   const path = requirePath(call);
   if (!call.modelId) {
     return { decision: 'deny', reason: `the model that wrote ${path} is unknown, so its lines cannot be credited: ${call.agent} sent no model.` };
@@ -107,13 +136,124 @@ function afterTool(call: ToolCall): Verdict {
   } else {
     before = indexContent(t.repo, t.rel);
   }
-  const res = recordWrite({ worktree: call.cwd, path, before, tool: call.tool, modelId: call.modelId, conversationUrl: call.sessionUrl });
+  const proposed = proposedContent(call, before);
+  const res = recordWrite({ worktree: call.cwd, path, before, tool: call.tool, modelId: call.modelId, conversationUrl: call.sessionUrl, ...(proposed !== undefined ? { proposed } : {}) });
   rmSync(snap, { force: true });
   updateState(session, (s) => { s.reads[t.rel] = res.sha256; });
   return {
     decision: 'allow',
     reason: '',
     note: `intent: staged ${res.path} under ${res.intent}${res.aiLines ? ` (${res.aiLines} line${res.aiLines === 1 ? '' : 's'} credited to ${call.modelId})` : ''}.`,
+  };
+}
+
+/** The whole file the model proposed (a Write's content, an Edit applied to the bytes before). */
+function proposedContent(call: ToolCall, before: Buffer | null): string | undefined {
+  const p = call.proposal;
+  if (!p) return undefined;
+  if ('content' in p) return p.content;
+  const text = before ? before.toString('utf8') : '';
+  if (p.replaceAll) return text.split(p.oldString).join(p.newString);
+  const at = text.indexOf(p.oldString);
+  return at < 0 ? p.newString : text.slice(0, at) + p.newString + text.slice(at + p.oldString.length);
+}
+
+/** Throws NO_ACTIVE_INTENT unless the call's session selected the worktree's intent. */
+function handshakeFor(call: ToolCall): void {
+  const repo = openRepo(call.cwd);
+  const named = resolveIntentId(repo, process.env.INTENT_ID);
+  if (!named || !call.session) return; // checkWrite refuses a worktree without an intent
+  requireHandshake(repo, call.session, named.id);
+}
+
+/** The session ran `intent context <ID>` (or select_active_intent): record it when ID is the worktree's. */
+function selected(call: ToolCall): Verdict {
+  const repo = openRepo(call.cwd);
+  const named = resolveIntentId(repo, process.env.INTENT_ID);
+  if (!call.session || !call.selects) return NONE;
+  if (!named || named.id !== call.selects) {
+    return {
+      decision: 'deny',
+      reason: `${call.selects} is not this worktree's intent${named ? ` (it works on ${named.id}: run \`intent context ${named.id}\`)` : ''}; writes here stay refused.`,
+    };
+  }
+  requireActive(loadRegistry(orchestrationPath(repo, 'active_intents.yaml')), named.id);
+  recordHandshake(repo, call.session, named.id);
+  return { decision: 'allow', reason: '', note: `intent: this session works on ${named.id} now; writes inside its scope are allowed and credited to the model.` };
+}
+
+// --- shell commands: what they wrote ---------------------------------------------------------------
+
+function shellSnapshotFile(session: string, toolUseId: string): string {
+  return join(session, 'shell-' + createHash('sha256').update(toolUseId).digest('hex').slice(0, 24) + '.json');
+}
+
+/** Before a shell command runs: the worktree's dirty files and HEAD, to compare with afterwards. */
+function snapshotBeforeShell(call: ToolCall): void {
+  const repo = tryRepo(call.cwd);
+  if (!repo || !call.toolUseId) return;
+  const session = sessionDir(repo, call.sessionUrl);
+  mkdirSync(session, { recursive: true });
+  writeFileAtomic(shellSnapshotFile(session, call.toolUseId), JSON.stringify(snapshotWorktree(repo.root)));
+}
+
+/**
+ * After a shell command (succeeded or failed): every file it changed is staged and its new lines
+ * credited to the model when the session may write there; the others are reported to the model.
+ */
+function shellWrites(call: ToolCall): Verdict {
+  const repo = tryRepo(call.cwd);
+  if (!repo || !call.toolUseId) return NONE;
+  const file = shellSnapshotFile(sessionDir(repo, call.sessionUrl), call.toolUseId);
+  let snap: WorktreeSnapshot;
+  try {
+    snap = JSON.parse(readFileSync(file, 'utf8')) as WorktreeSnapshot;
+  } catch {
+    return NONE; // no snapshot: the command was refused before it ran, or ran without our pre hook
+  }
+  rmSync(file, { force: true });
+  const changes = changesSince(repo.root, snap);
+  if (!changes.length) return NONE;
+  const staged: string[] = [];
+  const refused: string[] = [];
+  let handshake: string | null = null;
+  if (call.session) {
+    try {
+      handshakeFor(call);
+    } catch (e) {
+      if (!(e instanceof IntentError)) throw e;
+      handshake = e.message.replace(/ Nothing was written\.$/, '');
+    }
+  }
+  for (const c of changes) {
+    if (handshake) {
+      refused.push(c.path);
+      continue;
+    }
+    try {
+      checkWrite({ worktree: repo.root, path: c.path });
+    } catch (e) {
+      if (!(e instanceof IntentError)) throw e;
+      refused.push(c.path);
+      continue;
+    }
+    if (!call.modelId) {
+      refused.push(c.path);
+      continue;
+    }
+    const res = recordWrite({ worktree: repo.root, path: c.path, before: blobBytes(repo.root, c.before), tool: call.tool, modelId: call.modelId, conversationUrl: call.sessionUrl });
+    staged.push(res.aiLines ? `${res.path} (${res.aiLines} line${res.aiLines === 1 ? '' : 's'} credited to ${call.modelId})` : res.path);
+  }
+  const note = staged.length ? `intent: the command changed ${staged.join(', ')}: staged.` : undefined;
+  if (!refused.length) return { decision: 'allow', reason: '', note };
+  const named = resolveIntentId(repo, process.env.INTENT_ID);
+  const why = handshake ?? (!call.modelId ? `${call.agent} sent no model, so the lines cannot be credited.`
+    : `${named ? `outside ${named.id}'s scope` : 'outside any intent'}; the commit will be refused while they are staged.`);
+  return {
+    decision: 'deny',
+    reason: `the command changed ${refused.join(', ')}, which this session may not write: ${why} They are not staged. ` +
+      `Undo these changes (git checkout -- <path> for a tracked file, rm for a new one)${named ? `, or ask for more scope: intent expand ${named.id} <glob> --reason "…"` : ''}.`,
+    note,
   };
 }
 
@@ -162,6 +302,17 @@ function indexContent(repo: Repo, rel: string): Buffer | null {
 
 interface SessionState {
   reads: Record<string, string | null>;
+}
+
+/** Marks the Claude Code session as seen by the hooks in this worktree (see claude-sessions). */
+function markSeen(cwd: string, sessionId: string): void {
+  const repo = tryRepo(cwd);
+  if (repo) mkdirSync(sessionDir(repo, `claude-code://session/${encodeURIComponent(sessionId)}`), { recursive: true });
+}
+
+/** Whether intent's hooks saw the Claude Code session `sessionId` in this worktree. */
+export function sessionSeen(repo: Repo, sessionId: string): boolean {
+  return existsSync(sessionDir(repo, `claude-code://session/${encodeURIComponent(sessionId)}`));
 }
 
 function sessionDir(repo: Repo, sessionUrl: string): string {

@@ -3,7 +3,8 @@
  * stale check, stage, line credit), Roo Code's glue (roo-code), the hook programs of Claude Code,
  * Cursor and Cline (protocols: their wire formats; hook-adapters: one decision core; config-files:
  * registering them), the handshake every agent session makes before it may write (handshake:
- * select_active_intent), the MCP server (mcp-server), and the shell-command policy (shell-policy).
+ * select_active_intent, intent context), Claude Code sessions that ran without the hooks
+ * (claude-sessions), the MCP server (mcp-server), and the shell-command policy (shell-policy).
  * Imports: core, git, intents, mutation, trace, guardrails.
  */
 export { readPayload, runAgentHook } from './protocols.js';

@@ -3,6 +3,7 @@
  * answer a `Verdict` the way each agent understands. Broken input always blocks (fail closed).
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { AGENTS, type AgentName } from './config-files.js';
 import { decide, type ToolCall, type Verdict } from './hook-adapters.js';
 import { IntentError } from '../core/errors.js';
@@ -10,7 +11,7 @@ import { IntentError } from '../core/errors.js';
 
 /** The events each agent's adapter answers (as typed on the command line). */
 export const EVENTS: Record<AgentName, readonly string[]> = {
-  'claude-code': ['pre-tool-use', 'post-tool-use'],
+  'claude-code': ['pre-tool-use', 'post-tool-use', 'post-tool-use-failure'],
   cursor: ['pre-tool-use', 'before-shell-execution', 'after-file-edit'],
   cline: ['pre-tool-use', 'post-tool-use'],
 };
@@ -27,7 +28,7 @@ export interface HookAnswer {
 
 type Json = Record<string, unknown>;
 
-const CLAUDE_WRITE = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
+const CLAUDE_WRITE = new Set(['Write', 'Edit', 'NotebookEdit']);
 const CLAUDE_READ = new Set(['Read', 'NotebookRead']);
 const CURSOR_WRITE = new Set(['Write', 'Edit', 'StrReplace', 'MultiEdit', 'TabWrite', 'edit_file', 'write', 'search_replace']);
 const CURSOR_DELETE = new Set(['Delete', 'delete_file']);
@@ -172,6 +173,30 @@ export function modelFromTranscript(path: string | undefined): string | undefine
   return undefined;
 }
 
+/** `<dir of transcript_path>/<session_id>/subagents/agent-<agent_id>.jsonl`, where Claude Code keeps a subagent's transcript. */
+export function subagentTranscript(transcriptPath: string | undefined, sessionId: string, agentId: string): string | undefined {
+  if (!transcriptPath || /[/\\]|^\.\.?$/.test(sessionId) || !/^[A-Za-z0-9_-]+$/.test(agentId)) return undefined;
+  return join(dirname(transcriptPath), sessionId, 'subagents', `agent-${agentId}.jsonl`);
+}
+
+/** What the model proposed in a Write or Edit the user changed before accepting it. */
+function claudeProposal(tool: string, input: Json): ToolCall['proposal'] {
+  if (tool === 'Write' && typeof input.content === 'string') return { content: input.content };
+  if (tool === 'Edit' && typeof input.old_string === 'string' && typeof input.new_string === 'string') {
+    return { oldString: input.old_string, newString: input.new_string, replaceAll: input.replace_all === true };
+  }
+  return undefined;
+}
+
+/** `intent context <ID>` run through Bash with its context printed, or the MCP tool select_active_intent. */
+function claudeSelection(tool: string, input: Json, response: Json | undefined): string | undefined {
+  if (/^mcp__.+__select_active_intent$/.test(tool)) return str(input, 'intent_id');
+  if (tool !== 'Bash') return undefined;
+  const m = /(?:^|[\s;&|(])(?:npx\s+(?:--no-install\s+)?)?intent\s+context\s+(?:--\S+\s+)*['"]?([A-Za-z0-9][A-Za-z0-9._-]*)/.exec(str(input, 'command') ?? '');
+  const stdout = str(response, 'stdout') ?? '';
+  return m && stdout.includes('<intent_context') ? m[1] : undefined;
+}
+
 function kindOf(tool: string, write: Set<string>, shell: Set<string>, read: Set<string>, input: Json | undefined): ToolCall['kind'] {
   if (write.has(tool)) return 'write';
   if (shell.has(tool)) return 'shell';
@@ -188,18 +213,28 @@ const PARSE: Record<AgentName, (event: string, p: Json) => ToolCall | null> = {
     if (!input) throw new IntentError('INVALID_INPUT', 'Claude Code payload has no "tool_input" object; refusing it.', { field: 'tool_input' });
     const kind = kindOf(tool, CLAUDE_WRITE, new Set(['Bash']), CLAUDE_READ, input);
     const session = need(p, 'session_id', 'Claude Code');
+    const post = event !== 'pre-tool-use';
+    const failed = event === 'post-tool-use-failure';
+    const response = obj(p, 'tool_response');
+    // A subagent's calls carry its id; its model is in its own transcript beside the session's.
+    const agentId = str(p, 'agent_id');
+    const transcript = agentId ? subagentTranscript(str(p, 'transcript_path'), session, agentId) : str(p, 'transcript_path');
+    const needsModel = post && (kind === 'write' || kind === 'delete' || kind === 'shell');
     return {
       agent: 'Claude Code',
-      phase: event === 'pre-tool-use' ? 'pre' : 'post',
+      phase: post ? 'post' : 'pre',
       cwd: need(p, 'cwd', 'Claude Code'),
       tool,
       kind,
       path: str(input, 'file_path') ?? str(input, 'notebook_path') ?? str(input, 'path'),
       command: str(input, 'command'),
-      modelId: event === 'post-tool-use' && (kind === 'write' || kind === 'delete')
-        ? qualifyModel(str(p, 'model') ?? modelFromTranscript(str(p, 'transcript_path')), 'anthropic') : undefined,
-      sessionUrl: `claude-code://session/${encodeURIComponent(session)}`,
-      failed: obj(p, 'tool_response')?.success === false,
+      modelId: needsModel ? qualifyModel(str(p, 'model') ?? modelFromTranscript(transcript), 'anthropic') : undefined,
+      sessionUrl: `claude-code://session/${encodeURIComponent(session)}${agentId ? `/agent/${encodeURIComponent(agentId)}` : ''}`,
+      failed,
+      session: { agent: 'claude-code', sessionId: session },
+      toolUseId: str(p, 'tool_use_id'),
+      proposal: post && response?.userModified === true ? claudeProposal(tool, input) : undefined,
+      selects: post && !failed ? claudeSelection(tool, input, response) : undefined,
     };
   },
   cursor(event, p) {
@@ -252,8 +287,13 @@ function answer(agent: AgentName, event: string, v: Verdict): HookAnswer {
       }
       return { stdout: '', stderr: '', code: 0 };
     }
-    if (v.decision === 'deny') return json({ decision: 'block', reason });
-    return v.note ? json({ hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: v.note } }) : { stdout: '', stderr: '', code: 0 };
+    // After the tool ran there is nothing left to block: what the model must know (a refusal to
+    // stage, what was staged) goes in as context. (`decision: "block"` would show it too, but
+    // behind the whole hook command line.)
+    const context = [reason, v.note].filter(Boolean).join('\n');
+    if (!context) return { stdout: '', stderr: '', code: 0 };
+    const hookEventName = event === 'post-tool-use-failure' ? 'PostToolUseFailure' : 'PostToolUse';
+    return json({ hookSpecificOutput: { hookEventName, additionalContext: context } });
   }
   if (agent === 'cursor') {
     if (event === 'after-file-edit') return v.decision === 'deny' ? { stdout: '', stderr: reason + '\n', code: 1 } : json({});

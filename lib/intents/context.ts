@@ -165,6 +165,7 @@ function rulesSentences(intent: Intent): string[] {
     'Edit only paths in owned_scope; keep every constraint.',
     'Commits touching other paths are rejected (Scope Violation).',
     `To ask for more scope: \`intent expand ${intent.id} <glob> --reason "…"\`.`,
+    'Start the agent at the worktree root: one started in a subdirectory (Claude Code) runs without intent\'s hooks.',
     'Record lessons learned: `intent lesson "…"`.',
   ];
 }

@@ -10,6 +10,7 @@ import { loadRegistry, type Budget, type IntentStatus } from '../intents/registr
 import { openRepo, orchestrationPath } from '../git/repo.js';
 import { noteSummaries } from './status-notes.js';
 import { listWorktrees } from '../git/worktrees.js';
+import { unhookedClaudeSessions, type UnhookedSession } from '../agents/claude-sessions.js';
 
 /** One intent as `intent status` reports it. */
 export interface IntentStatusRow {
@@ -34,6 +35,8 @@ export interface IntentStatusRow {
   /** Other IN_PROGRESS intents whose scope can match a path this one owns (IN_PROGRESS intents only). */
   overlaps: Overlap[];
   scope: string[];
+  /** Claude Code sessions that wrote in the worktree without intent's hooks (e.g. started in a subdirectory). */
+  unhooked_sessions: UnhookedSession[];
 }
 
 export interface StatusReport {
@@ -88,6 +91,7 @@ function gather(cwd: string): { worktreePaths: string[]; rows: (states: Worktree
     const worktree = worktrees.get(`refs/heads/${BRANCH_PREFIX}${intent.id}`) ?? null;
     const { state, dirty } = (worktree && states.get(worktree)) || { state: null, dirty: 0 };
     const br = breakers === null || breakers.has(intent.id) ? readBreaker(repo, intent.id) : { open: null, rejections: [] };
+    const unhooked: UnhookedSession[] = worktree && state !== 'missing' && existsSync(worktree) ? unhookedClaudeSessions(openRepo(worktree)) : [];
     const recent = br.rejections.filter((r) => Date.parse(r.at) > now.getTime() - windowMs).length;
     return {
       intent: intent.id,
@@ -104,6 +108,7 @@ function gather(cwd: string): { worktreePaths: string[]; rows: (states: Worktree
       breaker: { open: !!br.open, since: br.open?.since || null, reason: br.open?.reason ?? null, recent_rejections: recent },
       overlaps: intent.status === 'IN_PROGRESS' ? overlapsOf(intent) : [],
       scope: intent.owned_scope,
+      unhooked_sessions: unhooked,
     };
   }) });
   return { worktreePaths, rows };
@@ -248,5 +253,11 @@ export function formatStatus(report: StatusReport, opts: { cwd?: string; scopeWi
   const out = [line(header), ...rows.map(line)];
   const open = report.intents.filter((r) => r.breaker.open);
   for (const r of open) out.push(`${r.intent}: circuit breaker open: ${r.breaker.reason}; a human runs: intent reset ${r.intent}`);
+  for (const r of report.intents) {
+    for (const s of r.unhooked_sessions) {
+      out.push(`${r.intent}: warning: Claude Code session ${s.session_id} used ${s.tools.join(', ')} in ${s.cwd} without intent's hooks ` +
+        `(it was not started at the worktree root, or its hooks were off): its writes are not checked or credited. Start the agent at ${r.worktree}.`);
+    }
+  }
   return out.join('\n') + '\n';
 }

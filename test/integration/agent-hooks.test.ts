@@ -69,7 +69,8 @@ describe('Claude Code hook adapter', () => {
     expect(again.permissions).toEqual({ allow: ['Bash(npm test)'] });
     expect(again.hooks.PreToolUse.map((e: any) => e.hooks[0].command.includes('intent/bin/agent'))).toEqual([false, true]);
     expect(again.hooks.PostToolUse).toHaveLength(1);
-    expect(again.hooks.PreToolUse[1].matcher).toBe('Write|Edit|MultiEdit|NotebookEdit|Bash');
+    expect(again.hooks.PreToolUse[1].matcher).toBe('Write|Edit|NotebookEdit|Bash');
+    expect(again.hooks.PostToolUseFailure[0].matcher).toBe('Write|Edit|NotebookEdit|Bash');
     const before = readFileSync(file, 'utf8');
     expect(JSON.parse(intent(repo, ['init', '--agent', 'claude-code', '--json']).stdout).agents[0].changed).toBe(false);
     expect(readFileSync(file, 'utf8')).toBe(before);
@@ -79,6 +80,9 @@ describe('Claude Code hook adapter', () => {
     const { wt } = setup('claude-code');
     const login = join(wt, 'src/auth/login.ts');
     expect(decision(claudeHook(wt, 'PostToolUse', claudePayload(wt, 'PostToolUse', 'Read', { file_path: login }, { type: 'text' })))).toBeNull();
+    // The handshake: the session ran `intent context INT-001` and got the block back.
+    const selected = decision(claudeHook(wt, 'PostToolUse', claudePayload(wt, 'PostToolUse', 'Bash', { command: 'intent context INT-001' }, { stdout: '<intent_context id="INT-001">…</intent_context>\n', stderr: '', interrupted: false })));
+    expect(selected.hookSpecificOutput.additionalContext).toContain('this session works on INT-001 now');
 
     const write = { file_path: login, content: 'export const a = 1;\nexport const fromModel = 2;\n' };
     expect(decision(claudeHook(wt, 'PreToolUse', claudePayload(wt, 'PreToolUse', 'Write', write)))).toBeNull();
@@ -93,7 +97,7 @@ describe('Claude Code hook adapter', () => {
 
     // A human changes the file after the model last saw it: the model's next edit is stale.
     writeFileSync(login, 'export const a = 1;\nexport const fromModel = 2;\nexport const human = 3;\n');
-    const stale = decision(claudeHook(wt, 'PreToolUse', claudePayload(wt, 'PreToolUse', 'MultiEdit', { file_path: login, edits: [{ old_string: 'a = 1', new_string: 'a = 10' }] })));
+    const stale = decision(claudeHook(wt, 'PreToolUse', claudePayload(wt, 'PreToolUse', 'Edit', { file_path: login, old_string: 'a = 1', new_string: 'a = 10', replace_all: false })));
     expect(stale.hookSpecificOutput.permissionDecision).toBe('deny');
     expect(stale.hookSpecificOutput.permissionDecisionReason).toMatch(/Stale File: src\/auth\/login\.ts changed since it was read \(expected sha256:[0-9a-f]{64}, found sha256:[0-9a-f]{64}\)/);
 

@@ -75,6 +75,7 @@ describe('intent status', () => {
       breaker: { open: false, since: null, reason: null, recent_rejections: 0 },
       overlaps: [{ intent: 'INT-002', paths: ['src/auth/a.ts'], reason: '1 tracked file matches both scopes' }],
       scope: ['src/auth/**'],
+      unhooked_sessions: [],
     });
     expect(i2).toMatchObject({
       intent: 'INT-002', status: 'IN_PROGRESS', branch: 'intent/INT-002', worktree: wt2, state: 'dirty', dirty_paths: 3,
