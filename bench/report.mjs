@@ -2,7 +2,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
-const TARGET = { hookRatio: 2.5, scaling: 1.3, bigMs: 2000, verifyPerSecond: 1000, checkoutMs: 150 };
+const TARGET = { hookRatio: 2.5, scaling: 1.3, bigMs: 2000, verifyPerSecond: 1000, checkoutMs: 150, reportMs: 3000 };
 
 const f = (x, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
 const msf = (x, d = 0) => `${f(x, d)} ms`;
@@ -145,6 +145,14 @@ export function writeReport(R, file) {
     const c = R.concurrency;
     rows.push([5, `${c.workers} worktrees × ${c.commits} concurrent commits`, `${c.counts.notes}/${c.total} notes, ${c.counts.ledgerLines} ledger lines, verify --all: ${c.counts.verifyFindings} findings; ${f(c.governed.perSecond, 1)} commits/s`,
       `all ${c.total} notes and ledger lines present; commits/s reported`, 'met', `(hooks disabled: ${f(c.plain.perSecond, 1)} commits/s)`]);
+  }
+  // 6
+  if (failed(6)) fail(6, 'intent report', `≤ ${TARGET.reportMs} ms`);
+  else if (R.report) {
+    const r = R.report;
+    const ok = r.time.median <= TARGET.reportMs;
+    rows.push([6, `\`intent report\` over ${r.commits} commits, ${r.governed} governed (${r.files} files, ${r.linesNow} lines now by content hash)`, msf(r.time.median), `≤ ${TARGET.reportMs} ms`, yes(ok),
+      ok ? '' : `+${msf(r.time.median - TARGET.reportMs)}; CPU time (with git's) ${msf(r.cpu?.median)}: the rest is waiting for the CPU on a loaded machine, or \`intent verify\` (item 3) over the same range`]);
   }
   for (const e of R.errors.filter((e) => e.item === 0)) rows.push(['—', 'set-up', `FAILED: ${e.message.split('\n')[0]}`, '', '**FAILED**', '']);
 

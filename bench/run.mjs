@@ -4,7 +4,7 @@
 //
 //   BENCH_QUICK=1      small sizes and 3 repetitions (to work on the harness; writes to the temp dir)
 //   BENCH_REPS=N       repetitions of each timed measurement (default 10, the minimum for the report)
-//   BENCH_ONLY=1,3     run only these items (1 hooks, 2 big commit, 3 verify, 4 checkout, 5 concurrency)
+//   BENCH_ONLY=1,3     run only these items (1 hooks, 2 big commit, 3 verify, 4 checkout, 5 concurrency, 6 report)
 //   BENCH_OUT=FILE     where to write the report (default BENCHMARKS.md; quick runs: the OS temp dir)
 //   BENCH_KEEP=1       keep the temporary directory
 //
@@ -22,12 +22,15 @@ import {
   BenchError, GLOBAL_GITCONFIG, PKG, QUICK, REPS, benchEnv, elapsed, log, machine, removeTree, run, setCli, setEnv, snapshotPackage, stats,
 } from './util.mjs';
 import { governedHistory, verifyThroughput } from './verify.mjs';
+import { reportHistory, reportSpeed } from './report-scale.mjs';
 
 const SIZES = QUICK ? [1000, 5000] : [1000, 20000, 100000];
 const BIG_FILES = QUICK ? 200 : 2000;
 const VERIFY_COMMITS = QUICK ? 500 : 5000;
 const WORKERS = 8;
 const WORKER_COMMITS = QUICK ? 3 : 50;
+const REPORT_COMMITS = QUICK ? 1000 : 6000;
+const REPORT_GOVERNED = QUICK ? 100 : 500;
 const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : null;
 const wanted = (item) => !only || only.has(String(item));
 
@@ -139,6 +142,15 @@ try {
     results.verify = res;
     log(`  verify ${res.time.median.toFixed(0)} ms: ${res.perSecond.toFixed(0)} commits/s`);
     removeTree(join(root, 'verify'));
+  });
+
+  await item(6, `intent report over ${REPORT_COMMITS} commits, ${REPORT_GOVERNED} governed`, async () => {
+    log(`  writing ${REPORT_COMMITS} commits, ${REPORT_GOVERNED} governed …`);
+    const h = await reportHistory(join(root, 'report'), REPORT_COMMITS, REPORT_GOVERNED, pkg);
+    const res = reportSpeed(h);
+    results.report = res;
+    log(`  report ${res.time.median.toFixed(0)} ms (${res.files} files, ${res.linesNow} lines now, ${(res.bytes / 1024).toFixed(0)} KB page)`);
+    removeTree(join(root, 'report'));
   });
 
   await item(5, `${WORKERS} worktrees × ${WORKER_COMMITS} concurrent commits`, async () => {
