@@ -93,6 +93,9 @@ tr.none td { color: var(--dim); text-align: center; padding: 18px; }
 .badtext { color: var(--bad); }
 .bar { display: flex; width: 120px; height: 10px; border-radius: 5px; overflow: hidden; background: var(--unrec); }
 td .bar { width: 96px; }
+.sharecell { display: inline-flex; align-items: center; gap: 8px; }
+.sharecell .pct { font-size: 12px; color: var(--dim); min-width: 3.2em; font-variant-numeric: tabular-nums; }
+.vh h2 code { font-size: .8em; }
 .bar.big { width: 100%; height: 18px; border-radius: 6px; margin: 10px 0 8px; }
 .bar.empty { opacity: .4; }
 .seg { display: block; height: 100%; }
