@@ -5,9 +5,10 @@
 #
 #   scripts/check-roo-patch.sh <roo-clone>          git apply --check (needs nothing installed)
 #   scripts/check-roo-patch.sh --full <roo-clone>   also: applies the patch, links this package
-#       into the clone's src/node_modules, runs Roo's type-check (tsc --noEmit in src/), Roo's
-#       esbuild bundle (node esbuild.mjs in src/), and loads src/dist/extension.js with a stub
-#       `vscode` module to see its `activate` export; then reverts the patch.
+#       into the clone's src/node_modules, runs Roo's type-check (tsc --noEmit in src/), the
+#       patch's own test of Roo's real tools (vitest core/intent/__tests__/intent.spec.ts in src/),
+#       Roo's esbuild bundle (node esbuild.mjs in src/), and loads src/dist/extension.js with a
+#       stub `vscode` module to see its `activate` export; then reverts the patch.
 #       Needs: `pnpm install` done in the clone, and `npm run build` done here.
 #
 # Exit 0 when every step passed; 1 when one failed (the step is printed); 2 on bad usage.
@@ -61,6 +62,9 @@ git apply --stat "$patch" | tail -1
 step "Roo's type-check (src: tsc --noEmit)"
 ( cd "$roo/src" && npx tsc --noEmit -p . ) || fail "Roo's type-check"
 echo "ok: no type errors"
+
+step "Roo's tools with the patch (src: vitest run core/intent/__tests__/intent.spec.ts)"
+( cd "$roo/src" && npx vitest run core/intent/__tests__/intent.spec.ts ) || fail "the patch's test of Roo's tools"
 
 step "Roo's esbuild bundle (src: node esbuild.mjs)"
 ( cd "$roo/src" && node esbuild.mjs ) >/dev/null || fail "Roo's esbuild bundle"
