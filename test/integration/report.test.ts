@@ -159,6 +159,23 @@ describe('intent report', () => {
     expect(blame.lines.filter((l: { contributor: string; source: string }) => l.contributor === 'ai' && l.source === 'hash')).toHaveLength(3);
   });
 
+  it('the command: path on stdout, summary on stderr; a range narrows the commits; a bad --at is a usage error', () => {
+    const r = intent(fx.repo, ['report', '--out', '../cli.html']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toBe(join(fx.repo, '..', 'cli.html') + '\n');
+    expect(r.stderr).toMatch(/^intent report: 3 intents, 4 governed commits, \d+ files; AI wrote [\d.]+% of the \d+ lines now in them; 1 finding\.\n$/);
+    expect(readFileSync(join(fx.repo, '..', 'cli.html'), 'utf8').startsWith('<!doctype html>')).toBe(true);
+    const narrow = JSON.parse(intent(fx.repo, ['report', 'intent/INT-002', '--out', '../narrow.html', '--json']).stdout);
+    expect(narrow.commits.map((c: { intent: string }) => c.intent)).toEqual(['INT-002']);
+    expect(narrow.range).toEqual(['intent/INT-002']);
+    const bad = intent(fx.repo, ['report', '--at', 'no-such-rev', '--out', '../bad.html']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--at no-such-rev is not a commit');
+    const help = intent(fx.repo, ['report', '--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('Examples:');
+  });
+
   it('the page escapes hostile names and carries its data safely', () => {
     const html = readFileSync(fx.html, 'utf8');
     expect(html).not.toContain('<script>window.__xss');
