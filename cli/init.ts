@@ -10,10 +10,12 @@ export function run(opts: { cwd: string; json: boolean; agents: string[] }): voi
     for (const f of r.created) lines.push(`  created  ${f}`);
     for (const f of r.kept) lines.push(`  kept     ${f} (already there)`);
     for (const h of r.hooks) {
-      const what = h.action === 'chained' ? `chained (your hook moved to ${h.chainedTo}, runs after ours)`
-        : h.action === 'inserted' ? 'added to your existing hook (your lines run after ours)' : h.action;
+      const what = h.action === 'chained' ? `chained (your hook moved to ${h.chainedTo}, runs after ours${h.supersededTo ? `; the copy chained before kept as ${h.supersededTo}` : ''})`
+        : h.action === 'inserted' ? 'added to your existing hook (your lines run after ours)'
+        : h.via === 'legacy' ? `${h.action} (in ${h.file}, which the pre-commit framework runs)` : h.action;
       lines.push(`  hook     ${h.file}: ${what}`);
     }
+    if (r.worktreeHooks.length) lines.push(`  hooks    of intent worktrees rewritten: ${r.worktreeHooks.join(', ')}`);
     for (const c of r.config) lines.push(`  config   ${c}`);
     for (const a of r.agents) lines.push(`  agent    ${a.agent}: ${a.file} ${a.changed ? 'written (commit it so every worktree has it)' : 'up to date'}`);
     lines.push('Next: add intents to .orchestration/active_intents.yaml, then `intent checkout <ID>`.');

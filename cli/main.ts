@@ -25,6 +25,23 @@ program
     (await import('./init.js')).run({ cwd: process.cwd(), json: !!opts.json, agents: opts.agent ?? [] }));
 
 program
+  .command('doctor')
+  .description("check that intent's hooks, runners, notes config and agent configs are in place and current; --fix repairs")
+  .option('--fix', "reinstall what is missing or outdated (hooks, runners, notes config, intent worktrees' hooks)")
+  .option('--json', 'print {"root","ok","checks":[{"subject","ok","message"}],"fixed"?} as JSON')
+  .addHelpText('after', '\nExit 0 when everything is in place, 1 otherwise.\nExamples:\n  intent doctor\n  intent doctor --fix\n  intent doctor --json')
+  .action(async (opts: { fix?: boolean; json?: boolean }) => (await import('./doctor.js')).run({ cwd: process.cwd(), fix: !!opts.fix, json: !!opts.json }));
+
+program
+  .command('uninstall')
+  .description('remove intent from this clone: every hook back byte for byte, its config and runners; notes and ledger kept')
+  .option('--remove-data', "also delete the notes (refs/notes/intents and fetched copies), the ledger and intent's state")
+  .option('--json', 'print {"root","hooks","worktrees","config","removed","yours","data"} as JSON')
+  .addHelpText('after', '\nFiles `intent init` created in the work tree (.orchestration/, agent configs) are listed, not removed.\nExamples:\n  intent uninstall\n  intent uninstall --json\n  intent uninstall --remove-data')
+  .action(async (opts: { removeData?: boolean; json?: boolean }) =>
+    (await import('./uninstall.js')).run({ cwd: process.cwd(), removeData: !!opts.removeData, json: !!opts.json }));
+
+program
   .command('checkout')
   .description("open the intent's worktree on branch intent/<id> and mark it IN_PROGRESS")
   .argument('<id>', 'intent id from .orchestration/active_intents.yaml, e.g. INT-001')
@@ -241,6 +258,13 @@ program
   .option('--keep', 'keep the temporary repository afterwards')
   .addHelpText('after', '\nExamples:\n  intent demo\n  intent demo --keep')
   .action(async (opts: { dir?: string; keep?: boolean }) => (await import('./demo.js')).run({ cwd: process.cwd(), dir: opts.dir, keep: !!opts.keep }));
+
+// Every command but those that report on the hooks themselves (and mcp, demo) warns, in one line, when the main
+// worktree's hooks are no longer intent's (a few stats, see lib/hooks/health.ts).
+const QUIET = new Set(['init', 'doctor', 'uninstall', 'status', 'mcp', 'demo']);
+program.hook('preAction', async (_program, command) => {
+  if (!QUIET.has(command.name())) process.stderr.write((await import('./hooks-warning.js')).warning(process.cwd()));
+});
 
 async function main(): Promise<number> {
   try {

@@ -1,4 +1,5 @@
 import { IntentError } from '../core/errors.js';
+import { mainHooksWarning } from './health.js';
 
 /** Output of one hook run: exit code and the lines for stderr. */
 export interface HookOutcome {
@@ -12,6 +13,28 @@ export interface HookOutcome {
  * post-commit cannot undo the commit, so it reports a failure loudly instead.
  */
 export async function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv, stdin: () => string = () => '', args: string[] = []): Promise<HookOutcome> {
+  if (hook === 'restore-worktree-hooks') return restore(cwd, args[0] ?? '');
+  const out = await dispatch(hook, cwd, env, stdin, args);
+  // One line when the main worktree's hooks are no longer intent's (stats only, see health.ts).
+  const warning = mainHooksWarning(cwd, env);
+  return warning ? { code: out.code, stderr: warning + out.stderr } : out;
+}
+
+/**
+ * An intent worktree's hook found the intent worktrees' hook folder changed (another installer
+ * wrote into it): put intent's hooks back; a hook that can stop git refuses this once.
+ */
+async function restore(cwd: string, hook: string): Promise<HookOutcome> {
+  try {
+    const { restoreFromHook } = await import('./worktree-hooks.js');
+    const { refuse, text } = restoreFromHook(cwd, hook);
+    return { code: refuse ? 1 : 0, stderr: text };
+  } catch (e) {
+    return { code: 1, stderr: `${describe(e)}\nintent: the hooks of intent worktrees were changed and could not be restored: run \`intent doctor --fix\` in the main worktree.\n` };
+  }
+}
+
+async function dispatch(hook: string, cwd: string, env: NodeJS.ProcessEnv, stdin: () => string, args: string[]): Promise<HookOutcome> {
   switch (hook) {
     case 'pre-commit':
       return commitCheck(async () => (await import('./pre-commit.js')).checkStagedCommit(cwd, env), 'intent: commit blocked.');

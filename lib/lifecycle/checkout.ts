@@ -4,7 +4,7 @@ import { BRANCH_PREFIX, recordActiveIntent } from '../intents/active.js';
 import { loadConfig } from '../intents/config.js';
 import { IntentError } from '../core/errors.js';
 import { git, gitRaw } from '../git/process.js';
-import { installWorktreeHooks } from '../hooks/install.js';
+import { installWorktreeHooks } from '../hooks/worktree-hooks.js';
 import { withLock } from '../core/lock.js';
 import { setIntentStatus } from '../intents/registry-edit.js';
 import { expiredError, isExpired } from '../guardrails/budget.js';

@@ -1,9 +1,11 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { installAgentConfig, type AgentConfigResult } from '../agents/config-files.js';
 import { IntentError } from '../core/errors.js';
 import { gitRaw, git } from '../git/process.js';
-import { HOOKS, hookTargets, installHook, installRunner, worktreeHooksDir, writeWorktreeHooks, type HookInstall } from '../hooks/install.js';
+import { HOOKS, hookTargets, installHook, installRunner, type HookInstall } from '../hooks/install.js';
+import { loadRecord, saveRecord, sigOf, type InstallRecord } from '../hooks/install-record.js';
+import { restoreWorktreeHooks, worktreeHooksDir } from '../hooks/worktree-hooks.js';
 import { openRepo, type Repo } from '../git/repo.js';
 import { addNotesFetchRefspecs } from '../trace/sync.js';
 import { NOTES_REF, PKG_ROOT } from '../core/version.js';
@@ -19,14 +21,10 @@ export function scaffoldName(template: string): string {
 }
 
 /** Everything `intent init` did; `changed` is false when a second run found all in place. */
-export interface InitResult {
+export interface InitResult extends InstallResult {
   root: string;
   created: string[];
   kept: string[];
-  hooks: HookInstall[];
-  hooksDir: string;
-  runnerChanged: boolean;
-  config: string[];
   /** Agent hook registrations written with `--agent`. */
   agents: AgentConfigResult[];
   changed: boolean;
@@ -35,7 +33,8 @@ export interface InitResult {
 /**
  * Sets a repository up for governed commits, from any folder inside it: scaffolds
  * `.orchestration/` (never overwriting a file), installs the hook runner and the hooks (chaining
- * to what is there), and makes notes follow amend and rebase. Idempotent.
+ * to what is there), and makes notes follow amend and rebase. Idempotent. Everything it changes
+ * is written to the install record, from which `intent uninstall` restores.
  */
 export function init(cwd: string, opts: { agents?: string[] } = {}): InitResult {
   const repo = openRepo(cwd);
@@ -56,6 +55,33 @@ export function init(cwd: string, opts: { agents?: string[] } = {}): InitResult 
       created.push(rel);
     }
   }
+  const inst = installAll(repo);
+  const record = loadRecord(repo);
+  const agents = [...new Set(opts.agents ?? [])].map((a) => installAgentConfig(repo, a));
+  record.created = [...new Set([...record.created, ...created])];
+  record.agentFiles = [...new Set([...(record.agentFiles ?? []), ...agents.map((a) => relative(repo.mainRoot, a.file))])];
+  saveRecord(repo.commonDir, record);
+  const changed = created.length > 0 || inst.changed || agents.some((a) => a.changed);
+  return { root: repo.mainRoot, created, kept, agents, ...inst, changed };
+}
+
+/** What installing the runner, the hooks and the notes config did (`intent init` and `intent doctor --fix`). */
+export interface InstallResult {
+  hooks: HookInstall[];
+  hooksDir: string;
+  runnerChanged: boolean;
+  /** Hooks of the intent worktrees' hook folder rewritten (an older version's, or changed). */
+  worktreeHooks: string[];
+  config: string[];
+  changed: boolean;
+}
+
+/**
+ * Installs the runner, the hooks and the notes config, recording what it changed; idempotent.
+ * The part of `intent init` that `intent doctor --fix` repeats.
+ */
+export function installAll(repo: Repo): InstallResult {
+  const record = loadRecord(repo);
   const runnerChanged = installRunner(repo);
   const targets = hookTargets(repo);
   if (existsSync(targets.dir) && !statSync(targets.dir).isDirectory()) {
@@ -66,27 +92,47 @@ export function init(cwd: string, opts: { agents?: string[] } = {}): InitResult 
     );
   }
   mkdirSync(targets.dir, { recursive: true });
-  const hooks = HOOKS.map((h) => installHook(targets.dir, h, targets.where));
+  const hooks = HOOKS.map((h) => installHook(targets, h, record, repo.commonDir));
   // Intent worktrees made by an earlier version get this version's hooks too.
-  if (worktreeHooksDir(repo)) writeWorktreeHooks(repo);
-  const config = [...configureNotes(repo), ...addNotesFetchRefspecs(repo)];
-  const agents = [...new Set(opts.agents ?? [])].map((a) => installAgentConfig(repo, a));
-  const changed = created.length > 0 || runnerChanged || config.length > 0 || hooks.some((h) => h.action !== 'unchanged')
-    || agents.some((a) => a.changed);
-  return { root: repo.mainRoot, created, kept, hooks, hooksDir: targets.dir, runnerChanged, config, agents, changed };
+  const worktreeHooks = worktreeHooksDir(repo) ? restoreWorktreeHooks(repo).restored : [];
+  const notes = configureNotes(repo, record);
+  const fetch = addNotesFetchRefspecs(repo);
+  for (const line of fetch) {
+    const [key, value] = line.split(' += ');
+    if (!record.config.fetch.some((f) => f.key === key && f.value === value)) record.config.fetch.push({ key, value });
+  }
+  record.mainRoot = repo.mainRoot;
+  record.hooksDir = targets.dir;
+  record.runDir = targets.runDir;
+  record.configSig = sigOf(join(repo.commonDir, 'config'));
+  saveRecord(repo.commonDir, record);
+  const config = [...notes, ...fetch];
+  const changed = runnerChanged || config.length > 0 || worktreeHooks.length > 0 || hooks.some((h) => h.action !== 'unchanged');
+  return { hooks, hooksDir: targets.dir, runnerChanged, worktreeHooks, config, changed };
 }
+
+/**
+ * The notes.rewriteRef value intent sets: a glob naming exactly refs/notes/intents. git copies the
+ * notes of a glob's matching refs on amend and rebase like those of a plain ref, but warns
+ * "notes ref refs/notes/intents is invalid" for a plain ref that does not exist yet (before the
+ * first governed commit), and not for a glob that matches nothing.
+ */
+export const REWRITE_REF = `${NOTES_REF.slice(0, -1)}[${NOTES_REF.slice(-1)}]`;
 
 /**
  * Makes notes on refs/notes/intents follow `commit --amend` and rebase (the post-rewrite hook then
  * replaces each copied note with a record of the new commit). Returns what it set.
  */
-function configureNotes(repo: Repo): string[] {
+function configureNotes(repo: Repo, record: InstallRecord): string[] {
   const cwd = repo.mainRoot;
-  const set: string[] = [];
   const refs = gitRaw(['config', '--get-all', 'notes.rewriteRef'], { cwd }).stdout.split('\n').filter(Boolean);
-  if (!refs.some((r) => r === NOTES_REF || r === 'refs/notes/*')) {
-    git(['config', '--add', 'notes.rewriteRef', NOTES_REF], { cwd });
-    set.push(`notes.rewriteRef += ${NOTES_REF}`);
+  if (refs.some((r) => r === REWRITE_REF || r === 'refs/notes/*')) return [];
+  if (refs.includes(NOTES_REF)) {
+    // What earlier versions set: replaced by the glob, which does not warn before the first note.
+    git(['config', '--replace-all', 'notes.rewriteRef', REWRITE_REF, `^${NOTES_REF.replace(/\//g, '\\/')}$`], { cwd });
+  } else {
+    git(['config', '--add', 'notes.rewriteRef', REWRITE_REF], { cwd });
   }
-  return set;
+  if (!record.config.rewriteRef.includes(REWRITE_REF)) record.config.rewriteRef.push(REWRITE_REF);
+  return [`notes.rewriteRef += ${REWRITE_REF}`];
 }

@@ -11,6 +11,7 @@ import { openRepo, orchestrationPath } from '../git/repo.js';
 import { noteSummaries } from './status-notes.js';
 import { listWorktrees } from '../git/worktrees.js';
 import { unhookedClaudeSessions, type UnhookedSession } from '../agents/claude-sessions.js';
+import { checkMainHooks, hooksWarning, type HookProblem } from '../hooks/health.js';
 
 /** One intent as `intent status` reports it. */
 export interface IntentStatusRow {
@@ -42,6 +43,8 @@ export interface IntentStatusRow {
 export interface StatusReport {
   registry: string;
   intents: IntentStatusRow[];
+  /** Problems of the main worktree's hooks (empty: all intent's; null: intent is not installed in this clone). */
+  hooks: HookProblem[] | null;
 }
 
 /**
@@ -79,7 +82,8 @@ function gather(cwd: string): { worktreePaths: string[]; rows: (states: Worktree
   const breakers = breakerIntents(repo);
   const worktreePaths = registry.intents.flatMap((i) => worktrees.get(`refs/heads/${BRANCH_PREFIX}${i.id}`) ?? []);
 
-  const rows = (states: WorktreeStates, now: Date): StatusReport => ({ registry: registryPath, intents: registry.intents.map((intent): IntentStatusRow => {
+  const hooks = checkMainHooks(repo.commonDir);
+  const rows = (states: WorktreeStates, now: Date): StatusReport => ({ registry: registryPath, hooks, intents: registry.intents.map((intent): IntentStatusRow => {
     const tip = branches.get(intent.id) ?? null;
     const own = notesOf.get(intent.id) ?? [];
     // With a branch: the intent's governed commits reachable from its tip; without: all of them.
@@ -230,7 +234,8 @@ function budgetText(left: BudgetLeft | null): string {
 
 /** The human table: one row per intent, columns padded, long scopes and names cut with "…". */
 export function formatStatus(report: StatusReport, opts: { cwd?: string; scopeWidth?: number } = {}): string {
-  if (!report.intents.length) return `No intents in ${report.registry}.\n`;
+  const hooks = hooksWarning(report.hooks);
+  if (!report.intents.length) return `No intents in ${report.registry}.\n${hooks}`;
   const header = ['ID', 'STATUS', 'BRANCH', 'WORKTREE', 'STATE', 'COMMITS', 'LINES', 'BUDGET LEFT', 'BREAKER', 'OVERLAPS', 'SCOPE'];
   const rows = report.intents.map((r) => [
     r.intent,
@@ -259,5 +264,5 @@ export function formatStatus(report: StatusReport, opts: { cwd?: string; scopeWi
         `(it was not started at the worktree root, or its hooks were off): its writes are not checked or credited. Start the agent at ${r.worktree}.`);
     }
   }
-  return out.join('\n') + '\n';
+  return out.join('\n') + '\n' + hooks;
 }

@@ -106,8 +106,16 @@ export function syncNotes(cwd: string, opts: { remote?: string; retries?: number
  * whose refspecs already cover the notes; returns the config lines it set.
  */
 export function addNotesFetchRefspecs(repo: Repo): string[] {
+  return missingNotesFetchRefspecs(repo).map(({ key, value }) => {
+    git(['config', '--add', key, value], { cwd: repo.mainRoot });
+    return `${key} += ${value}`;
+  });
+}
+
+/** The notes fetch refspecs `addNotesFetchRefspecs` would add (none when every remote has them). */
+export function missingNotesFetchRefspecs(repo: Repo): { key: string; value: string }[] {
   const cwd = repo.mainRoot;
-  const set: string[] = [];
+  const missing: { key: string; value: string }[] = [];
   for (const remote of listRemotes(repo)) {
     const key = `remote.${remote}.fetch`;
     const specs = gitRaw(['config', '--get-all', key], { cwd }).stdout.split('\n').filter(Boolean);
@@ -115,11 +123,9 @@ export function addNotesFetchRefspecs(repo: Repo): string[] {
     if (!specs.length) continue;
     const sources = new Set(specs.map((s) => s.replace(/^\+/, '').split(':')[0]));
     if (sources.has(NOTES_REF) || sources.has(`${NOTES_REF}*`) || sources.has('refs/notes/*')) continue;
-    const spec = notesFetchRefspec(remote);
-    git(['config', '--add', key, spec], { cwd });
-    set.push(`${key} += ${spec}`);
+    missing.push({ key, value: notesFetchRefspec(remote) });
   }
-  return set;
+  return missing;
 }
 
 /**

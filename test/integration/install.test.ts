@@ -181,17 +181,29 @@ describe('intent init', () => {
     expect(git(repo, 'config', '--list', '--local')).toBe(config);
   });
 
-  it('sets notes.rewriteRef to include refs/notes/intents exactly once, keeping what was there', () => {
+  it('sets notes.rewriteRef to a glob naming refs/notes/intents exactly once, keeping what was there; no warning on the first amend', () => {
     const repo = makeRepo(FILES);
     initOk(repo);
     initOk(repo);
-    expect(git(repo, 'config', '--get-all', 'notes.rewriteRef').split('\n').filter(Boolean)).toEqual(['refs/notes/intents']);
+    expect(git(repo, 'config', '--get-all', 'notes.rewriteRef').split('\n').filter(Boolean)).toEqual(['refs/notes/intent[s]']);
+    // Before the first governed commit refs/notes/intents does not exist: a plain ref made git warn
+    // "notes ref refs/notes/intents is invalid" on every amend.
+    const amend = run('git', ['commit', '--amend', '-q', '-m', 'amended'], repo);
+    expect(amend.status).toBe(0);
+    expect(amend.stderr).not.toContain('invalid');
 
     const other = makeRepo(FILES);
     git(other, 'config', '--add', 'notes.rewriteRef', 'refs/notes/commits');
     initOk(other);
     initOk(other);
-    expect(git(other, 'config', '--get-all', 'notes.rewriteRef').split('\n').filter(Boolean)).toEqual(['refs/notes/commits', 'refs/notes/intents']);
+    expect(git(other, 'config', '--get-all', 'notes.rewriteRef').split('\n').filter(Boolean)).toEqual(['refs/notes/commits', 'refs/notes/intent[s]']);
+
+    // What earlier versions set is replaced by the glob, in place.
+    const older = makeRepo(FILES);
+    git(older, 'config', '--add', 'notes.rewriteRef', 'refs/notes/intents');
+    git(older, 'config', '--add', 'notes.rewriteRef', 'refs/notes/commits');
+    expect(initJson(older).config).toContain('notes.rewriteRef += refs/notes/intent[s]');
+    expect(git(older, 'config', '--get-all', 'notes.rewriteRef').split('\n').filter(Boolean)).toEqual(['refs/notes/intent[s]', 'refs/notes/commits']);
   });
 
   it("brings existing intent worktrees' hooks up to date (an older version's hook folder had no merge hooks)", () => {
@@ -274,7 +286,7 @@ describe('intent init next to existing hooks', () => {
     expect(isExecutable(`${hookFile}.intent-chained`)).toBe(true);
     const ours = readFileSync(hookFile, 'utf8');
     expect(ours).toContain(BEGIN);
-    expect(ours.indexOf('pre-commit.intent-chained')).toBeGreaterThan(ours.indexOf(END));
+    expect(ours.indexOf('"$0.intent-chained"')).toBeGreaterThan(ours.indexOf(END));
     // A second run neither chains again nor fails on the existing .intent-chained file.
     expect(initJson(repo).changed).toBe(false);
     expect(readFileSync(hookFile, 'utf8')).toBe(ours);

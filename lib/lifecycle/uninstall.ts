@@ -1,0 +1,190 @@
+/**
+ * `intent uninstall`: puts every hook file intent changed back as it was, byte for byte (content,
+ * mode, symlink), from the install record; takes intent's hooks out of the intent worktrees and
+ * removes the config it set and its runners. The notes, the ledger and intent's state (requests,
+ * budgets, breakers) stay unless `removeData`; work-tree files `intent init` created are listed
+ * for the user, who may have committed them. `intent init` afterwards gives the same state again.
+ */
+import { chmodSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { writeFileAtomic } from '../core/files.js';
+import { NOTES_REF } from '../core/version.js';
+import { git, gitRaw } from '../git/process.js';
+import { openRepo, stateDir, type Repo } from '../git/repo.js';
+import { hasBlock, readHookFile, replaceBlock, sha256 } from '../hooks/hook-file.js';
+import { lexists, restoreCopy } from '../hooks/install.js';
+import { originalsDir, readRecord, recordFile, type HookRecord } from '../hooks/install-record.js';
+import { worktreeHooksPath } from '../hooks/worktree-hooks.js';
+import { ledgerPath } from '../trace/record-commit.js';
+
+/** What happened to one hook file. */
+export interface HookRestore {
+  file: string;
+  /** restored: the original's bytes and mode are back; unchained: the chained original moved back; removed: intent had created it; stripped: changed since, intent's lines taken out; gone: intent's file was no longer there. */
+  action: 'restored' | 'unchained' | 'removed' | 'stripped' | 'gone';
+  /** For gone: where a chained original still is, for the user to put back. */
+  note?: string;
+}
+
+export interface UninstallResult {
+  root: string;
+  hooks: HookRestore[];
+  /** Intent worktrees whose core.hooksPath no longer points at intent's hooks. */
+  worktrees: string[];
+  /** Config removed, as `key -= value`. */
+  config: string[];
+  /** Intent's files removed from the git dir. */
+  removed: string[];
+  /** Work-tree files intent created or wrote into: the user removes them (they may be committed). */
+  yours: string[];
+  /** What was kept (notes, ledger, state) or, with removeData, removed. */
+  data: { kept: string[]; removed: string[] };
+}
+
+/** Uninstalls intent from the repository around `cwd` (see the top of this file). */
+export function uninstall(cwd: string, opts: { removeData?: boolean } = {}): UninstallResult {
+  const repo = openRepo(cwd);
+  const record = readRecord(repo.commonDir);
+  const hooks = Object.values(record?.hooks ?? {}).map((r) => restoreHook(r, repo));
+  const worktrees = unsetWorktreeHooks(repo);
+  const config: string[] = [];
+  const unset = (key: string, value: string) => {
+    if (gitRaw(['config', '--fixed-value', '--unset', key, value], { cwd: repo.mainRoot }).status === 0) config.push(`${key} -= ${value}`);
+  };
+  for (const v of record?.config.rewriteRef ?? []) unset('notes.rewriteRef', v);
+  for (const f of record?.config.fetch ?? []) unset(f.key, f.value);
+  if (config.some((c) => c.startsWith('notes.')) && !gitRaw(['config', '--get-regexp', '^notes\\.'], { cwd: repo.mainRoot }).stdout.trim()) {
+    gitRaw(['config', '--remove-section', 'notes'], { cwd: repo.mainRoot });
+  }
+  if (record?.config.worktreeConfig) {
+    if (worktreeConfigFiles(repo).every((f) => !configKeys(repo, f))) {
+      for (const f of worktreeConfigFiles(repo)) rmSync(f, { force: true });
+      unset('extensions.worktreeConfig', 'true');
+      if (!gitRaw(['config', '--get-regexp', '^extensions\\.'], { cwd: repo.mainRoot }).stdout.trim()) gitRaw(['config', '--remove-section', 'extensions'], { cwd: repo.mainRoot });
+    }
+  }
+  const state = stateDir(repo);
+  const removed: string[] = [];
+  for (const p of [join(state, 'bin'), worktreeHooksPath(repo), join(state, 'hooks.ref'), join(state, 'hooks.displaced'), originalsDir(repo.commonDir), recordFile(repo.commonDir)]) {
+    if (lexists(p)) {
+      rmSync(p, { recursive: true, force: true });
+      removed.push(p);
+    }
+  }
+  const yours = [...new Set([...(record?.created ?? []), ...(record?.agentFiles ?? [])])].filter((f) => existsSync(join(repo.mainRoot, f)));
+  const data = opts.removeData ? removeData(repo) : { kept: keptData(repo), removed: [] };
+  return { root: repo.mainRoot, hooks, worktrees, config, removed, yours, data };
+}
+
+/** Puts back one hook file intent wrote (also when an installer renamed it to `.old` or `.legacy` since). */
+function restoreHook(r: HookRecord, repo: Repo): HookRestore {
+  for (const at of [r.file, `${r.file}.old`, `${r.file}.legacy`]) {
+    const f = readHookFile(at);
+    if (!f.bytes || f.symlink || sha256(f.bytes) !== r.written) continue;
+    if (r.action === 'created') {
+      unlinkSync(at);
+      return { file: at, action: 'removed' };
+    }
+    if (r.action === 'inserted' && r.backup && existsSync(join(originalsDir(repo.commonDir), r.backup))) {
+      restoreCopy(join(originalsDir(repo.commonDir), r.backup), at, r.mode ?? f.mode);
+      return { file: at, action: 'restored' };
+    }
+    if (r.action === 'chained' && r.chainedTo && lexists(r.chainedTo)) {
+      renameSync(r.chainedTo, at);
+      return { file: at, action: 'unchained' };
+    }
+    break;
+  }
+  // Changed since intent wrote it (or written by an older version without a copy of the original):
+  // take intent's lines out, keep the rest.
+  const f = readHookFile(r.file);
+  if (!f.symlink && hasBlock(f.text)) {
+    if (r.action === 'chained' && r.chainedTo && lexists(r.chainedTo)) {
+      renameSync(r.chainedTo, r.file);
+      return { file: r.file, action: 'unchained' };
+    }
+    const rest = replaceBlock(f.text!, '')!;
+    if (rest === '#!/bin/sh\n' || rest === '') {
+      unlinkSync(r.file);
+      return { file: r.file, action: 'removed' };
+    }
+    writeFileAtomic(r.file, rest);
+    chmodSync(r.file, f.mode); // (writeFileAtomic makes a new file)
+    return { file: r.file, action: 'stripped' };
+  }
+  if (r.action === 'chained' && r.chainedTo && lexists(r.chainedTo)) {
+    if (!lexists(r.file)) {
+      renameSync(r.chainedTo, r.file);
+      return { file: r.file, action: 'unchained' };
+    }
+    return { file: r.file, action: 'gone', note: `your original hook is at ${r.chainedTo}; ${r.file} is another installer's now` };
+  }
+  return { file: r.file, action: 'gone' };
+}
+
+/** Unsets core.hooksPath in every worktree config that points at intent's hooks; returns those worktrees. */
+function unsetWorktreeHooks(repo: Repo): string[] {
+  const dir = worktreeHooksPath(repo);
+  const done: string[] = [];
+  for (const file of worktreeConfigFiles(repo)) {
+    const v = gitRaw(['config', '--file', file, '--get', 'core.hooksPath'], { cwd: repo.mainRoot }).stdout.trim();
+    if (v !== dir) continue;
+    git(['config', '--file', file, '--unset', 'core.hooksPath'], { cwd: repo.mainRoot });
+    if (!gitRaw(['config', '--file', file, '--get-regexp', '^core\\.'], { cwd: repo.mainRoot }).stdout.trim()) {
+      gitRaw(['config', '--file', file, '--remove-section', 'core'], { cwd: repo.mainRoot });
+    }
+    done.push(file === join(repo.commonDir, 'config.worktree') ? repo.mainRoot : worktreeOf(file));
+  }
+  return done;
+}
+
+function worktreeOf(configFile: string): string {
+  try {
+    const gitdir = join(configFile, '..', 'gitdir');
+    return existsSync(gitdir) ? join(readFileSync(gitdir, 'utf8').trim(), '..') : configFile;
+  } catch {
+    return configFile;
+  }
+}
+
+/** Every worktree's own config file (`config.worktree`) that exists. */
+function worktreeConfigFiles(repo: Repo): string[] {
+  const files = [join(repo.commonDir, 'config.worktree')];
+  const wts = join(repo.commonDir, 'worktrees');
+  if (existsSync(wts)) for (const id of readdirSync(wts)) files.push(join(wts, id, 'config.worktree'));
+  return files.filter((f) => existsSync(f));
+}
+
+function configKeys(repo: Repo, file: string): string {
+  return gitRaw(['config', '--file', file, '--list'], { cwd: repo.mainRoot }).stdout.trim();
+}
+
+/** The data uninstall keeps by default. */
+function keptData(repo: Repo): string[] {
+  const kept: string[] = [];
+  if (gitRaw(['rev-parse', '-q', '--verify', NOTES_REF], { cwd: repo.mainRoot }).status === 0) kept.push(NOTES_REF);
+  if (existsSync(ledgerPath(repo))) kept.push(relative(repo.mainRoot, ledgerPath(repo)));
+  if (existsSync(stateDir(repo))) kept.push(stateDir(repo));
+  return kept;
+}
+
+/** Deletes the notes (local and fetched), the ledger and intent's state dir. */
+function removeData(repo: Repo): { kept: string[]; removed: string[] } {
+  const removed: string[] = [];
+  const refs = git(['for-each-ref', '--format=%(refname)', NOTES_REF, 'refs/notes/remotes/'], { cwd: repo.mainRoot })
+    .split('\n')
+    .filter((r) => r === NOTES_REF || /^refs\/notes\/remotes\/[^/]+\/intents$/.test(r));
+  for (const ref of refs) {
+    git(['update-ref', '-d', ref], { cwd: repo.mainRoot });
+    removed.push(ref);
+  }
+  if (existsSync(ledgerPath(repo))) {
+    rmSync(ledgerPath(repo));
+    removed.push(relative(repo.mainRoot, ledgerPath(repo)));
+  }
+  if (existsSync(stateDir(repo))) {
+    rmSync(stateDir(repo), { recursive: true, force: true });
+    removed.push(stateDir(repo));
+  }
+  return { kept: [], removed };
+}
