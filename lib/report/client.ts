@@ -109,7 +109,7 @@ export const CLIENT_JS = String.raw`
     var wrap = el('section', { cls: 'tbl', 'data-table': cfg.name });
     var input = el('input', { type: 'search', placeholder: 'Filter ' + cfg.label + '…', 'aria-label': 'Filter ' + cfg.label, 'data-filter': cfg.name });
     var count = el('span', { cls: 'count', 'aria-live': 'polite' });
-    wrap.appendChild(el('div', { cls: 'toolbar' }, [el('h3', null, cfg.title || null), input, count]));
+    wrap.appendChild(el('div', { cls: 'toolbar' }, [cfg.title ? el('h3', null, cfg.title) : null, input, count]));
     var ths = [];
     var headRow = el('tr', null, cols.map(function (c) {
       var btn = el('button', { type: 'button', cls: 'sort', 'data-col': c.key, title: 'Sort by ' + c.label }, [c.label, el('span', { cls: 'arrow', 'aria-hidden': 'true' })]);

@@ -4,7 +4,7 @@ export const STYLE = String.raw`
   color-scheme: light dark;
   --bg: #f6f7f9; --panel: #ffffff; --fg: #1c2330; --dim: #667085; --line: #e3e6eb; --head: #f0f2f5;
   --link: #2457c5; --focus: #2f6fed; --ok: #137333; --ok-bg: #e6f4ea; --bad: #b42318; --bad-bg: #fdecea;
-  --plus: #137333; --minus: #b42318; --badge: #eef1f5;
+  --plus: #137333; --minus: #b42318; --badge: #eef1f5; --on-bad: #ffffff;
   --m0: #6d4aff; --m1: #0b8fbf; --m2: #c2410c; --m3: #a21caf; --m4: #0f766e; --m5: #4d7c0f;
   --human: #f5b400; --other: #94a3b8; --unrec: #d5d9e0;
 }
@@ -12,7 +12,7 @@ export const STYLE = String.raw`
   :root {
     --bg: #0f1217; --panel: #171b22; --fg: #e6e9ef; --dim: #98a2b3; --line: #2a303a; --head: #1d222b;
     --link: #8ab4ff; --focus: #8ab4ff; --ok: #6fdc8c; --ok-bg: #12301c; --bad: #ff8a80; --bad-bg: #3a1715;
-    --plus: #6fdc8c; --minus: #ff8a80; --badge: #252b35;
+    --plus: #6fdc8c; --minus: #ff8a80; --badge: #252b35; --on-bad: #2b0906;
     --m0: #a08bff; --m1: #4cc3ea; --m2: #fb923c; --m3: #e879f9; --m4: #2dd4bf; --m5: #a3e635;
     --human: #fcd34d; --other: #64748b; --unrec: #3a414d;
   }
@@ -39,7 +39,7 @@ nav a { padding: 6px 12px; border-radius: 8px; color: var(--fg); }
 nav a:hover { background: var(--head); text-decoration: none; }
 nav a[aria-current="page"] { background: var(--head); font-weight: 600; box-shadow: inset 0 -2px 0 var(--m0); }
 nav a .n { color: var(--dim); font-size: 12px; margin-left: 2px; }
-nav a.has-bad .n { color: #fff; background: var(--bad); border-radius: 9px; padding: 0 7px; }
+nav a.has-bad .n { color: var(--on-bad); background: var(--bad); border-radius: 9px; padding: 0 7px; }
 #meta { margin-left: auto; color: var(--dim); font-size: 12px; }
 main { max-width: 1320px; margin: 0 auto; padding: 20px 24px 64px; }
 .vh h2 { margin: 4px 0 2px; font-size: 22px; }
@@ -79,7 +79,7 @@ tr.none td { color: var(--dim); text-align: center; padding: 18px; }
 .pager button, .pager select { font: inherit; padding: 4px 10px; border: 1px solid var(--line); border-radius: 7px; background: var(--bg); color: var(--fg); cursor: pointer; }
 .pager button:disabled { opacity: .45; cursor: default; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 999px; font-size: 11.5px; font-weight: 600; background: var(--badge); color: var(--fg); }
-.badge.bad, a.badge.bad { background: var(--bad); color: #fff; }
+.badge.bad, a.badge.bad { background: var(--bad); color: var(--on-bad); }
 .badge.okb { background: var(--ok-bg); color: var(--ok); }
 .badge.dimb { background: var(--badge); color: var(--dim); margin-left: 6px; }
 .st-in_progress { background: color-mix(in srgb, var(--m1) 20%, transparent); color: var(--m1); }
