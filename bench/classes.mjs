@@ -1,4 +1,4 @@
-// Item 7: one commit of each mutation class through the hooks: an evolution, a refactor by
+// Item 8: one commit of each mutation class through the hooks: an evolution, a refactor by
 // comment, a formatting change, a consistent rename and a move between files. Every class but
 // the evolution survives the token filter and reaches the syntax comparison (lib/ast.ts), which
 // loads the TypeScript compiler.
@@ -110,7 +110,7 @@ function noteClasses(wt) {
 }
 
 /**
- * Item 7 in the intent worktree `wt` (hook context `ctx`): for each class, `reps` timed rounds
+ * Item 8 in the intent worktree `wt` (hook context `ctx`): for each class, `reps` timed rounds
  * (plus a warm-up) of: node -e 0 · stage the class's change · pre-commit hook file · commit with
  * hooks disabled · post-commit hook file (checked: every file got the class's mutation class) ·
  * stage the change back · a real commit with every hook (end to end, against a hooks-disabled

@@ -2,7 +2,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
-const TARGET = { hookRatio: 2.5, scaling: 1.3, bigMs: 2000, verifyPerSecond: 1000, checkoutMs: 150, reportMs: 3000 };
+const TARGET = { hookRatio: 2.5, scaling: 1.3, bigMs: 2000, verifyPerSecond: 1000, checkoutMs: 150, reportMs: 3000, statusMs: 2000, registryRatio: 1.3, classPre: 2, classPost: 2.5, classWhole: 3.5 };
 
 const f = (x, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
 const msf = (x, d = 0) => `${f(x, d)} ms`;
@@ -154,6 +154,37 @@ export function writeReport(R, file) {
     rows.push([6, `\`intent report\` over ${r.commits} commits, ${r.governed} governed (${r.files} files, ${r.linesNow} lines now by content hash)`, msf(r.time.median), `≤ ${TARGET.reportMs} ms`, yes(ok),
       ok ? '' : `+${msf(r.time.median - TARGET.reportMs)}; CPU time (with git's) ${msf(r.cpu?.median)}: the rest is waiting for the CPU on a loaded machine, or \`intent verify\` (item 3) over the same range`]);
   }
+  // 7
+  if (failed(7)) fail(7, 'a 10,000-intent registry', `status ≤ ${TARGET.statusMs} ms; commit and checkout ≤ ${TARGET.registryRatio}× a 10-intent registry`);
+  else if (R.scale) {
+    const sc = R.scale;
+    const who = `${sc.intents} intents, ${sc.inProgress} IN_PROGRESS`;
+    const okS = sc.big.status.median <= TARGET.statusMs;
+    rows.push([7, `\`intent status\`, ${who} (${sc.worktrees} worktrees, ${sc.files} files)`, `${msf(sc.big.status.median)} (10 intents: ${msf(sc.small.status.median)})`, `≤ ${TARGET.statusMs} ms`, yes(okS),
+      okS ? '' : `+${msf(sc.big.status.median - TARGET.statusMs)}`]);
+    const ratioRow = (what, key, note) => {
+      // Relative to node -e 0 sampled next to each side, like item 1's scaling rows; raw ms shown too.
+      const raw = sc.big[key].median / sc.small[key].median;
+      const rel = (sc.big[key].median / sc.big.node0.median) / (sc.small[key].median / sc.small.node0.median);
+      const ok = rel <= TARGET.registryRatio;
+      rows.push([7, `${what}, ${who} vs 10 intents`, `${f(rel, 2)}× relative to node -e 0; in ms ${f(raw, 2)}× (${msf(sc.big[key].median)} vs ${msf(sc.small[key].median)})`, `≤ ${TARGET.registryRatio}×`, yes(ok),
+        ok ? note : `${f(rel / TARGET.registryRatio, 2)}× the allowed growth. ${note}`]);
+    };
+    ratioRow('a governed commit (every hook, added time)', 'added', `pre-commit ${msf(sc.big.pre.median)} vs ${msf(sc.small.pre.median)}, post-commit ${msf(sc.big.post.median)} vs ${msf(sc.small.post.median)}`);
+    ratioRow('`intent checkout` of a PENDING intent', 'checkout', '');
+    rows.push([7, `for information: the overlap checks alone, ${who}, in one process`, `all ${sc.inProgress} IN_PROGRESS intents (what status computes): ${msf(sc.overlapAll.median)}, ${sc.overlaps} overlaps; one intent against the registry (what checkout computes): ${msf(sc.overlapOne.median, 1)}`, 'part of status and checkout', '—', '']);
+  }
+  // 8
+  if (failed(8)) fail(8, 'each class of commit', `pre-commit ≤ ${TARGET.classPre}×, post-commit ≤ ${TARGET.classPost}×, whole commit ≤ ${TARGET.classWhole}× node -e 0`);
+  else if (R.classes) {
+    for (const [name, c] of Object.entries(R.classes)) {
+      for (const [label, key, ratioKey, target] of [['pre-commit', 'pre', 'preRatio', TARGET.classPre], ['post-commit', 'post', 'postRatio', TARGET.classPost], ['whole commit (every hook, added time)', 'added', 'addedRatio', TARGET.classWhole]]) {
+        const ok = c[ratioKey] <= target;
+        rows.push([8, `${name}: ${label}`, `${msf(c[key].median)} = ${f(c[ratioKey], 2)}× node -e 0 (${msf(c.node0.median)})`, `≤ ${target}× (${msf(target * c.node0.median)})`, yes(ok),
+          ok ? '' : `+${msf(c[key].median - target * c.node0.median)}${key !== 'pre' && name !== 'evolution' ? '; the syntax comparison loads the TypeScript compiler (from the V8 code cache, see docs/decisions.md)' : ''}`]);
+      }
+    }
+  }
   for (const e of R.errors.filter((e) => e.item === 0)) rows.push(['—', 'set-up', `FAILED: ${e.message.split('\n')[0]}`, '', '**FAILED**', '']);
 
   const m = R.meta.machine ?? {};
@@ -303,6 +334,31 @@ export function writeReport(R, file) {
     ]));
     L.push('', `Checks: ${c.counts.commits} commits, ${c.counts.notes} with a note (${c.counts.noteTotal} notes on the ref), ${c.counts.ledgerLines} ledger lines, verify --all: ${c.counts.verifyGoverned} governed, ${c.counts.verifyFindings} findings; ${c.counts.locksLeft} lock files left.`);
   }
+  // 7
+  if (R.scale) {
+    const sc = R.scale;
+    L.push('', `## 7. A registry of ${sc.intents} intents`, '');
+    L.push(`A repository of ${sc.files} generated files with ${sc.intents} intents: BENCH (IN_PROGRESS, the committing intent), CO (PENDING, checked out each repetition) and generated ones, ${sc.inProgress} IN_PROGRESS in all, the rest completed, pending, blocked or abandoned. ` +
+      'Scopes overlap the way real ones do: a folder (35%), a few single files, a group of folders minus one, a name pattern, a brace pair of folders, folders without files yet, and now and then a whole group. ' +
+      `Every completed intent has a governed commit on main and every IN_PROGRESS one a branch with 2 governed commits, all with notes (${sc.commits} governed commits counted by status); ${sc.worktrees} intents have a worktree. ` +
+      `The same is generated with a ${sc.smallIntents}-intent registry (3 IN_PROGRESS) over the same tree. Each repetition, interleaved between the two: \`node -e 0\`; \`intent status --json\`; a governed commit in BENCH's worktree (3 files: the pre-commit and post-commit hook files as in item 1, and a real commit with every hook against one with hooks disabled); ` +
+      '`intent checkout CO` (new branch and worktree, registry set to IN_PROGRESS), undone afterwards (worktree and branch removed, CO set back to PENDING with the package\'s own registry edit).', '');
+    const side = (x) => [range(x.node0, 1), range(x.status), range(x.pre), range(x.post), range(x.added), range(x.checkout)];
+    L.push(table(['registry', 'node -e 0', '`intent status`', 'pre-commit', 'post-commit', 'whole commit: added time', '`intent checkout CO`'], [[`${sc.intents} intents`, ...side(sc.big)], [`${sc.smallIntents} intents`, ...side(sc.small)]]));
+    L.push('', `Status reported overlaps for ${sc.withOverlaps} of the ${sc.inProgress} IN_PROGRESS intents. The overlap checks alone, in one process over the same registry and tree: every IN_PROGRESS intent's overlaps ${range(sc.overlapAll)}; CO's (one intent, as checkout) ${range(sc.overlapOne, 1)}.`);
+  }
+  // 8
+  if (R.classes) {
+    L.push('', '## 8. Each class of commit', '');
+    L.push('In the BENCH worktree of item 1\'s smallest repository: three realistic TypeScript modules (imports, an interface, a class with methods, functions; about 50 lines each) and a money helper, committed once. ' +
+      'Each class toggles between two versions of them, so every repetition is a new commit of that class: **evolution** (a constant changes), **refactor by comment** (doc and line comments added or removed), **formatting** (quotes, semicolons, trailing commas, line breaks), ' +
+      '**consistent rename** (a file-local function and a private member renamed everywhere), **move between files** (an exported function moves from one module to the other). ' +
+      'Every class but the evolution passes the token filter, so post-commit runs the syntax comparison with the TypeScript compiler. Each repetition, classes interleaved: `node -e 0`; stage the change; the pre-commit hook file; a commit with hooks disabled; the post-commit hook file, ' +
+      'after which the note\'s mutation class of every file is checked (AST_REFACTOR for the refactors, INTENT_EVOLUTION for the evolution); the change back, committed with every hook (end to end, added time against the hooks-disabled commit). Cells: median (p25–p75), × node -e 0.', '');
+    L.push(table(['class', 'node -e 0', 'pre-commit', '×', 'post-commit', '×', 'whole commit: added time', '×', 'mutation class in the note'], Object.entries(R.classes).map(([name, c]) => [
+      name, range(c.node0, 1), range(c.pre), f(c.preRatio, 2), range(c.post), f(c.postRatio, 2), range(c.added), f(c.addedRatio, 2), [...new Set(Object.values(c.classes ?? {}))].join(', '),
+    ])));
+  }
   if (R.errors.length) {
     L.push('', '## Failures', '');
     for (const e of R.errors) L.push(`- item ${e.item} (${e.name}):`, '', '```', e.message.slice(0, 3000), '```', '');
@@ -313,6 +369,7 @@ export function writeReport(R, file) {
     '- git runs without user or system configuration (`GIT_CONFIG_GLOBAL` = a file with only an identity, `gc.auto=0`, `maintenance.auto=false`, `core.fsmonitor=false`; `GIT_CONFIG_NOSYSTEM=1`), so a global hooks path, signing or an automatic gc cannot land in a timed commit.',
     `- Every figure is the median of ${R.meta.reps} repetitions after one warm-up; the series of one item are interleaved within each repetition, and targets are checked as ratios against \`node -e 0\` sampled in the same repetitions, so a busy machine shifts both sides alike.`,
     '- Item 5 runs once: its 400 commits are the sample, and its pass/fail is a correctness check (a missing note or ledger line fails the benchmark with exit 1).',
+    '- Items 7 and 8 check their own results too: status must list every intent, each checkout must create the worktree, each class commit\'s note must carry the expected mutation class.',
     '- Re-run: `npm run bench` (about 10 minutes at most on 2 cores); `BENCH_QUICK=1 npm run bench` for a quick run with small sizes (report in the OS temp dir); `BENCH_ONLY=1,4` to run some items; `BENCH_REPS=N`; `BENCH_KEEP=1` keeps the repositories.');
   L.push('');
   writeFileSync(file, L.join('\n'));

@@ -4,7 +4,8 @@
 //
 //   BENCH_QUICK=1      small sizes and 3 repetitions (to work on the harness; writes to the temp dir)
 //   BENCH_REPS=N       repetitions of each timed measurement (default 10, the minimum for the report)
-//   BENCH_ONLY=1,3     run only these items (1 hooks, 2 big commit, 3 verify, 4 checkout, 5 concurrency, 6 report)
+//   BENCH_ONLY=1,3     run only these items (1 hooks, 2 big commit, 3 verify, 4 checkout, 5 concurrency, 6 report,
+//                      7 a 10,000-intent registry, 8 each class of commit)
 //   BENCH_OUT=FILE     where to write the report (default BENCHMARKS.md; quick runs: the OS temp dir)
 //   BENCH_KEEP=1       keep the temporary directory
 //
@@ -14,6 +15,7 @@ import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkoutIntents, checkoutOverhead } from './checkout.mjs';
+import { classCommits } from './classes.mjs';
 import { concurrentCommits } from './concurrency.mjs';
 import { bigCommit, governedSynthetic, hookOverhead } from './hooks.mjs';
 import { hookProfiler, importSteps, probeCommand, probeHook, summarizeProbe } from './profile.mjs';
@@ -23,11 +25,13 @@ import {
 } from './util.mjs';
 import { governedHistory, verifyThroughput } from './verify.mjs';
 import { reportHistory, reportSpeed } from './report-scale.mjs';
+import { scaleIntents, scaleOverhead, scaleRepo } from './scale.mjs';
 
 const SIZES = QUICK ? [1000, 5000] : [1000, 20000, 100000];
 const BIG_FILES = QUICK ? 200 : 2000;
 const VERIFY_COMMITS = QUICK ? 500 : 5000;
 const WORKERS = 8;
+const SCALE = QUICK ? { intents: 1000, inProgress: 50, files: 1000, worktrees: 2 } : { intents: 10000, inProgress: 500, files: 2000, worktrees: 8 };
 const WORKER_COMMITS = QUICK ? 3 : 50;
 const REPORT_COMMITS = QUICK ? 1000 : 6000;
 const REPORT_GOVERNED = QUICK ? 100 : 500;
@@ -157,6 +161,27 @@ try {
     const res = await concurrentCommits(join(root, 'concurrency'), WORKERS, WORKER_COMMITS);
     results.concurrency = res;
     log(`  ${res.total} governed commits in ${(res.governed.wall / 1000).toFixed(1)} s: ${res.governed.perSecond.toFixed(1)} commits/s (hooks disabled: ${res.plain.perSecond.toFixed(1)}/s); all notes and ledger lines present`);
+  });
+
+  await item(8, 'each class of commit (evolution, comment, formatting, rename, move) through the hooks', async () => {
+    if (!small) {
+      log(`  generating a governed repository of ${SIZES[0]} files …`);
+      small = await governedSynthetic(join(root, `repo-${SIZES[0]}`), SIZES[0], checkoutIntents(REPS));
+    }
+    results.classes = classCommits(small.wt, small.ctx);
+    for (const [name, c] of Object.entries(results.classes)) {
+      log(`  ${name}: pre-commit ${c.preRatio.toFixed(2)}×, post-commit ${c.postRatio.toFixed(2)}×, whole commit +${c.added.median.toFixed(0)} ms (${c.addedRatio.toFixed(2)}×) node -e 0`);
+    }
+  });
+
+  await item(7, `a registry of ${SCALE.intents} intents (${SCALE.inProgress} IN_PROGRESS): status, checkout, a governed commit, overlaps`, async () => {
+    log(`  generating the ${SCALE.intents}-intent repository (${SCALE.files} files, ${SCALE.worktrees} worktrees) …`);
+    const big = await scaleRepo(join(root, 'scale-big'), { files: SCALE.files, intents: scaleIntents(SCALE.intents, SCALE.inProgress, SCALE.files), worktrees: SCALE.worktrees, pkg });
+    log('  generating the 10-intent repository …');
+    const smallRepo = await scaleRepo(join(root, 'scale-small'), { files: SCALE.files, intents: scaleIntents(10, 3, SCALE.files), worktrees: 1, pkg });
+    results.scale = await scaleOverhead(big, smallRepo, pkg);
+    const sc = results.scale;
+    log(`  status ${sc.big.status.median.toFixed(0)} ms (10 intents: ${sc.small.status.median.toFixed(0)} ms); whole commit +${sc.big.added.median.toFixed(0)} vs +${sc.small.added.median.toFixed(0)} ms; checkout ${sc.big.checkout.median.toFixed(0)} vs ${sc.small.checkout.median.toFixed(0)} ms`);
   });
 } catch (e) {
   results.errors.push({ item: 0, name: 'set-up', message: e?.stack ?? String(e) });

@@ -1,12 +1,13 @@
-// Item 6: a registry of 10,000 intents (500 IN_PROGRESS with branches and notes, the rest
+// Item 7: a registry of 10,000 intents (500 IN_PROGRESS with branches and notes, the rest
 // completed, pending, blocked or abandoned), scopes overlapping the way real ones do: `intent
 // status`, `intent checkout`, a governed commit and the overlap check, each next to the same
 // operation with a 10-intent registry.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { runHook } from './hooks.mjs';
 import {
-  check, data, fastImport, genContent, genPath, git, hookContext, intent, log, registryYaml, syntheticRepo, writeFiles,
+  REPS, check, data, fastImport, genContent, genPath, git, hookContext, intent, log, registryYaml, run, stats, syntheticRepo, writeFiles,
 } from './util.mjs';
 
 /** A small deterministic PRNG (mulberry32). */
@@ -42,14 +43,17 @@ function scopeFor(rand, files) {
   return [`src/g${g}/**`];
 }
 
-/** `total` intents, `inProgress` of them IN_PROGRESS, the first one BENCH (the committing intent). */
+/**
+ * `total` intents, `inProgress` of them IN_PROGRESS: BENCH (IN_PROGRESS, the committing intent),
+ * CO (PENDING, the one the checkout benchmark opens), then generated ones.
+ */
 export function scaleIntents(total, inProgress, files, seed = 17) {
   const rand = prng(seed);
-  const out = [{ id: 'BENCH', scope: ['src/g0/d0/**'], status: 'IN_PROGRESS' }];
+  const out = [{ id: 'BENCH', scope: ['src/g0/d0/**'], status: 'IN_PROGRESS' }, { id: 'CO', scope: ['src/g1/d2/**', 'docs/co.md'], status: 'PENDING' }];
   const statuses = ['COMPLETED', 'COMPLETED', 'COMPLETED', 'COMPLETED', 'COMPLETED', 'COMPLETED', 'ABANDONED', 'PENDING', 'PENDING', 'BLOCKED'];
   // IN_PROGRESS intents spread evenly through the file (registries grow at the end).
   const every = Math.max(1, Math.floor(total / inProgress));
-  for (let i = 1; i < total; i++) {
+  for (let i = 2; i < total; i++) {
     const status = i % every === 0 && out.filter((x) => x.status === 'IN_PROGRESS').length < inProgress ? 'IN_PROGRESS' : statuses[Math.floor(rand() * statuses.length)];
     out.push({ id: `INT-${String(i).padStart(5, '0')}`, scope: scopeFor(rand, files), status });
   }
@@ -79,7 +83,7 @@ function editPath(scope, files, i) {
  */
 export async function scaleRepo(dir, { files, intents, branchCommits = 2, worktrees = 0, pkg }) {
   const lib = (m) => import(pathToFileURL(join(pkg, 'dist', 'lib', m)).href);
-  const [{ diffCommits }, { readBlobs }, { buildRecord, noteText }, { sha256Hex }] = await Promise.all(['diff.js', 'blobs.js', 'trace.js', 'hashing.js'].map(lib));
+  const [{ diffCommits }, { readBlobs }, { buildRecord, noteText }, { sha256Hex }] = await Promise.all(['git/diff.js', 'git/blobs.js', 'trace/record.js', 'trace/hashing.js'].map(lib));
   await syntheticRepo(dir, files, { checkout: false });
   intent(dir, ['init']);
   writeFiles(dir, { '.orchestration/active_intents.yaml': registryYaml(intents) });
@@ -148,5 +152,89 @@ export async function scaleRepo(dir, { files, intents, branchCommits = 2, worktr
   const wt = JSON.parse(intent(dir, ['checkout', 'BENCH', '--json']).stdout).path;
   for (const x of active.slice(0, worktrees)) intent(dir, ['checkout', x.id, '--json']);
   log(`  ${intents.length} intents (${active.length + 1} IN_PROGRESS), ${made.length} governed commits with notes, ${worktrees + 1} worktrees`);
-  return { main: dir, wt, ctx: hookContext(wt), intents };
+  return { main: dir, wt, ctx: hookContext(wt), intents, worktrees: worktrees + 1 };
+}
+
+/** Stages a change of 3 files in BENCH's scope (src/g0/d0/) for round `seq`. */
+function stageBench(wt, seq) {
+  for (const i of [3, 40, 77]) writeFileSync(join(wt, genPath(i)), genContent(i) + `export const round = ${seq};\n`);
+  git(wt, ['add', 'src']);
+}
+
+/**
+ * Item 7. Each repetition, interleaved between the 10,000-intent repository (`big`) and the
+ * 10-intent one (`small`), same tree: node -e 0 · `intent status --json` · a governed commit in
+ * BENCH's worktree (pre-commit hook file, commit with hooks disabled, post-commit hook file, then a
+ * real commit with every hook) · `intent checkout CO` (PENDING: new branch and worktree, registry
+ * set to IN_PROGRESS), undone afterwards (worktree and branch removed, status set back to PENDING
+ * with the package's own registry edit, which refreshes the registry cache as checkout's does).
+ * Then the overlap checks alone, in this process: every IN_PROGRESS intent's overlaps (what
+ * status computes) and CO's (what checkout computes).
+ */
+export async function scaleOverhead(big, small, pkg, reps = REPS) {
+  const lib = (m) => import(pathToFileURL(join(pkg, 'dist', 'lib', m)).href);
+  const [{ setIntentStatus }, { loadRegistry, findIntent }, { overlapChecker, findOverlaps, trackedFiles }] = await Promise.all(
+    ['intents/registry-edit.js', 'intents/registry.js', 'intents/overlap.js'].map(lib),
+  );
+  const sides = { big, small };
+  const S = {};
+  for (const k of Object.keys(sides)) S[k] = { node0: [], status: [], pre: [], post: [], base: [], hooked: [], added: [], checkout: [] };
+  let seq = 0;
+  let rows = null;
+  for (let r = -1; r < reps; r++) {
+    for (const [k, repo] of Object.entries(sides)) {
+      const s = S[k];
+      const node0 = run(process.execPath, ['-e', '0'], { cwd: repo.main });
+      const st = intent(repo.main, ['status', '--json']);
+      const report = JSON.parse(st.stdout);
+      check(report.intents.length === repo.intents.length, `status listed ${report.intents.length} intents, expected ${repo.intents.length}`);
+      if (k === 'big') rows = report.intents;
+      stageBench(repo.wt, ++seq);
+      const pre = runHook(repo.ctx, repo.wt, 'pre-commit');
+      const base = git(repo.wt, ['-c', 'core.hooksPath=/dev/null', 'commit', '-q', '-m', `scale ${seq}`]);
+      const post = runHook(repo.ctx, repo.wt, 'post-commit');
+      stageBench(repo.wt, ++seq);
+      const hooked = git(repo.wt, ['commit', '-q', '-m', `scale ${seq} (hooks)`]);
+      check(!/WARNING|NOT recorded|blocked/.test(hooked.stderr), `scale commit: ${hooked.stderr}`);
+      const co = intent(repo.main, ['checkout', 'CO', '--json']);
+      const coPath = JSON.parse(co.stdout).path;
+      check(JSON.parse(co.stdout).created, 'checkout CO did not create a worktree');
+      git(repo.main, ['worktree', 'remove', '--force', coPath]);
+      git(repo.main, ['branch', '-q', '-D', 'intent/CO']);
+      setIntentStatus(join(repo.main, '.orchestration', 'active_intents.yaml'), 'CO', 'PENDING');
+      if (r < 0) continue;
+      s.node0.push(node0.ms);
+      s.status.push(st.ms);
+      s.pre.push(pre.ms);
+      s.post.push(post.ms);
+      s.base.push(base.ms);
+      s.hooked.push(hooked.ms);
+      s.added.push(hooked.ms - base.ms);
+      s.checkout.push(co.ms);
+    }
+  }
+  // The overlap checks alone (the big registry).
+  const registry = loadRegistry(join(big.main, '.orchestration', 'active_intents.yaml'));
+  const files = trackedFiles(big.main);
+  const active = registry.intents.filter((i) => i.status === 'IN_PROGRESS');
+  const overlapAll = [];
+  const overlapOne = [];
+  let found = 0;
+  for (let r = 0; r < Math.max(3, Math.min(reps, 5)); r++) {
+    let t0 = performance.now();
+    const checker = overlapChecker(registry.intents, files);
+    found = active.reduce((n, i) => n + checker(i).length, 0);
+    overlapAll.push(performance.now() - t0);
+    t0 = performance.now();
+    findOverlaps(findIntent(registry, 'CO'), registry.intents, files);
+    overlapOne.push(performance.now() - t0);
+  }
+  const withOverlaps = rows.filter((x) => x.overlaps.length).length;
+  const out = {};
+  for (const [k, s] of Object.entries(S)) out[k] = Object.fromEntries(Object.entries(s).map(([x, xs]) => [x, stats(xs)]));
+  return {
+    intents: big.intents.length, inProgress: active.length, files: files.length, worktrees: big.worktrees, smallIntents: small.intents.length,
+    commits: rows.reduce((n, x) => n + x.commits, 0), withOverlaps, overlaps: found,
+    ...out, overlapAll: stats(overlapAll), overlapOne: stats(overlapOne),
+  };
 }
