@@ -24,9 +24,18 @@ export function claudeCodeDir() {
   return join(cache, 'intent-e2e', `claude-code-${CLAUDE_CODE_VERSION}`);
 }
 
-/** The `claude` binary of the pinned version. */
+/**
+ * The `claude` binary of the pinned version: the native binary of this platform's package (it does
+ * not depend on the wrapper's postinstall, which npm may not run), else the wrapper's bin link.
+ */
 export function claudeCodeBin() {
-  return join(claudeCodeDir(), 'node_modules', '.bin', process.platform === 'win32' ? 'claude.cmd' : 'claude');
+  const modules = join(claudeCodeDir(), 'node_modules');
+  const exe = process.platform === 'win32' ? 'claude.exe' : 'claude';
+  for (const suffix of ['', '-musl']) {
+    const native = join(modules, '@anthropic-ai', `claude-code-${process.platform}-${process.arch}${suffix}`, exe);
+    if (existsSync(native)) return native;
+  }
+  return join(modules, '.bin', process.platform === 'win32' ? 'claude.cmd' : 'claude');
 }
 
 /** Whether the binary is there and reports the pinned version. */
