@@ -7,6 +7,7 @@ export function run(opts: { cwd: string; range: string[]; out?: string; at?: str
     process.stdout.write(JSON.stringify({ path: r.path, bytes: r.bytes, ...r.data }, null, 2) + '\n');
     return;
   }
+  for (const w of r.data.warnings) process.stderr.write(`intent report: ${w}\n`);
   process.stderr.write(summarize(r) + '\n');
   process.stdout.write(r.path + '\n');
 }

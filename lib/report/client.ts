@@ -261,6 +261,7 @@ export const CLIENT_JS = String.raw`
   function overview() {
     var t = D.totals, now = t.lines_now;
     var out = [header('Overview', [D.repository, ' · range ', el('code', null, D.range.join(' ')), ' · lines now at ', el('code', null, D.at.rev + (D.at.sha ? ' (' + shortSha(D.at.sha) + ')' : ''))]), verdict()];
+    (D.warnings || []).forEach(function (w) { out.push(el('div', { cls: 'warn', role: 'note' }, w)); });
     if (D.findings.length) out.push(findingsTable(D.findings, 'Findings'));
     out.push(el('div', { cls: 'cards' }, [
       card('Intents', fmtNum(t.intents)),

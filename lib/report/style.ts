@@ -51,6 +51,7 @@ td .name { font-size: 12.5px; color: var(--dim); margin-top: 2px; }
 .verdict.ok { background: var(--ok-bg); color: var(--ok); border-color: color-mix(in srgb, var(--ok) 35%, transparent); }
 .verdict.bad { background: var(--bad-bg); color: var(--bad); border-color: color-mix(in srgb, var(--bad) 45%, transparent); font-size: 15px; }
 .verdict.bad a { color: var(--bad); font-weight: 600; text-decoration: underline; }
+.warn { border: 1px solid var(--human); background: color-mix(in srgb, var(--human) 14%, transparent); border-radius: 10px; padding: 10px 14px; margin: 0 0 14px; }
 .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: 12px; margin: 16px 0; }
 .card { background: var(--panel); border: 1px solid var(--line); border-radius: 10px; padding: 12px 14px; }
 .card .label { color: var(--dim); font-size: 12px; text-transform: uppercase; letter-spacing: .5px; }
