@@ -98,7 +98,7 @@ program
 program
   .command('verify')
   .description('re-check governed commits from the history alone: notes, ranges, hashes, scope, registry history, ledger chain')
-  .argument('[range...]', 'git revision range(s), e.g. origin/main..HEAD (default: HEAD)')
+  .argument('[range...]', 'git revision range(s), e.g. origin/main..HEAD (default: HEAD and every intent/* branch)')
   .option('--all', 'every commit reachable from any ref')
   .option('--no-ledger', "skip the local ledger's hash-chain check")
   .option('--notes <rev>', 'read the notes from this notes ref or commit (default: refs/notes/intents)')
@@ -113,6 +113,26 @@ program
     (await import('./verify.js')).run({
       cwd: process.cwd(), range: opts.all ? ['--all', ...range] : range, json: !!opts.json, ledger: opts.ledger, notes: opts.notes, intent: opts.intent,
     }));
+
+program
+  .command('gate')
+  .description('the authority check of a push or a pull request: identity from the host, policy only from the protected base ref')
+  .option('--pre-receive', "a server's pre-receive hook: read <old> <new> <ref> lines from stdin; every existing ref is known")
+  .option('--base <rev>', 'the protected base whose registry, .intentignore and authority.yaml decide (pre-receive default: refs/heads/main)')
+  .option('--ref <refname>', 'CI: the ref being judged, e.g. refs/heads/intent/INT-001')
+  .option('--old <rev>', 'CI: what the ref had before (default: --base)')
+  .option('--new <rev>', 'CI: what the ref gets (default: HEAD)')
+  .option('--pusher <name>', 'the pusher identity (default: REMOTE_USER, GL_USERNAME, GITEA_PUSHER_NAME, GITHUB_ACTOR, GITLAB_USER_LOGIN)')
+  .option('--notes <rev>', 'CI: read notes from this notes ref or commit (default: refs/notes/intents)')
+  .option('--json', 'print {"ok","base","pusher","role","commits","governed","findings":[{"commit","ref","intent","code","message"}]} as JSON')
+  .addHelpText(
+    'after',
+    '\nExit codes: 0 accepted, 1 refused (findings), 2 usage.\nExamples:\n  intent gate --pre-receive                 # templates/server/pre-receive\n' +
+      '  intent gate --base origin/main --ref refs/heads/intent/INT-001 --new HEAD --pusher agent-1   # CI on a pull request\n' +
+      '  intent gate --base "$BEFORE" --ref refs/heads/main --new "$AFTER" --json                    # CI on a push to main',
+  )
+  .action(async (opts: { preReceive?: boolean; base?: string; ref?: string; old?: string; new?: string; pusher?: string; notes?: string; json?: boolean }) =>
+    (await import('./gate.js')).run({ cwd: process.cwd(), ...opts, preReceive: !!opts.preReceive, json: !!opts.json }));
 
 program
   .command('repair')

@@ -31,6 +31,7 @@ export type ErrorCode =
   | 'BUDGET_EXCEEDED'
   | 'BREAKER_OPEN'
   | 'MUTATION_CLAIM_FALSE'
+  | 'AUTHORITY_REFUSED'
   | 'USAGE';
 
 const BRAND = Symbol.for('intent-governance.IntentError');

@@ -58,7 +58,8 @@ export function verify(
     }
   }
   const repo = locate(cwd);
-  const revs = range.length ? range : ['HEAD'];
+  // By default also every unmerged intent branch: work waiting to be merged is governed too.
+  const revs = range.length ? range : ['HEAD', '--branches=intent/*'];
   const commits = listCommits(repo, revs, readNotes(repo, opts.notes ?? NOTES_REF));
   const onIntentBranches = intentOnlyCommits(repo);
   if (opts.intent) for (const c of commits) if (!onIntentBranches.has(c.sha)) onIntentBranches.set(c.sha, opts.intent);
@@ -72,33 +73,8 @@ export function verify(
       findings.push({ commit: c.sha, intent, code: 'NOTE_MISSING', message: `${short(c.sha)} is governed (${c.trailer ? `Intent-Id: ${c.trailer}` : `on ${BRANCH_PREFIX}${intent}`}) but has no note on ${NOTES_REF}.` });
       continue;
     }
-    const parsed = parseNote(c.note);
-    if (typeof parsed === 'string') {
-      findings.push({ commit: c.sha, intent, code: 'NOTE_UNPARSABLE', message: `${short(c.sha)}: its note ${parsed}.` });
-      continue;
-    }
-    const { summary, record } = parsed;
-    const meta = record.metadata?.[METADATA_KEY];
-    const id = meta?.intent_id ?? intent;
-    if (!validate(record)) {
-      findings.push({ commit: c.sha, intent: id, code: 'NOTE_INVALID', message: `${short(c.sha)}: its record is not valid Agent Trace 0.1.0: ${validate.errorsText()}.` });
-      continue;
-    }
-    if (!meta || typeof meta.intent_id !== 'string' || !Array.isArray(meta.scope)) {
-      findings.push({ commit: c.sha, intent: id, code: 'NOTE_INVALID', message: `${short(c.sha)}: its record has no metadata["${METADATA_KEY}"] with intent_id and scope.` });
-      continue;
-    }
-    if (record.vcs.revision !== c.sha) {
-      findings.push({ commit: c.sha, intent: id, code: 'NOTE_MISPLACED', message: `${short(c.sha)}: its note records commit ${record.vcs.revision}, not this one (a note copied or moved from another commit).` });
-      continue;
-    }
-    if (summary !== summaryLine(record)) {
-      findings.push({ commit: c.sha, intent: id, code: 'SUMMARY_MISMATCH', message: `${short(c.sha)}: the note's summary line does not match its record (expected "${summaryLine(record)}").` });
-    }
-    if (c.trailer && c.trailer !== meta.intent_id) {
-      findings.push({ commit: c.sha, intent: id, code: 'NOTE_MISPLACED', message: `${short(c.sha)}: the commit says Intent-Id: ${c.trailer} but its note is for ${meta.intent_id}.` });
-    }
-    toCheck.push({ commit: c, record });
+    const record = checkRecord(c, intent, validate, findings);
+    if (record) toCheck.push({ commit: c, record });
   }
   const shallow = shallowCommits(repo);
   for (const item of [...toCheck]) {
@@ -115,8 +91,45 @@ export function verify(
   return { range: revs, commits: commits.length, governed: governed.length, findings, ledger };
 }
 
+/**
+ * Checks one note against its own commit: it parses, is valid Agent Trace 0.1.0 with our
+ * metadata, names this commit, its summary matches the record, and an `Intent-Id:` trailer names
+ * the same intent. Pushes findings; returns the record when the content checks can go on.
+ */
+export function checkRecord(c: CommitInfo, intent: string | null, validate: Validator, findings: Finding[]): TraceRecord | null {
+  const note = c.note;
+  if (note === null) return null;
+  const parsed = parseNote(note);
+  if (typeof parsed === 'string') {
+    findings.push({ commit: c.sha, intent, code: 'NOTE_UNPARSABLE', message: `${short(c.sha)}: its note ${parsed}.` });
+    return null;
+  }
+  const { summary, record } = parsed;
+  const meta = record.metadata?.[METADATA_KEY];
+  const id = meta?.intent_id ?? intent;
+  if (!validate(record)) {
+    findings.push({ commit: c.sha, intent: id, code: 'NOTE_INVALID', message: `${short(c.sha)}: its record is not valid Agent Trace 0.1.0: ${validate.errorsText()}.` });
+    return null;
+  }
+  if (!meta || typeof meta.intent_id !== 'string' || !Array.isArray(meta.scope)) {
+    findings.push({ commit: c.sha, intent: id, code: 'NOTE_INVALID', message: `${short(c.sha)}: its record has no metadata["${METADATA_KEY}"] with intent_id and scope.` });
+    return null;
+  }
+  if (record.vcs.revision !== c.sha) {
+    findings.push({ commit: c.sha, intent: id, code: 'NOTE_MISPLACED', message: `${short(c.sha)}: its note records commit ${record.vcs.revision}, not this one (a note copied or moved from another commit).` });
+    return null;
+  }
+  if (summary !== summaryLine(record)) {
+    findings.push({ commit: c.sha, intent: id, code: 'SUMMARY_MISMATCH', message: `${short(c.sha)}: the note's summary line does not match its record (expected "${summaryLine(record)}").` });
+  }
+  if (c.trailer && c.trailer !== meta.intent_id) {
+    findings.push({ commit: c.sha, intent: id, code: 'NOTE_MISPLACED', message: `${short(c.sha)}: the commit says Intent-Id: ${c.trailer} but its note is for ${meta.intent_id}.` });
+  }
+  return record;
+}
+
 /** Where verify runs: any worktree, or a bare repository (a server's pre-receive hook). */
-interface Where {
+export interface Where {
   /** The directory git runs in. */
   root: string;
   /** The main worktree (whose registry and ledger are local facts), or null in a bare repository. */
@@ -163,7 +176,7 @@ function short(sha: string): string {
   return sha.slice(0, 12);
 }
 
-interface CommitInfo {
+export interface CommitInfo {
   sha: string;
   parents: string[];
   committed: number;
@@ -218,7 +231,7 @@ function listCommits(repo: Where, revs: string[], notes: Map<string, string>): C
   );
   if (res.status !== 0) {
     // A repository without commits has nothing to verify (HEAD is unborn): not a usage error.
-    if (revs.length === 1 && revs[0] === 'HEAD' && gitRaw(['rev-parse', '--verify', '--quiet', 'HEAD'], { cwd: repo.root }).status !== 0 &&
+    if (revs[0] === 'HEAD' && revs.length <= 2 && (revs.length === 1 || revs[1] === '--branches=intent/*') && gitRaw(['rev-parse', '--verify', '--quiet', 'HEAD'], { cwd: repo.root }).status !== 0 &&
       gitRaw(['rev-list', '-n', '1', '--all'], { cwd: repo.root }).stdout.trim() === '') return [];
     throw new IntentError('USAGE', `cannot list the commits of ${revs.join(' ')}: ${res.stderr.trim()}`, { range: revs });
   }
@@ -268,13 +281,13 @@ export function parseNote(text: string): { summary: string; record: TraceRecord 
   }
 }
 
-interface Validator {
+export interface Validator {
   (record: unknown): boolean;
   errorsText(): string;
 }
 
 /** The Agent Trace schema validator, loaded only when verify runs. */
-function lazyValidator(): Validator {
+export function lazyValidator(): Validator {
   const require = createRequire(import.meta.url);
   const Ajv2020 = require('ajv/dist/2020.js');
   const addFormats = require('ajv-formats');
@@ -287,16 +300,29 @@ function lazyValidator(): Validator {
   return v;
 }
 
-/** Ranges and hashes against the committed bytes, and paths against the recorded scope. */
-function checkContent(repo: Where, items: { commit: CommitInfo; record: TraceRecord }[], findings: Finding[]): void {
+/** Who decides a content check's scope and exemptions (the authority passes its base ref's). */
+export interface ContentPolicy {
+  /** `.intentignore` (default: the main worktree's, or HEAD's in a bare repository). */
+  ignore?: Scope | null;
+  /** The scope in force for a commit (default: the scope its note recorded); null: none checked. */
+  scopeOf?: (record: TraceRecord, commit: CommitInfo) => { id: string; globs: readonly string[]; scope: Scope; where: string } | null;
+  /** Whether `.orchestration/` is off limits for a commit (default: always). */
+  protectOrchestration?: (sha: string) => boolean;
+}
+
+/** Ranges and hashes against the committed bytes, and paths against the scope in force. */
+export function checkContent(repo: Where, items: { commit: CommitInfo; record: TraceRecord }[], findings: Finding[], policy: ContentPolicy = {}): void {
   if (!items.length) return;
   const diffs = diffCommits(repo.root, items.map((i) => ({ sha: i.commit.sha, parent: i.commit.parents[0] ?? null })));
   const blobs = readBlobs(repo.root, [...diffs.values()].flat().map((c) => c.newOid));
   const oldBlobs = readBlobs(repo.root, [...diffs.values()].flat().map((c) => c.oldOid));
   let ignore: Scope | null = null;
-  try {
-    ignore = ignoreOf(repo);
-  } catch { /* an unusable .intentignore exempts nothing */ }
+  if (policy.ignore !== undefined) ignore = policy.ignore;
+  else {
+    try {
+      ignore = ignoreOf(repo);
+    } catch { /* an unusable .intentignore exempts nothing */ }
+  }
   for (const { commit, record } of items) {
     const meta = record.metadata[METADATA_KEY];
     const id = meta.intent_id;
@@ -346,9 +372,12 @@ function checkContent(repo: Where, items: { commit: CommitInfo; record: TraceRec
       }
     }
     const touched = changes.flatMap((c) => (c.oldPath ? [c.oldPath, c.path] : [c.path]));
-    const bad = outOfScope(touched, compileScope(meta.scope.filter((g) => typeof g === 'string')), ignore, true);
+    const globs = meta.scope.filter((g) => typeof g === 'string');
+    const inForce = policy.scopeOf ? policy.scopeOf(record, commit) : { id, globs, scope: compileScope(globs), where: 'the note' };
+    if (!inForce) continue;
+    const bad = outOfScope(touched, inForce.scope, ignore, policy.protectOrchestration?.(commit.sha) ?? true);
     for (const p of bad) {
-      at({ path: p, code: 'SCOPE_VIOLATION', message: `${short(commit.sha)}: Scope Violation: ${id} is not authorized to edit ${p} (scope in force: ${meta.scope.join(', ') || 'none'}).` });
+      at({ path: p, code: 'SCOPE_VIOLATION', message: `${short(commit.sha)}: Scope Violation: ${inForce.id} is not authorized to edit ${p} (scope in force${inForce.where === 'the note' ? '' : ` on ${inForce.where}`}: ${inForce.globs.join(', ') || 'none'}).` });
     }
   }
 }

@@ -10,8 +10,11 @@ function withRemote(): { bare: string; repo: string; wt: string } {
   git(tempDir(), 'init', '-q', '--bare', '-b', 'main', bare);
   const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], { 'src/a.ts': 'a\n', 'docs/x.md': 'x\n' });
   git(repo, 'remote', 'add', 'origin', bare);
+  const wt = checkoutIntent(repo, 'INT-001');
+  // The server's main is the authority: the intent must be in progress there.
+  git(repo, 'commit', '-q', '-am', 'INT-001 in progress');
   git(repo, 'push', '-q', 'origin', 'main');
-  return { bare, repo, wt: checkoutIntent(repo, 'INT-001') };
+  return { bare, repo, wt };
 }
 
 function commit(wt: string, files: Record<string, string>, message: string, extra: string[] = []): string {
@@ -82,22 +85,24 @@ describe('server pre-receive template', () => {
 describe('GitHub Actions template', () => {
   it('runs its own steps against a clone of a real remote: clean, then a tampered note fails', () => {
     const { bare, wt } = withRemote();
-    const base = git(wt, 'rev-parse', 'HEAD').trim();
+    const base = git(wt, 'rev-parse', 'main').trim();
     commit(wt, { 'src/a.ts': 'a\nb\n' }, 'one');
     commit(wt, { 'src/c.ts': 'c\n' }, 'two');
     git(wt, 'push', '-q', 'origin', 'intent/INT-001', 'refs/notes/intents');
 
-    const workflow = parse(readFileSync(join(PKG_ROOT, 'templates', 'ci', 'intent-verify.yml'), 'utf8'));
-    const steps = workflow.jobs.verify.steps as { name?: string; run?: string; env?: Record<string, string> }[];
+    const workflow = parse(readFileSync(join(PKG_ROOT, 'templates', 'ci', 'intent-gate.yml'), 'utf8'));
+    const steps = workflow.jobs.gate.steps as { name?: string; run?: string; env?: Record<string, string> }[];
     const runSteps = steps.filter((s) => s.run && !s.name?.startsWith('Install'));
-    expect(runSteps.map((s) => s.name)).toEqual(['Fetch the trace notes', 'Verify governed commits']);
+    expect(runSteps.map((s) => s.name)).toEqual(['Fetch the trace notes', 'Authority check']);
     // What actions/checkout with fetch-depth 0 gives: a clone at the pushed commit; `intent` on PATH.
     const ci = join(tempDir(), 'ci');
     git(tempDir(), 'clone', '-q', '--branch', 'intent/INT-001', bare, ci);
     const bin = join(tempDir(), 'bin');
     writeFiles(bin, { intent: `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"\n` });
     run('chmod', ['+x', join(bin, 'intent')], bin);
-    const runAll = () => runSteps.map((s) => run('bash', ['-e', '-c', s.run!], ci, { PATH: `${bin}:${process.env.PATH}`, BASE: base }));
+    const runAll = () => runSteps.map((s) => run('bash', ['-e', '-c', s.run!], ci, {
+      PATH: `${bin}:${process.env.PATH}`, BASE: base, REF: 'refs/heads/intent/INT-001', NEW: git(ci, 'rev-parse', 'HEAD').trim(), PUSHER: 'someone',
+    }));
     for (const r of runAll()) expect(r.status, r.stderr + r.stdout).toBe(0);
     expect(noteOf(ci)).not.toBeNull();
 

@@ -1,0 +1,122 @@
+import { gitBuffer, gitRaw } from '../git/process.js';
+import { checkRegistry, yamlModule, type Intent } from '../intents/registry.js';
+import { compileScope, globProblem, parseIgnoreFile, type Scope } from '../intents/scope.js';
+
+/** Where the authority's own settings live on the protected base branch. */
+export const AUTHORITY_FILE = '.orchestration/authority.yaml';
+export const REGISTRY_FILE = '.orchestration/active_intents.yaml';
+export const IGNORE_FILE = '.orchestration/.intentignore';
+
+/** `authority.yaml`: which identities are agents, which intents each may push, what is protected. */
+export interface AuthorityConfig {
+  /** Branch names (without refs/heads/) that may not be deleted or rewritten. Default ["main"]. */
+  protectedBranches: string[];
+  /** Agent identity → the intent ids it may push (`*`: any). */
+  agents: Map<string, string[]>;
+}
+
+/** Everything the authority trusts, read from one commit of the protected base branch. */
+export interface BasePolicy {
+  /** The base commit, or null when the base ref does not exist yet (an empty server). */
+  commit: string | null;
+  intents: Map<string, Intent>;
+  /** Problems of the base registry (the intents that parsed are still used). */
+  registryProblems: string[];
+  ignore: Scope | null;
+  authority: AuthorityConfig;
+  /** Why `authority.yaml` is unusable, or null. An unusable file refuses every push. */
+  authorityProblem: string | null;
+}
+
+const SERVER_IDENTITY_VARS = ['REMOTE_USER', 'GL_USERNAME', 'GITEA_PUSHER_NAME', 'GOGS_AUTH_USER_NAME', 'GITHUB_ACTOR', 'GITLAB_USER_LOGIN', 'BITBUCKET_STEP_TRIGGERER_UUID'];
+
+/**
+ * The pusher's identity as the host authenticated it: the variables git servers and CI systems
+ * give their hooks and jobs (`REMOTE_USER` for git http-backend behind an authenticating front
+ * end, GitLab's `GL_USERNAME`, Gitea's `GITEA_PUSHER_NAME`, Gogs, GitHub Actions' `GITHUB_ACTOR`,
+ * GitLab CI's `GITLAB_USER_LOGIN`), or null.
+ */
+export function pusherFromEnv(env: NodeJS.ProcessEnv): { name: string; from: string } | null {
+  for (const k of SERVER_IDENTITY_VARS) {
+    const v = env[k]?.trim();
+    if (v) return { name: v, from: k };
+  }
+  return null;
+}
+
+/** Reads the registry, `.intentignore` and `authority.yaml` of `baseRev` (one git process). */
+export function readBasePolicy(cwd: string, baseRev: string): BasePolicy {
+  const res = gitRaw(['rev-parse', '--verify', '--quiet', `${baseRev}^{commit}`], { cwd });
+  const commit = res.status === 0 ? res.stdout.trim() : null;
+  const files = commit ? readFiles(cwd, commit, [REGISTRY_FILE, IGNORE_FILE, AUTHORITY_FILE]) : new Map<string, string>();
+  const intents = new Map<string, Intent>();
+  const registryProblems: string[] = [];
+  const registryText = files.get(REGISTRY_FILE);
+  if (registryText !== undefined) {
+    const checked = checkRegistry(registryText);
+    for (const i of checked.intents) intents.set(i.id, i);
+    for (const p of checked.problems) registryProblems.push(`${REGISTRY_FILE}:${p.line}:${p.column}: ${p.message}`);
+  }
+  const ignoreGlobs = parseIgnoreFile(files.get(IGNORE_FILE) ?? '').filter((g) => !g.startsWith('!') && globProblem(g) === null);
+  const parsed = parseAuthority(files.get(AUTHORITY_FILE));
+  return {
+    commit,
+    intents,
+    registryProblems,
+    ignore: ignoreGlobs.length ? compileScope(ignoreGlobs) : null,
+    authority: parsed.config,
+    authorityProblem: parsed.problem,
+  };
+}
+
+/** Parses `authority.yaml` (absent: no agents, `main` protected). Pure. */
+export function parseAuthority(text: string | undefined): { config: AuthorityConfig; problem: string | null } {
+  const config: AuthorityConfig = { protectedBranches: ['main'], agents: new Map() };
+  if (text === undefined || text.trim() === '') return { config, problem: null };
+  let raw: unknown;
+  try {
+    raw = yamlModule().parse(text);
+  } catch (e) {
+    return { config, problem: `${AUTHORITY_FILE} is not valid YAML: ${(e as Error).message.split('\n')[0]}` };
+  }
+  if (raw === null || raw === undefined) return { config, problem: null };
+  if (typeof raw !== 'object' || Array.isArray(raw)) return { config, problem: `${AUTHORITY_FILE} must be a mapping with "agents" and "protected_branches"` };
+  for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
+    if (k === 'protected_branches') {
+      if (!Array.isArray(v) || !v.every((b) => typeof b === 'string' && b.trim() !== '')) {
+        return { config, problem: `${AUTHORITY_FILE}: protected_branches must be a list of branch names, e.g. ["main"]` };
+      }
+      config.protectedBranches = v.map((b: string) => b.replace(/^refs\/heads\//, ''));
+    } else if (k === 'agents') {
+      if (v === null) continue;
+      if (typeof v !== 'object' || Array.isArray(v)) return { config, problem: `${AUTHORITY_FILE}: agents must map each agent identity to a list of intent ids` };
+      for (const [who, ids] of Object.entries(v as Record<string, unknown>)) {
+        const list = typeof ids === 'string' ? [ids] : ids;
+        if (!Array.isArray(list) || !list.every((i) => typeof i === 'string' && i.trim() !== '')) {
+          return { config, problem: `${AUTHORITY_FILE}: agents.${who} must be a list of intent ids (or "*")` };
+        }
+        config.agents.set(who, list.map((i: string) => i.trim()));
+      }
+    } else {
+      return { config, problem: `${AUTHORITY_FILE}: unknown key "${k}"; known keys are agents, protected_branches` };
+    }
+  }
+  return { config, problem: null };
+}
+
+/** Files of one commit by path (absent ones left out), through one `cat-file --batch`. */
+function readFiles(cwd: string, commit: string, paths: string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  const buf = gitBuffer(['cat-file', '--batch'], { cwd, input: paths.map((p) => `${commit}:${p}`).join('\n') + '\n' });
+  let pos = 0;
+  for (const p of paths) {
+    const nl = buf.indexOf(0x0a, pos);
+    const header = buf.subarray(pos, nl).toString('utf8').split(' ');
+    pos = nl + 1;
+    if (header.length < 3) continue; // "<name> missing"
+    const size = Number(header[2]);
+    if (header[1] === 'blob') out.set(p, buf.subarray(pos, pos + size).toString('utf8'));
+    pos += size + 1;
+  }
+  return out;
+}

@@ -1,0 +1,459 @@
+// The authority tier against a real server: a bare repository served by `git http-backend` behind
+// a small Node HTTP server on 127.0.0.1 (test/fixtures/git-http-server.mjs) that sets REMOTE_USER
+// from the URL, with templates/server/pre-receive installed. An attacker here is an agent with a
+// shell in its own intent worktree, running as the same OS user as the human: each attack
+// class of issue 12 is pushed and must be refused with a finding naming the commit and the rule.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { recordCommit } from '../../lib/trace/record-commit.js';
+import { summaryLine } from '../../lib/trace/record.js';
+import { CLI, PKG_ROOT, checkoutIntent, git, intent, registryYaml, run, writeFiles, type Run } from '../helpers.js';
+
+const AUTHORITY = 'agents:\n  agent-1: ["INT-001"]\n  agent-3: ["INT-003"]\n';
+const INTENTS = [
+  { id: 'INT-001', scope: ['src/**'], status: 'IN_PROGRESS' },
+  { id: 'INT-002', scope: ['docs/**'], status: 'IN_PROGRESS' },
+  { id: 'INT-003', scope: ['lib/**'], status: 'PENDING' },
+];
+const FILES = { 'README.md': '# test\n', 'src/a.ts': 'a\n', 'docs/x.md': 'x\n', 'lib/l.ts': 'l\n' };
+const HOOK_ENV = { INTENT_BIN: `${process.execPath} ${CLI}` };
+const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null'];
+
+let root: string;
+let server: ChildProcess;
+let port: number;
+
+/** The push URL of repository `name` for identity `who` (null: no identity). */
+function url(who: string | null, name = 'srv.git'): string {
+  return `http://127.0.0.1:${port}/${who === null ? 'anon' : `as/${encodeURIComponent(who)}`}/${name}`;
+}
+
+/** A bare repository on the server with the pre-receive template installed. */
+function serverRepo(name: string): string {
+  const bare = join(root, name);
+  git(root, 'init', '-q', '--bare', '-b', 'main', bare);
+  git(bare, 'config', 'http.receivepack', 'true'); // lets anonymous pushes reach the hook
+  copyFileSync(join(PKG_ROOT, 'templates', 'server', 'pre-receive'), join(bare, 'hooks', 'pre-receive'));
+  chmodSync(join(bare, 'hooks', 'pre-receive'), 0o755);
+  return bare;
+}
+
+/** A governed clone (intent init, the registry and authority.yaml committed on main). */
+function humanRepo(dir: string, intents: typeof INTENTS): string {
+  mkdirSync(dir);
+  git(dir, 'init', '-q', '-b', 'main');
+  writeFiles(dir, FILES);
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', 'initial');
+  const r = intent(dir, ['init']);
+  expect(r.status, r.stderr).toBe(0);
+  writeFiles(dir, { '.orchestration/active_intents.yaml': registryYaml(intents), '.orchestration/authority.yaml': AUTHORITY });
+  git(dir, 'add', '.orchestration');
+  git(dir, 'commit', '-q', '-m', 'register intents and agents');
+  return dir;
+}
+
+function push(cwd: string, who: string | null, refspecs: string[], opts: { verify?: boolean; name?: string } = {}): Run {
+  return run('git', ['push', ...(opts.verify ? [] : ['--no-verify']), url(who, opts.name), ...refspecs], cwd);
+}
+
+function sha(cwd: string, rev = 'HEAD'): string {
+  return git(cwd, 'rev-parse', rev).trim();
+}
+
+/** A push the server refused, with `code` naming `commit`; the server's refs are unchanged. */
+function expectRefused(r: Run, code: string, commit: string, bare = srv): void {
+  if (process.env.SHOW_REFUSALS) console.log(r.stderr);
+  expect(r.status, r.stderr).not.toBe(0);
+  expect(r.stderr).toContain('pre-receive hook declined');
+  expect(r.stderr).toMatch(new RegExp(`${code}\\s+${commit.slice(0, 12)}`));
+  expect(git(bare, 'for-each-ref', '--format=%(refname) %(objectname)')).toBe(serverRefs);
+}
+
+function commit(wt: string, files: Record<string, string>, message: string, env: Record<string, string | undefined> = {}, flags: string[] = []): string {
+  writeFiles(wt, files);
+  git(wt, 'add', '-A');
+  const r = run('git', [...flags, 'commit', '-q', '-m', message], wt, env);
+  expect(r.status, r.stderr + r.stdout).toBe(0);
+  return sha(wt);
+}
+
+/** Rewrites the note of `rev` (keeping it well-formed: the summary follows the record). */
+function rewriteNote(cwd: string, rev: string, edit: (record: any) => void): void {
+  const [, json] = git(cwd, 'notes', '--ref=intents', 'show', rev).split('\n');
+  const record = JSON.parse(json);
+  edit(record);
+  run('git', ['notes', '--ref=intents', 'add', '-f', '-F', '-', rev], cwd, {}, `${summaryLine(record)}\n${JSON.stringify(record)}\n`);
+}
+
+let srv: string;
+let repo: string;
+let wt: string;
+let serverRefs: string;
+let mainTip: string;
+let notesTip: string;
+let governed: string;
+
+beforeAll(async () => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'intent-authority-')));
+  server = spawn(process.execPath, [join(PKG_ROOT, 'test', 'fixtures', 'git-http-server.mjs'), root], {
+    env: { ...process.env, ...HOOK_ENV }, stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  port = await new Promise<number>((resolve, reject) => {
+    server.stdout!.once('data', (d) => resolve(Number(String(d).trim())));
+    server.once('exit', (c) => reject(new Error(`git-http-server exited ${c}`)));
+  });
+  srv = serverRepo('srv.git');
+  repo = humanRepo(join(root, 'repo'), INTENTS);
+  expect(push(repo, 'alice', ['main']).status).toBe(0);
+  wt = checkoutIntent(repo, 'INT-001');
+  governed = commit(wt, { 'src/a.ts': 'a\nb\n' }, 'governed work');
+  const p = push(wt, 'agent-1', ['intent/INT-001', 'refs/notes/intents'], { verify: true });
+  expect(p.status, p.stderr).toBe(0);
+  git(repo, 'merge', '-q', '--no-ff', '--no-edit', 'intent/INT-001');
+  expect(push(repo, 'alice', ['main']).status).toBe(0);
+  mainTip = sha(repo, 'main');
+  notesTip = sha(repo, 'refs/notes/intents');
+  serverRefs = git(srv, 'for-each-ref', '--format=%(refname) %(objectname)');
+});
+
+afterAll(() => {
+  server?.kill('SIGTERM');
+  rmSync(root, { recursive: true, force: true });
+});
+
+// Every step here is a synchronous process: let vitest's worker answer its runner between tests.
+afterEach(() => new Promise<void>((resolve) => setImmediate(resolve)));
+
+/** Puts the agent's worktree and the notes back where the server has them. */
+function fresh(): void {
+  git(wt, 'reset', '-q', '--hard', mainTip);
+  git(wt, 'clean', '-qfd');
+  git(repo, 'update-ref', 'refs/notes/intents', notesTip);
+  git(repo, 'checkout', '-q', '-f', 'main');
+  git(repo, 'reset', '-q', '--hard', mainTip);
+}
+
+describe('setup', () => {
+  it('accepted the honest push of a governed commit, its notes and the merge into main', () => {
+    expect(sha(srv, 'main')).toBe(mainTip);
+    expect(sha(srv, 'intent/INT-001')).toBe(governed);
+    expect(sha(srv, 'refs/notes/intents')).toBe(notesTip);
+  });
+});
+
+describe('class 1: the identity is chosen by the agent', () => {
+  it('a commit recorded under another intent (edited worktree record) arrives on intent/INT-001', () => {
+    fresh();
+    const c = commit(wt, { 'docs/x.md': 'x\nmine\n' }, 'as INT-002', {}, NO_HOOKS);
+    recordCommit(wt, process.env, { rev: c, intentId: 'INT-002' }); // what the hooks record once intent-id says INT-002
+    expectRefused(push(wt, 'agent-1', ['intent/INT-001', 'refs/notes/intents']), 'NOTE_INTENT_MISMATCH', c);
+  });
+
+  it('the branch renamed to another intent, or pushed under another name, is not the agent\'s to update', () => {
+    fresh();
+    const c = commit(wt, { 'src/a.ts': 'a\nc\n' }, 'honest work');
+    expectRefused(push(wt, 'agent-1', ['HEAD:refs/heads/intent/INT-002', 'refs/notes/intents']), 'REF_NOT_ALLOWED', c);
+    expectRefused(push(wt, 'agent-1', ['HEAD:refs/heads/feature/x']), 'REF_NOT_ALLOWED', c);
+    expectRefused(push(wt, 'agent-1', ['HEAD:refs/heads/main']), 'REF_NOT_ALLOWED', c);
+    expectRefused(push(wt, 'agent-1', ['HEAD:refs/tags/v1']), 'REF_NOT_ALLOWED', c);
+  });
+
+  it('INTENT_ID in a self-made detached worktree names another intent', () => {
+    fresh();
+    const other = join(root, 'self-made');
+    git(repo, 'worktree', 'add', '-q', '--detach', other, mainTip);
+    try {
+      const c = commit(other, { 'docs/x.md': 'x\nself-made\n' }, 'INTENT_ID=INT-002', { INTENT_ID: 'INT-002' });
+      expect(git(other, 'notes', '--ref=intents', 'show', c)).toContain('INT-002');
+      expectRefused(push(other, 'agent-1', ['HEAD:refs/heads/intent/INT-001', 'refs/notes/intents']), 'NOTE_INTENT_MISMATCH', c);
+    } finally {
+      git(repo, 'worktree', 'remove', '--force', other);
+    }
+  });
+
+  it("another intent's checkout, and a rebase onto its work", () => {
+    fresh();
+    const wt2 = checkoutIntent(repo, 'INT-002');
+    try {
+      const theirs = commit(wt2, { 'docs/x.md': 'x\nINT-002 work\n' }, 'INT-002 work');
+      commit(wt, { 'src/a.ts': 'a\nmine\n' }, 'INT-001 work');
+      git(wt, 'rebase', '-q', 'intent/INT-002');
+      expectRefused(push(wt, 'agent-1', ['intent/INT-001', 'refs/notes/intents']), 'NOTE_INTENT_MISMATCH', theirs);
+    } finally {
+      git(repo, 'worktree', 'remove', '--force', wt2);
+    }
+  });
+
+  it('a push without an identity, once agents are listed', () => {
+    fresh();
+    const c = commit(wt, { 'src/a.ts': 'a\nanon\n' }, 'anonymous');
+    expectRefused(push(wt, null, ['intent/INT-001', 'refs/notes/intents']), 'IDENTITY_REQUIRED', c);
+  });
+});
+
+describe('class 2: notes vouch for themselves', () => {
+  it("a note rewritten to another intent and that intent's scope", () => {
+    fresh();
+    const c = commit(wt, { 'docs/x.md': 'x\nsneaky\n' }, 'hook-free', {}, NO_HOOKS);
+    expect(intent(wt, ['repair']).status).toBe(0);
+    rewriteNote(wt, c, (r) => {
+      r.metadata['dev.intent'].intent_id = 'INT-002';
+      r.metadata['dev.intent'].scope = ['docs/**'];
+      r.metadata['dev.intent'].scope_violations = [];
+    });
+    const r = push(wt, 'agent-1', ['intent/INT-001', 'refs/notes/intents']);
+    expectRefused(r, 'NOTE_INTENT_MISMATCH', c);
+  });
+
+  it('a note claiming a wider scope, given by a registry on a junk commit or an edited file', () => {
+    fresh();
+    // The junk registry travels in the same push; the note names its bytes and scope.
+    writeFiles(wt, { '.orchestration/active_intents.yaml': registryYaml([{ id: 'INT-001', scope: ['src/**', 'docs/**'], status: 'IN_PROGRESS' }]) });
+    const junk = commit(wt, {}, 'junk registry', {}, NO_HOOKS);
+    const c = commit(wt, { 'docs/x.md': 'x\nwider\n' }, 'out of scope', {}, NO_HOOKS);
+    expect(intent(wt, ['repair']).status).toBe(0);
+    rewriteNote(wt, c, (r) => {
+      r.metadata['dev.intent'].scope = ['src/**', 'docs/**'];
+      r.metadata['dev.intent'].scope_violations = [];
+    });
+    const r = push(wt, 'agent-1', ['intent/INT-001', 'refs/notes/intents']);
+    expectRefused(r, 'SCOPE_VIOLATION', c);
+    expect(r.stderr).toMatch(new RegExp(`SCOPE_NOT_IN_REGISTRY\\s+${c.slice(0, 12)}`));
+    expect(r.stderr).toMatch(new RegExp(`SCOPE_VIOLATION\\s+${junk.slice(0, 12)}`)); // .orchestration/ is never agent work
+
+    // The main worktree's registry edited on disk: the hooks pass, the note records the wider scope.
+    fresh();
+    const file = join(repo, '.orchestration', 'active_intents.yaml');
+    const before = readFileSync(file, 'utf8');
+    writeFileSync(file, before.replace('["src/**"]', '["src/**","docs/**"]'));
+    try {
+      const d = commit(wt, { 'docs/x.md': 'x\nedited registry\n' }, 'within the edited scope');
+      expectRefused(push(wt, 'agent-1', ['intent/INT-001', 'refs/notes/intents']), 'SCOPE_VIOLATION', d);
+    } finally {
+      writeFileSync(file, before);
+    }
+  });
+
+  it('an intent that is not IN_PROGRESS on the base branch, whatever the local registry says', () => {
+    fresh();
+    const wt3 = checkoutIntent(repo, 'INT-003'); // the local registry now says IN_PROGRESS
+    try {
+      const c = commit(wt3, { 'lib/l.ts': 'l\nmore\n' }, 'INT-003 work');
+      expectRefused(push(wt3, 'agent-3', ['intent/INT-003', 'refs/notes/intents']), 'INTENT_NOT_ACTIVE', c);
+    } finally {
+      git(repo, 'worktree', 'remove', '--force', wt3);
+      git(repo, 'checkout', '-q', '--', '.orchestration/active_intents.yaml');
+    }
+  });
+
+  it('a self-approval (agent variables unset) widens only the local registry', () => {
+    fresh();
+    const req = intent(wt, ['expand', 'INT-001', 'docs/**', '--reason', 'need docs', '--json']);
+    expect(req.status, req.stderr).toBe(0);
+    const id = JSON.parse(req.stdout).id as string;
+    const ok = intent(repo, ['approve', id], { INTENT_AGENT: undefined, CLAUDECODE: undefined });
+    expect(ok.status, ok.stderr).toBe(0);
+    try {
+      const c = commit(wt, { 'docs/x.md': 'x\nself-approved\n' }, 'after self-approval');
+      expectRefused(push(wt, 'agent-1', ['intent/INT-001', 'refs/notes/intents']), 'SCOPE_VIOLATION', c);
+    } finally {
+      git(repo, 'checkout', '-q', '--', '.orchestration/active_intents.yaml');
+    }
+  });
+
+  it('a note whose hashes do not match the committed lines', () => {
+    fresh();
+    const c = commit(wt, { 'src/a.ts': 'a\nforged\n' }, 'honest commit, forged note');
+    rewriteNote(wt, c, (r) => {
+      r.files[0].conversations[0].ranges[0].content_hash = `sha256:${'0'.repeat(64)}`;
+    });
+    expectRefused(push(wt, 'agent-1', ['intent/INT-001', 'refs/notes/intents']), 'HASH_MISMATCH', c);
+  });
+});
+
+describe('class 3: "governed" decided by reachability', () => {
+  it('a hook-free commit without a note on the intent branch', () => {
+    fresh();
+    const c = commit(wt, { 'src/a.ts': 'a\nno note\n' }, 'hook-free', {}, NO_HOOKS);
+    expectRefused(push(wt, 'agent-1', ['intent/INT-001', 'refs/notes/intents']), 'NOTE_MISSING', c);
+  });
+
+  it('a governed commit brought by another branch, pushed by a human', () => {
+    fresh();
+    const c = commit(wt, { 'docs/x.md': 'x\nvia feature\n' }, 'hook-free', {}, NO_HOOKS);
+    expect(intent(wt, ['repair']).status).toBe(0);
+    expectRefused(push(wt, 'alice', ['HEAD:refs/heads/feature/y', 'refs/notes/intents']), 'SCOPE_VIOLATION', c);
+    // A commit that says Intent-Id: but has no note is governed wherever it arrives.
+    fresh();
+    const t = commit(wt, { 'src/a.ts': 'a\ntrailer\n' }, 'work\n\nIntent-Id: INT-001', {}, NO_HOOKS);
+    expectRefused(push(wt, 'alice', ['HEAD:refs/heads/feature/z']), 'NOTE_MISSING', t);
+  });
+
+  it('a hook-free commit merged into main by the human and pushed with main', () => {
+    fresh();
+    const c = commit(wt, { 'docs/x.md': 'x\nmerged\n' }, 'hook-free', {}, NO_HOOKS);
+    expect(intent(wt, ['repair']).status).toBe(0);
+    git(repo, 'merge', '-q', '--no-ff', '--no-edit', 'intent/INT-001');
+    expectRefused(push(repo, 'alice', ['main', 'refs/notes/intents']), 'SCOPE_VIOLATION', c);
+  });
+
+  it('a commit kept on another intent branch, pushed along by the agent', () => {
+    fresh();
+    const c = commit(wt, { 'src/a.ts': 'a\nkept\n' }, 'kept elsewhere', {}, NO_HOOKS);
+    git(wt, 'branch', '-f', 'intent/INT-002', c);
+    git(wt, 'reset', '-q', '--hard', mainTip);
+    const ok = commit(wt, { 'src/a.ts': 'a\nhonest\n' }, 'honest');
+    const r = push(wt, 'agent-1', ['intent/INT-001', 'intent/INT-002', 'refs/notes/intents']);
+    expectRefused(r, 'REF_NOT_ALLOWED', c);
+    expect(r.stderr).not.toMatch(new RegExp(`\\s${ok.slice(0, 12)}`));
+  });
+});
+
+describe('class 4: the server accepts history and notes it never checked', () => {
+  it('deleting or force-pushing refs/notes/intents', () => {
+    fresh();
+    expectRefused(push(repo, 'alice', [':refs/notes/intents']), 'NOTES_DELETED', notesTip);
+    const tree = sha(repo, 'refs/notes/intents^{tree}');
+    const orphan = git(repo, 'commit-tree', tree, '-m', 'rewritten notes').trim();
+    git(repo, 'update-ref', 'refs/notes/intents', orphan);
+    expectRefused(push(repo, 'alice', ['+refs/notes/intents']), 'NOTES_NOT_FAST_FORWARD', orphan);
+    expectRefused(push(repo, 'agent-1', ['+refs/notes/intents']), 'NOTES_NOT_FAST_FORWARD', orphan);
+  });
+
+  it('a force-push rewriting main, or deleting it', () => {
+    fresh();
+    const rewritten = git(repo, 'commit-tree', sha(repo, 'main^{tree}'), '-p', sha(repo, 'main~1'), '-m', 'rewritten').trim();
+    expectRefused(push(repo, 'alice', [`+${rewritten}:refs/heads/main`]), 'NOT_FAST_FORWARD', rewritten);
+    expectRefused(push(repo, 'alice', [':refs/heads/main']), 'PROTECTED_DELETED', mainTip);
+  });
+
+  it('a note of a commit on main changed, removed or added after the fact', () => {
+    fresh();
+    rewriteNote(repo, governed, (r) => { r.metadata['dev.intent'].intent_name = 'renamed'; });
+    expectRefused(push(repo, 'alice', ['refs/notes/intents']), 'NOTE_REWRITTEN', governed);
+    fresh();
+    git(repo, 'notes', '--ref=intents', 'remove', governed);
+    expectRefused(push(repo, 'alice', ['refs/notes/intents']), 'NOTE_REWRITTEN', governed);
+    fresh();
+    const human = sha(repo, 'main^1'); // the registry commit: a human's, without a note
+    git(repo, 'notes', '--ref=intents', 'add', '-m', 'INT-001 forged\n{}', human);
+    expectRefused(push(repo, 'agent-1', ['refs/notes/intents']), 'NOTE_REWRITTEN', human);
+  });
+});
+
+describe('class 5: local state is the agent\'s to edit', () => {
+  it(".intentignore in the main worktree edited to exempt the agent's target", () => {
+    fresh();
+    const file = join(repo, '.orchestration', '.intentignore');
+    writeFileSync(file, 'docs/**\n');
+    try {
+      const c = commit(wt, { 'docs/x.md': 'x\nignored locally\n' }, 'exempt by local .intentignore');
+      expectRefused(push(wt, 'agent-1', ['intent/INT-001', 'refs/notes/intents']), 'SCOPE_VIOLATION', c);
+    } finally {
+      rmSync(file, { force: true });
+    }
+  });
+
+  it('hooks switched off in the shared .git/config', () => {
+    fresh();
+    const hooks = git(wt, 'config', '--worktree', 'core.hooksPath').trim();
+    git(wt, 'config', '--worktree', 'core.hooksPath', '/dev/null');
+    try {
+      const c = commit(wt, { 'docs/x.md': 'x\nno hooks\n' }, 'hooks off');
+      expectRefused(push(wt, 'agent-1', ['intent/INT-001', 'refs/notes/intents']), 'NOTE_MISSING', c);
+    } finally {
+      git(wt, 'config', '--worktree', 'core.hooksPath', hooks);
+    }
+  });
+
+  it('authority.yaml planted in the main worktree (or pushed) grants nothing', () => {
+    fresh();
+    const file = join(repo, '.orchestration', 'authority.yaml');
+    writeFileSync(file, 'agents:\n  agent-1: ["*"]\n');
+    try {
+      const c = commit(wt, { 'src/a.ts': 'a\nplanted\n' }, 'work');
+      expectRefused(push(wt, 'agent-1', ['HEAD:refs/heads/intent/INT-002', 'refs/notes/intents']), 'REF_NOT_ALLOWED', c);
+    } finally {
+      git(repo, 'checkout', '-q', '--', '.orchestration/authority.yaml');
+    }
+  });
+});
+
+describe('the CI job (templates/ci/intent-gate.yml) on a pull request range', () => {
+  /** The workflow's own "Authority check" step, run as GitHub would with the PR's values. */
+  function ciStep(): { run: string } {
+    const wf = parse(readFileSync(join(PKG_ROOT, 'templates', 'ci', 'intent-gate.yml'), 'utf8'));
+    return wf.jobs.gate.steps.find((s: { name?: string }) => s.name === 'Authority check');
+  }
+  function runCi(head: string, headRef: string, actor: string): Run {
+    // A host without pre-receive hooks (GitHub): the PR branch and notes get there unchecked.
+    const gh = join(root, `gh-${Math.random().toString(36).slice(2)}.git`);
+    git(root, 'clone', '-q', '--bare', srv, gh);
+    git(repo, 'push', '-q', '--no-verify', '-f', gh, `${head}:refs/heads/${headRef}`, '+refs/notes/intents');
+    const ci = join(root, `ci-${Math.random().toString(36).slice(2)}`);
+    git(root, 'clone', '-q', gh, ci);
+    git(ci, 'fetch', '-q', '--no-tags', 'origin', '+refs/notes/intents:refs/notes/intents');
+    git(ci, 'checkout', '-q', head);
+    const bin = join(root, 'bin');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'intent'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`, { mode: 0o755 });
+    return run('sh', ['-c', ciStep().run], ci, {
+      PATH: `${bin}:${process.env.PATH}`, BASE: mainTip, REF: `refs/heads/${headRef}`, NEW: head, PUSHER: actor,
+    });
+  }
+
+  it('passes an honest pull request and refuses each class with the finding', () => {
+    fresh();
+    const honest = commit(wt, { 'src/a.ts': 'a\nci honest\n' }, 'honest');
+    const ok = runCi(honest, 'intent/INT-001', 'agent-1');
+    expect(ok.status, ok.stdout + ok.stderr).toBe(0);
+    expect(ok.stdout).toContain('accepted');
+
+    const ren = runCi(honest, 'intent/INT-002', 'agent-1'); // class 1
+    expect(ren.status).toBe(1);
+    expect(ren.stdout).toMatch(new RegExp(`REF_NOT_ALLOWED\\s+${honest.slice(0, 12)}`));
+
+    const c = commit(wt, { 'docs/x.md': 'x\nci sneaky\n' }, 'hook-free', {}, NO_HOOKS); // class 3
+    const missing = runCi(c, 'intent/INT-001', 'agent-1');
+    expect(missing.stdout).toMatch(new RegExp(`NOTE_MISSING\\s+${c.slice(0, 12)}`));
+    expect(intent(wt, ['repair']).status).toBe(0);
+    rewriteNote(wt, c, (r) => { r.metadata['dev.intent'].scope = ['src/**', 'docs/**']; r.metadata['dev.intent'].scope_violations = []; });
+    const scope = runCi(c, 'intent/INT-001', 'agent-1'); // class 2
+    expect(scope.status).toBe(1);
+    expect(scope.stdout).toMatch(new RegExp(`SCOPE_VIOLATION\\s+${c.slice(0, 12)}`));
+  });
+});
+
+describe('the honest flow on a fresh server', () => {
+  it('checkout → commits → push → approve → push main → done --merge → push is accepted unchanged', () => {
+    const bare = serverRepo('honest.git');
+    const h = humanRepo(join(root, 'honest'), [{ id: 'INT-001', scope: ['src/**'], status: 'PENDING' }]);
+    git(h, 'remote', 'add', 'origin', url('alice', 'honest.git'));
+    git(h, 'remote', 'add', 'agent', url('agent-1', 'honest.git'));
+    const ok = (r: Run) => expect(r.status, r.stderr).toBe(0);
+    ok(run('git', ['push', 'origin', 'main'], h));
+    const w = checkoutIntent(h, 'INT-001');
+    git(h, 'commit', '-q', '-am', 'INT-001 in progress');
+    ok(run('git', ['push', 'origin', 'main'], h));
+    commit(w, { 'src/a.ts': 'a\none\n' }, 'one');
+    commit(w, { 'src/b.ts': 'b\n' }, 'two');
+    ok(run('git', ['push', 'agent', 'intent/INT-001', 'refs/notes/intents'], w));
+    const req = JSON.parse(intent(w, ['expand', 'INT-001', 'docs/**', '--reason', 'docs', '--json']).stdout).id as string;
+    ok(intent(h, ['approve', req]));
+    git(h, 'commit', '-q', '-am', 'approve docs for INT-001');
+    ok(run('git', ['push', 'origin', 'main'], h));
+    commit(w, { 'docs/x.md': 'x\ndocumented\n' }, 'three');
+    ok(run('git', ['push', 'agent', 'intent/INT-001', 'refs/notes/intents'], w));
+    ok(intent(h, ['done', 'INT-001', '--merge']));
+    git(h, 'commit', '-q', '-am', 'INT-001 completed');
+    ok(run('git', ['push', 'origin', 'main', 'refs/notes/intents'], h));
+    expect(sha(bare, 'main')).toBe(sha(h, 'main'));
+    expect(sha(bare, 'intent/INT-001')).toBe(sha(h, 'intent/INT-001'));
+    expect(sha(bare, 'refs/notes/intents')).toBe(sha(h, 'refs/notes/intents'));
+  });
+});
