@@ -14,3 +14,7 @@ const pinned: Record<string, string> = {
 };
 Object.assign(process.env, pinned);
 for (const k of ['GIT_DIR', 'GIT_INDEX_FILE', 'GIT_WORK_TREE', 'INTENT_ID']) delete process.env[k];
+// Tests may run inside an agent's session: its markers would make human-only commands refuse.
+for (const k of Object.keys(process.env)) {
+  if (['CLAUDE_PROJECT_DIR', 'CLAUDECODE', 'CURSOR_TRACE_ID', 'INTENT_AGENT'].includes(k) || k.startsWith('CLINE_')) delete process.env[k];
+}

@@ -1,3 +1,5 @@
+import { IntentError } from './errors.js';
+
 /**
  * Why this process looks like an agent's rather than a human's, or null. Agent hook processes and
  * agent shells carry these variables: Claude Code (`CLAUDE_PROJECT_DIR`, `CLAUDECODE=1`), Cursor
@@ -13,4 +15,19 @@ export function agentMarker(env: NodeJS.ProcessEnv = process.env): string | null
   const flag = env.INTENT_AGENT?.trim();
   if (flag && flag !== '0') return `INTENT_AGENT=${flag} is set`;
   return null;
+}
+
+/**
+ * Refuses (NOT_A_HUMAN) a human's decision (checkout, done, abandon, …) when the process looks
+ * like an agent's. A guardrail for honest agents, not a boundary: a process of the same user can
+ * unset these variables. What lands is decided by the server's authority check (`intent gate`).
+ */
+export function assertNotAgent(action: string, env: NodeJS.ProcessEnv = process.env): void {
+  const marker = agentMarker(env);
+  if (!marker) return;
+  throw new IntentError(
+    'NOT_A_HUMAN',
+    `Refused: intent ${action} is a human's decision, and this process looks like an agent's: ${marker}. A human runs it in a terminal; nothing was changed.`,
+    { reason: 'agent-env', marker },
+  );
 }

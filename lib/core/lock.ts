@@ -1,12 +1,17 @@
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync, linkSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, linkSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { IntentError } from './errors.js';
 import { sleepSync } from './files.js';
 
+/** How long a lock file may name no process (being written) before it counts as planted. */
+const UNNAMED_GRACE_MS = 1000;
+
 /**
  * Runs `fn` while holding an exclusive lock file (created with O_EXCL). Used wherever several
- * worktrees' hooks may race: the notes ref, the ledger, the registry. A lock left behind by a
- * process that died is taken over; a live holder is waited for up to `timeoutMs`.
+ * worktrees' hooks may race: the notes ref, the ledger, the registry. The file names its owner:
+ * pid and the process's start time, so a lock left by a process that died, one whose pid now
+ * belongs to another process, or one planted by hand (naming no process) is taken over within a
+ * second, with a message; a live holder is waited for up to `timeoutMs`.
  */
 export function withLock<T>(lockPath: string, fn: () => T, timeoutMs = 30_000): T {
   mkdirSync(dirname(lockPath), { recursive: true });
@@ -15,7 +20,7 @@ export function withLock<T>(lockPath: string, fn: () => T, timeoutMs = 30_000): 
   for (;;) {
     try {
       const fd = openSync(lockPath, 'wx');
-      writeSync(fd, `${process.pid}\n`);
+      writeSync(fd, OWNER);
       closeSync(fd);
       break;
     } catch (e) {
@@ -37,7 +42,7 @@ export function withLock<T>(lockPath: string, fn: () => T, timeoutMs = 30_000): 
   } finally {
     // Release only our own lock: had it been taken over, the file belongs to someone else now.
     try {
-      if (readFileSync(lockPath, 'utf8') === `${process.pid}\n`) unlinkSync(lockPath);
+      if (readFileSync(lockPath, 'utf8') === OWNER) unlinkSync(lockPath);
     } catch { /* already gone */ }
   }
 }
@@ -49,9 +54,8 @@ function takeOverIfDead(lockPath: string): boolean {
   } catch {
     return true; // released meanwhile
   }
-  const pid = Number.parseInt(content, 10);
-  if (!Number.isInteger(pid) || pid <= 0) return false; // being written right now
-  if (alive(pid)) return false;
+  const why = staleReason(lockPath, content);
+  if (why === null) return false;
   // Move it aside atomically, then make sure what we moved is the dead holder's lock. Known gap:
   // between the rename and a link back, a third process may take the lock too (needs a dead
   // holder and three contenders at once).
@@ -66,7 +70,45 @@ function takeOverIfDead(lockPath: string): boolean {
     try { linkSync(aside, lockPath); } catch { /* a new holder exists; ours was live too */ }
   }
   unlinkSync(aside);
+  if (moved === content) process.stderr.write(`intent: took over the lock ${lockPath}: ${why}.\n`);
   return true;
+}
+
+/** What this process writes into a lock it holds: `<pid> <start time>`. */
+const OWNER = `${process.pid} ${startTime(process.pid) ?? '-'}\n`;
+
+/** Why a lock's owner is gone (or never existed), or null while it may still be held. */
+function staleReason(lockPath: string, content: string): string | null {
+  const m = /^(\d+)(?: (\d+|-))?\n$/.exec(content);
+  const age = () => {
+    try {
+      return Date.now() - statSync(lockPath).mtimeMs;
+    } catch {
+      return 0;
+    }
+  };
+  if (!m) {
+    if (age() < UNNAMED_GRACE_MS) return null; // being written right now
+    return `it names no process (${JSON.stringify(content.slice(0, 40))}): a planted or torn lock file`;
+  }
+  const pid = Number(m[1]);
+  if (!alive(pid)) return `its owner, pid ${pid}, is not running`;
+  const recorded = m[2];
+  const actual = startTime(pid);
+  if (recorded && recorded !== '-' && actual !== null && recorded !== actual) return `pid ${pid} is another process now (started at ${actual}, the owner at ${recorded})`;
+  if (recorded === undefined && actual !== null && age() >= UNNAMED_GRACE_MS) return `it names pid ${pid} without its start time: not a lock intent wrote`;
+  return null;
+}
+
+/** A process's start time (clock ticks since boot, from /proc), or null where /proc has none. */
+function startTime(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces and parentheses: count fields after the last ')'.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
 }
 
 function alive(pid: number): boolean {

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { BRANCH_PREFIX, recordActiveIntent } from '../intents/active.js';
 import { loadConfig } from '../intents/config.js';
+import { assertNotAgent } from '../core/agent-env.js';
 import { IntentError } from '../core/errors.js';
 import { git, gitRaw } from '../git/process.js';
 import { installWorktreeHooks } from '../hooks/worktree-hooks.js';
@@ -35,6 +36,8 @@ export interface CheckoutOptions {
   strict?: boolean;
   /** The current time (tests); decides whether the budget has expired. */
   now?: Date;
+  /** The environment that tells an agent process (refused: checkout is a human's decision). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -42,6 +45,7 @@ export interface CheckoutOptions {
  * records it as that worktree's active intent and marks the intent IN_PROGRESS.
  */
 export function checkout(cwd: string, id: string, opts: CheckoutOptions = {}): CheckoutResult {
+  assertNotAgent(`checkout ${id}`, opts.env);
   const repo = openRepo(cwd);
   const registryFile = orchestrationPath(repo, 'active_intents.yaml');
   const intent = findIntent(loadRegistry(registryFile), id);

@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
 import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, realpathSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { gate } from '../authority/gate.js';
 import { BRANCH_PREFIX } from '../intents/active.js';
+import { assertNotAgent } from '../core/agent-env.js';
 import { IntentError } from '../core/errors.js';
 import { git, gitRaw, splitNul } from '../git/process.js';
 import { appendLesson } from '../intents/lessons.js';
@@ -10,6 +12,25 @@ import { registryLockPath, setIntentStatus } from '../intents/registry-edit.js';
 import { findIntent, loadRegistry, type Intent } from '../intents/registry.js';
 import { openRepo, orchestrationPath, stateDir, type Repo } from '../git/repo.js';
 import { worktreeOfBranch } from '../git/worktrees.js';
+
+/**
+ * Before `done --merge`: the intent's commits that the base lacks must pass the authority check
+ * (`intent gate`) against the base as committed: notes for this intent, hashes true, paths
+ * inside the committed scope. A hook-free or mislabelled commit is not merged.
+ */
+function assertMergeable(repo: Repo, id: string, branch: string, base: string, tip: string): void {
+  const r = gate(repo.mainRoot, {
+    updates: [{ old: '0'.repeat(40), new: tip, ref: `refs/heads/${branch}` }], base: 'HEAD', known: ['HEAD'], pusher: null, local: true,
+  });
+  if (!r.findings.length) return;
+  const lines = r.findings.map((f) => `  ${f.code} ${(f.commit ?? '-').slice(0, 12)}: ${f.message}`);
+  throw new IntentError(
+    'AUTHORITY_REFUSED',
+    `Cannot merge ${branch} into ${base}: ${r.findings.length} finding${r.findings.length === 1 ? '' : 's'} of the authority check (what the server would refuse):\n${lines.join('\n')}\n` +
+      `Scope and .intentignore come from ${base} as committed: commit .orchestration/ first if an approved change is missing; otherwise fix the commits in the intent's worktree. Nothing was changed (no check was run).`,
+    { intent: id, findings: r.findings },
+  );
+}
 
 /** Default time one acceptance check may run, in seconds. */
 export const DEFAULT_CHECK_TIMEOUT_S = 600;
@@ -70,6 +91,8 @@ export interface DoneOptions {
   /** Called with a line of progress per check (for the terminal). */
   progress?: (line: string) => void;
   now?: Date;
+  /** The environment that tells an agent process (refused: finishing is a human's decision). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -81,6 +104,7 @@ export interface DoneOptions {
  * check leaves the status unchanged, saves its log and appends a lesson.
  */
 export async function finishIntent(cwd: string, id: string, opts: DoneOptions = {}): Promise<DoneResult> {
+  assertNotAgent(`done ${id}`, opts.env);
   const repo = openRepo(cwd);
   const registryPath = orchestrationPath(repo, 'active_intents.yaml');
   const intent = requireIntent(registryPath, id);
@@ -136,6 +160,7 @@ export async function finishIntent(cwd: string, id: string, opts: DoneOptions = 
     }
   }
   const tip = git(['rev-parse', '--verify', `refs/heads/${branch}`], { cwd: repo.mainRoot }).trim();
+  if (opts.merge && base) assertMergeable(repo, id, branch, base, tip);
 
   // The checks.
   const checks = acceptanceChecks(intent);
@@ -202,7 +227,8 @@ export async function finishIntent(cwd: string, id: string, opts: DoneOptions = 
  * `intent abandon <ID>`: marks the intent ABANDONED and removes its worktree when it holds no
  * uncommitted or untracked files (otherwise keeps it and says so). The branch is always kept.
  */
-export function abandonIntent(cwd: string, id: string, opts: { now?: Date } = {}): AbandonResult {
+export function abandonIntent(cwd: string, id: string, opts: { now?: Date; env?: NodeJS.ProcessEnv } = {}): AbandonResult {
+  assertNotAgent(`abandon ${id}`, opts.env);
   const repo = openRepo(cwd);
   const registryPath = orchestrationPath(repo, 'active_intents.yaml');
   const intent = requireIntent(registryPath, id);
