@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { recordCommit } from '../../lib/trace/record-commit.js';
+import { repair } from '../../lib/trace/repair.js';
 import { summaryLine } from '../../lib/trace/record.js';
 import { CLI, PKG_ROOT, checkoutIntent, git, intent, registryYaml, run, writeFiles, type Run } from '../helpers.js';
 
@@ -80,6 +81,21 @@ function commit(wt: string, files: Record<string, string>, message: string, env:
   const r = run('git', [...flags, 'commit', '-q', '-m', message], wt, env);
   expect(r.status, r.stderr + r.stdout).toBe(0);
   return sha(wt);
+}
+
+/**
+ * A commit recorded as post-commit records it, without the hook processes (the attacks below do
+ * not depend on the local hooks; where they do, `commit` runs them for real).
+ */
+function commitFast(wt: string, files: Record<string, string>, message: string, id = 'INT-001'): string {
+  const c = commit(wt, files, message, {}, NO_HOOKS);
+  recordCommit(wt, process.env, { rev: c, intentId: id });
+  return c;
+}
+
+/** `intent repair` in this process: records a hook-free commit's note, scope violations listed. */
+function repaired(wt: string): void {
+  expect(repair(wt).recorded.length).toBeGreaterThan(0);
 }
 
 /** Rewrites the note of `rev` (keeping it well-formed: the summary follows the record). */
@@ -156,7 +172,7 @@ describe('class 1: the identity is chosen by the agent', () => {
 
   it('the branch renamed to another intent, or pushed under another name, is not the agent\'s to update', () => {
     fresh();
-    const c = commit(wt, { 'src/a.ts': 'a\nc\n' }, 'honest work');
+    const c = commitFast(wt, { 'src/a.ts': 'a\nc\n' }, 'honest work');
     expectRefused(push(wt, 'agent-1', ['HEAD:refs/heads/intent/INT-002', 'refs/notes/intents']), 'REF_NOT_ALLOWED', c);
     expectRefused(push(wt, 'agent-1', ['HEAD:refs/heads/feature/x']), 'REF_NOT_ALLOWED', c);
     expectRefused(push(wt, 'agent-1', ['HEAD:refs/heads/main']), 'REF_NOT_ALLOWED', c);
@@ -180,8 +196,8 @@ describe('class 1: the identity is chosen by the agent', () => {
     fresh();
     const wt2 = checkoutIntent(repo, 'INT-002');
     try {
-      const theirs = commit(wt2, { 'docs/x.md': 'x\nINT-002 work\n' }, 'INT-002 work');
-      commit(wt, { 'src/a.ts': 'a\nmine\n' }, 'INT-001 work');
+      const theirs = commitFast(wt2, { 'docs/x.md': 'x\nINT-002 work\n' }, 'INT-002 work', 'INT-002');
+      commitFast(wt, { 'src/a.ts': 'a\nmine\n' }, 'INT-001 work');
       git(wt, 'rebase', '-q', 'intent/INT-002');
       expectRefused(push(wt, 'agent-1', ['intent/INT-001', 'refs/notes/intents']), 'NOTE_INTENT_MISMATCH', theirs);
     } finally {
@@ -191,7 +207,7 @@ describe('class 1: the identity is chosen by the agent', () => {
 
   it('a push without an identity, once agents are listed', () => {
     fresh();
-    const c = commit(wt, { 'src/a.ts': 'a\nanon\n' }, 'anonymous');
+    const c = commitFast(wt, { 'src/a.ts': 'a\nanon\n' }, 'anonymous');
     expectRefused(push(wt, null, ['intent/INT-001', 'refs/notes/intents']), 'IDENTITY_REQUIRED', c);
   });
 });
@@ -200,7 +216,7 @@ describe('class 2: notes vouch for themselves', () => {
   it("a note rewritten to another intent and that intent's scope", () => {
     fresh();
     const c = commit(wt, { 'docs/x.md': 'x\nsneaky\n' }, 'hook-free', {}, NO_HOOKS);
-    expect(intent(wt, ['repair']).status).toBe(0);
+    repaired(wt);
     rewriteNote(wt, c, (r) => {
       r.metadata['dev.intent'].intent_id = 'INT-002';
       r.metadata['dev.intent'].scope = ['docs/**'];
@@ -216,7 +232,7 @@ describe('class 2: notes vouch for themselves', () => {
     writeFiles(wt, { '.orchestration/active_intents.yaml': registryYaml([{ id: 'INT-001', scope: ['src/**', 'docs/**'], status: 'IN_PROGRESS' }]) });
     const junk = commit(wt, {}, 'junk registry', {}, NO_HOOKS);
     const c = commit(wt, { 'docs/x.md': 'x\nwider\n' }, 'out of scope', {}, NO_HOOKS);
-    expect(intent(wt, ['repair']).status).toBe(0);
+    repaired(wt);
     rewriteNote(wt, c, (r) => {
       r.metadata['dev.intent'].scope = ['src/**', 'docs/**'];
       r.metadata['dev.intent'].scope_violations = [];
@@ -243,7 +259,7 @@ describe('class 2: notes vouch for themselves', () => {
     fresh();
     const wt3 = checkoutIntent(repo, 'INT-003'); // the local registry now says IN_PROGRESS
     try {
-      const c = commit(wt3, { 'lib/l.ts': 'l\nmore\n' }, 'INT-003 work');
+      const c = commitFast(wt3, { 'lib/l.ts': 'l\nmore\n' }, 'INT-003 work', 'INT-003');
       expectRefused(push(wt3, 'agent-3', ['intent/INT-003', 'refs/notes/intents']), 'INTENT_NOT_ACTIVE', c);
     } finally {
       git(repo, 'worktree', 'remove', '--force', wt3);
@@ -268,7 +284,7 @@ describe('class 2: notes vouch for themselves', () => {
 
   it('a note whose hashes do not match the committed lines', () => {
     fresh();
-    const c = commit(wt, { 'src/a.ts': 'a\nforged\n' }, 'honest commit, forged note');
+    const c = commitFast(wt, { 'src/a.ts': 'a\nforged\n' }, 'honest commit, forged note');
     rewriteNote(wt, c, (r) => {
       r.files[0].conversations[0].ranges[0].content_hash = `sha256:${'0'.repeat(64)}`;
     });
@@ -286,7 +302,7 @@ describe('class 3: "governed" decided by reachability', () => {
   it('a governed commit brought by another branch, pushed by a human', () => {
     fresh();
     const c = commit(wt, { 'docs/x.md': 'x\nvia feature\n' }, 'hook-free', {}, NO_HOOKS);
-    expect(intent(wt, ['repair']).status).toBe(0);
+    repaired(wt);
     expectRefused(push(wt, 'alice', ['HEAD:refs/heads/feature/y', 'refs/notes/intents']), 'SCOPE_VIOLATION', c);
     // A commit that says Intent-Id: but has no note is governed wherever it arrives.
     fresh();
@@ -297,7 +313,7 @@ describe('class 3: "governed" decided by reachability', () => {
   it('a hook-free commit merged into main by the human and pushed with main', () => {
     fresh();
     const c = commit(wt, { 'docs/x.md': 'x\nmerged\n' }, 'hook-free', {}, NO_HOOKS);
-    expect(intent(wt, ['repair']).status).toBe(0);
+    repaired(wt);
     git(repo, 'merge', '-q', '--no-ff', '--no-edit', 'intent/INT-001');
     expectRefused(push(repo, 'alice', ['main', 'refs/notes/intents']), 'SCOPE_VIOLATION', c);
   });
@@ -307,7 +323,7 @@ describe('class 3: "governed" decided by reachability', () => {
     const c = commit(wt, { 'src/a.ts': 'a\nkept\n' }, 'kept elsewhere', {}, NO_HOOKS);
     git(wt, 'branch', '-f', 'intent/INT-002', c);
     git(wt, 'reset', '-q', '--hard', mainTip);
-    const ok = commit(wt, { 'src/a.ts': 'a\nhonest\n' }, 'honest');
+    const ok = commitFast(wt, { 'src/a.ts': 'a\nhonest\n' }, 'honest');
     const r = push(wt, 'agent-1', ['intent/INT-001', 'intent/INT-002', 'refs/notes/intents']);
     expectRefused(r, 'REF_NOT_ALLOWED', c);
     expect(r.stderr).not.toMatch(new RegExp(`\\s${ok.slice(0, 12)}`));
@@ -376,7 +392,7 @@ describe('class 5: local state is the agent\'s to edit', () => {
     const file = join(repo, '.orchestration', 'authority.yaml');
     writeFileSync(file, 'agents:\n  agent-1: ["*"]\n');
     try {
-      const c = commit(wt, { 'src/a.ts': 'a\nplanted\n' }, 'work');
+      const c = commitFast(wt, { 'src/a.ts': 'a\nplanted\n' }, 'work');
       expectRefused(push(wt, 'agent-1', ['HEAD:refs/heads/intent/INT-002', 'refs/notes/intents']), 'REF_NOT_ALLOWED', c);
     } finally {
       git(repo, 'checkout', '-q', '--', '.orchestration/authority.yaml');
@@ -390,26 +406,27 @@ describe('the CI job (templates/ci/intent-gate.yml) on a pull request range', ()
     const wf = parse(readFileSync(join(PKG_ROOT, 'templates', 'ci', 'intent-gate.yml'), 'utf8'));
     return wf.jobs.gate.steps.find((s: { name?: string }) => s.name === 'Authority check');
   }
+  // A host without pre-receive hooks (GitHub): the PR branch and notes get there unchecked.
+  const gh = () => join(root, 'gh.git');
+  const ci = () => join(root, 'ci');
   function runCi(head: string, headRef: string, actor: string): Run {
-    // A host without pre-receive hooks (GitHub): the PR branch and notes get there unchecked.
-    const gh = join(root, `gh-${Math.random().toString(36).slice(2)}.git`);
-    git(root, 'clone', '-q', '--bare', srv, gh);
-    git(repo, 'push', '-q', '--no-verify', '-f', gh, `${head}:refs/heads/${headRef}`, '+refs/notes/intents');
-    const ci = join(root, `ci-${Math.random().toString(36).slice(2)}`);
-    git(root, 'clone', '-q', gh, ci);
-    git(ci, 'fetch', '-q', '--no-tags', 'origin', '+refs/notes/intents:refs/notes/intents');
-    git(ci, 'checkout', '-q', head);
+    git(repo, 'push', '-q', '--no-verify', '-f', gh(), `${head}:refs/heads/${headRef}`, '+refs/notes/intents');
+    // What actions/checkout (fetch-depth: 0, ref: the PR head) and the notes step give the job.
+    git(ci(), 'fetch', '-q', '--no-tags', '-f', 'origin', '+refs/heads/*:refs/remotes/origin/*', '+refs/notes/intents:refs/notes/intents');
+    git(ci(), 'checkout', '-q', '--detach', head);
     const bin = join(root, 'bin');
-    mkdirSync(bin, { recursive: true });
-    writeFileSync(join(bin, 'intent'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`, { mode: 0o755 });
-    return run('sh', ['-c', ciStep().run], ci, {
+    return run('sh', ['-c', ciStep().run], ci(), {
       PATH: `${bin}:${process.env.PATH}`, BASE: mainTip, REF: `refs/heads/${headRef}`, NEW: head, PUSHER: actor,
     });
   }
 
   it('passes an honest pull request and refuses each class with the finding', () => {
     fresh();
-    const honest = commit(wt, { 'src/a.ts': 'a\nci honest\n' }, 'honest');
+    git(root, 'clone', '-q', '--bare', srv, gh());
+    git(root, 'clone', '-q', gh(), ci());
+    mkdirSync(join(root, 'bin'), { recursive: true });
+    writeFileSync(join(root, 'bin', 'intent'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`, { mode: 0o755 });
+    const honest = commitFast(wt, { 'src/a.ts': 'a\nci honest\n' }, 'honest');
     const ok = runCi(honest, 'intent/INT-001', 'agent-1');
     expect(ok.status, ok.stdout + ok.stderr).toBe(0);
     expect(ok.stdout).toContain('accepted');
@@ -421,11 +438,27 @@ describe('the CI job (templates/ci/intent-gate.yml) on a pull request range', ()
     const c = commit(wt, { 'docs/x.md': 'x\nci sneaky\n' }, 'hook-free', {}, NO_HOOKS); // class 3
     const missing = runCi(c, 'intent/INT-001', 'agent-1');
     expect(missing.stdout).toMatch(new RegExp(`NOTE_MISSING\\s+${c.slice(0, 12)}`));
-    expect(intent(wt, ['repair']).status).toBe(0);
+    repaired(wt);
     rewriteNote(wt, c, (r) => { r.metadata['dev.intent'].scope = ['src/**', 'docs/**']; r.metadata['dev.intent'].scope_violations = []; });
     const scope = runCi(c, 'intent/INT-001', 'agent-1'); // class 2
     expect(scope.status).toBe(1);
     expect(scope.stdout).toMatch(new RegExp(`SCOPE_VIOLATION\\s+${c.slice(0, 12)}`));
+
+    fresh(); // class 5: the main worktree's .intentignore exempts the path; the hooks pass
+    const ignore = join(repo, '.orchestration', '.intentignore');
+    writeFileSync(ignore, 'docs/**\n');
+    try {
+      const d = commit(wt, { 'docs/x.md': 'x\nci ignored\n' }, 'exempt locally');
+      expect(runCi(d, 'intent/INT-001', 'agent-1').stdout).toMatch(new RegExp(`SCOPE_VIOLATION\\s+${d.slice(0, 12)}`));
+    } finally {
+      rmSync(ignore, { force: true });
+    }
+
+    // class 4: a push event on main that rewrites it (base: main before the push)
+    const rewritten = git(repo, 'commit-tree', sha(repo, 'main^{tree}'), '-p', sha(repo, 'main~1'), '-m', 'rewritten').trim();
+    const force = runCi(rewritten, 'main', 'alice');
+    expect(force.status).toBe(1);
+    expect(force.stdout).toMatch(new RegExp(`NOT_FAST_FORWARD\\s+${rewritten.slice(0, 12)}`));
   });
 });
 
