@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import type { ModelInfo, ProviderSettings } from '@roo-code/types';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as source from '../../lib/agents/roo-code.js';
-import { checkoutIntent, git, governedRepo, noteOf, PKG_ROOT, tempDir } from '../helpers.js';
+import { checkoutIntent, git, governedRepo, noteOf, PKG_ROOT, run, tempDir } from '../helpers.js';
 
 /*
  * The Roo Code layer, driven the way integrations/roo-code/roo-code.patch drives it, against a
@@ -185,6 +185,26 @@ describe('the Roo Code build (dist/roo-code.cjs through Roo\'s esbuild options)'
     expect(bundleText).not.toMatch(/import\.meta/);
     expect(Object.keys(bundled).sort()).toEqual(Object.keys(source).sort());
     expect(bundled.SELECT_ACTIVE_INTENT_TOOL).toEqual(source.SELECT_ACTIVE_INTENT_TOOL);
+  });
+});
+
+describe('integrations/roo-code/roo-code.patch (checked against the Roo tree by scripts/check-roo-patch.sh)', () => {
+  const patch = readFileSync(join(PKG_ROOT, 'integrations', 'roo-code', 'roo-code.patch'), 'utf8');
+
+  it('is a well-formed patch against the pinned commit that touches every write tool, read_file and execute_command', () => {
+    const stat = run('git', ['apply', '--numstat', join(PKG_ROOT, 'integrations', 'roo-code', 'roo-code.patch')], PKG_ROOT);
+    expect(stat.status, stat.stderr).toBe(0);
+    const files = [...patch.matchAll(/^diff --git a\/(\S+) b\//gm)].map((m) => m[1]);
+    const tools = ['WriteToFileTool', 'ApplyDiffTool', 'EditTool', 'SearchReplaceTool', 'EditFileTool', 'ApplyPatchTool', 'ExecuteCommandTool', 'ReadFileTool', 'SelectActiveIntentTool'];
+    expect(files).toEqual(expect.arrayContaining(tools.map((t) => `src/core/tools/${t}.ts`)));
+    expect(readFileSync(join(PKG_ROOT, 'integrations', 'roo-code', 'README.md'), 'utf8')).toMatch(/^Pinned commit: `[0-9a-f]{40}`/m);
+  });
+
+  it('imports from intent-governance/roo-code only what the entry exports', () => {
+    const imports = [...patch.matchAll(/^\+import \{([^}]+)\} from "intent-governance\/roo-code"/gm), ...patch.matchAll(/^\+import \{\n((?:\+\s+\w+,?\n)+)\+\} from "intent-governance\/roo-code"/gm)]
+      .flatMap((m) => m[1]!.replace(/\+/g, '').split(',').map((n) => n.trim()).filter(Boolean));
+    expect(imports.length).toBeGreaterThan(5);
+    expect(imports.filter((n) => !(n in source))).toEqual([]);
   });
 });
 
