@@ -21,6 +21,7 @@ if (!ready && process.env.CI) {
 const MAIN = 'E2E-MAIN-7f3';
 const SUB = 'E2E-SUB-c41';
 const SUBDIR = 'E2E-SUBDIR-9b2';
+const MCP = 'E2E-MCP-5d1';
 
 interface ClaudeRun {
   code: number;
@@ -30,8 +31,8 @@ interface ClaudeRun {
 }
 
 /** Runs `claude -p` in `cwd` against the mock, with its own home (settings, transcripts). */
-function claude(cwd: string, prompt: string, api: MockApi, home: string, bin: string): Promise<ClaudeRun> {
-  const args = ['-p', prompt, '--output-format', 'json', '--model', 'claude-sonnet-4-5', '--allowedTools', 'Write,Edit,Read,Bash,Agent'];
+function claude(cwd: string, prompt: string, api: MockApi, home: string, bin: string, extra: string[] = []): Promise<ClaudeRun> {
+  const args = ['-p', prompt, '--output-format', 'json', '--model', 'claude-sonnet-4-5', '--allowedTools', 'Write,Edit,Read,Bash,Agent', ...extra];
   return new Promise((resolve, reject) => {
     const child = spawn(claudeCodeBin(), args, {
       cwd,
@@ -68,6 +69,7 @@ describe.skipIf(!ready)(`Claude Code ${CLAUDE_CODE_VERSION}, real CLI`, () => {
   let wt: string;
   let home: string;
   let run: ClaudeRun;
+  let bin = '';
   /** The result the model got for the n-th tool call of a conversation. */
   const told = (marker: string, n: number) => {
     const id = api.calls.get(marker)?.[n];
@@ -77,7 +79,6 @@ describe.skipIf(!ready)(`Claude Code ${CLAUDE_CODE_VERSION}, real CLI`, () => {
   };
 
   beforeAll(async () => {
-    let bin = '';
     forFile(() => {
     repo = governedRepo(
       [{ id: 'INT-001', name: 'E2E', scope: ['src/**'] }],
@@ -121,6 +122,12 @@ describe.skipIf(!ready)(`Claude Code ${CLAUDE_CODE_VERSION}, real CLI`, () => {
       [MAIN]: steps,
       [SUB]: [{ tools: [{ name: 'Write', input: { file_path: f('src/sub.ts'), content: 'export const bySub = 1;\n' } }] }, { text: 'sub done' }],
       [SUBDIR]: [{ tools: [{ name: 'Write', input: { file_path: f('src/unhooked.ts'), content: 'export const u = 1;\n' } }] }, { text: 'done' }],
+      [MCP]: [
+        { tools: [{ name: 'Write', input: { file_path: f('src/mcp.ts'), content: 'export const viaMcp = 1;\n' } }] },
+        { tools: [{ name: 'mcp__intent__select_active_intent', input: { intent_id: 'INT-001' } }] },
+        { tools: [{ name: 'Write', input: { file_path: f('src/mcp.ts'), content: 'export const viaMcp = 1;\n' } }] },
+        { text: 'done' },
+      ],
     });
     run = await claude(wt, `${MAIN}: do the work`, api, home, bin);
   }, 180_000);
@@ -188,6 +195,17 @@ describe.skipIf(!ready)(`Claude Code ${CLAUDE_CODE_VERSION}, real CLI`, () => {
     expect(ai('src/a.ts')).toEqual([{ model: main, lines: [[2, 3]], url: expect.any(String) }]);
     expect(ai('src/sub.ts')).toEqual([{ model: `anthropic/${api.models.get(SUB)}`, lines: [[1, 1]], url: expect.stringMatching(/\/agent\/[A-Za-z0-9_-]+$/) }]);
   });
+
+  it('the handshake through the MCP tool select_active_intent (intent mcp), in another session', async () => {
+    const config = JSON.stringify({ mcpServers: { intent: { command: 'intent', args: ['mcp'] } } });
+    const r = await claude(wt, `${MCP}: select, then write`, api, home, bin, ['--strict-mcp-config', '--mcp-config', config, '--allowedTools', 'mcp__intent__select_active_intent']);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(told(MCP, 0).text).toContain('You must cite a valid active Intent ID.');
+    const selected = told(MCP, 1);
+    expect(selected.text).toContain('<intent_context');
+    expect(selected.text).toContain('this session works on INT-001 now');
+    expect(told(MCP, 2).text).toContain('staged src/mcp.ts under INT-001 (1 line credited to anthropic/claude-sonnet-4-5)');
+  }, 120_000);
 
   it('a session started in a subdirectory runs without hooks: intent status finds it', async () => {
     const sub = await claude(join(wt, 'src'), `${SUBDIR}: write`, api, home, '/nonexistent');
