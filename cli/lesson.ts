@@ -1,4 +1,4 @@
-import { appendLesson, resolveIntentId } from '../lib/intents/index.js';
+import { appendLesson, checkLessonTag, resolveIntentId } from '../lib/intents/index.js';
 import { openRepo } from '../lib/git/index.js';
 import { emit } from './output.js';
 
@@ -10,6 +10,7 @@ export function run(opts: { cwd: string; text: string; intent?: string; json: bo
   let intentId: string | null;
   if (opts.intent !== undefined) intentId = /^general$/i.test(opts.intent.trim()) ? null : opts.intent.trim();
   else intentId = resolveIntentId(openRepo(opts.cwd))?.id ?? null;
+  checkLessonTag(openRepo(opts.cwd), intentId);
   const r = appendLesson(opts.cwd, { text: opts.text, intentId });
   const tag = r.lesson.intentId ?? 'general';
   emit(opts.json, r, () =>

@@ -3,7 +3,7 @@
  * files of the main worktree, merging with what is there (other hooks and settings are kept;
  * re-running replaces only our entries).
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { IntentError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/files.js';
@@ -93,19 +93,28 @@ function cursor(repo: Repo): AgentConfigResult {
   const config = readJson(file);
   config.version ??= 1;
   const hooks = (config.hooks && typeof config.hooks === 'object' ? config.hooks : {}) as Record<string, unknown[]>;
-  const add = (event: string, arg: string) => {
+  const add = (event: string, arg: string, failClosed: boolean) => {
     const kept = Array.isArray(hooks[event]) ? hooks[event].filter((e) => !ours(e)) : [];
-    hooks[event] = [...kept, { command: hookCommand('cursor', arg), failClosed: true }];
+    hooks[event] = [...kept, { command: hookCommand('cursor', arg), ...(failClosed ? { failClosed: true } : {}) }];
   };
-  add('preToolUse', 'pre-tool-use');
-  add('beforeShellExecution', 'before-shell-execution');
-  add('afterFileEdit', 'after-file-edit');
+  add('preToolUse', 'pre-tool-use', true);
+  add('beforeShellExecution', 'before-shell-execution', true);
+  add('beforeMCPExecution', 'before-mcp-execution', true);
+  // A read we fail to record only weakens the stale check: never block reading on it.
+  add('beforeReadFile', 'before-read-file', false);
+  add('afterFileEdit', 'after-file-edit', false);
   config.hooks = hooks;
   return save('cursor', file, JSON.stringify(config, null, 2) + '\n');
 }
 
+/**
+ * Cline's hook files: `.cline/hooks/PreToolUse` and `PostToolUse`. Cline still reads the deprecated
+ * `.clinerules/hooks/` too, so our own older copies there are removed (both would run); files of
+ * others there are left alone.
+ */
 function cline(repo: Repo): AgentConfigResult {
-  const dir = join(repo.mainRoot, '.clinerules', 'hooks');
+  const dir = join(repo.mainRoot, '.cline', 'hooks');
+  const old = join(repo.mainRoot, '.clinerules', 'hooks');
   let changed = false;
   for (const [name, arg] of [['PreToolUse', 'pre-tool-use'], ['PostToolUse', 'post-tool-use']] as const) {
     const file = join(dir, name);
@@ -113,6 +122,11 @@ function cline(repo: Repo): AgentConfigResult {
       throw new IntentError('CONFIG_INVALID', `${file} exists and is not intent's: merge it by hand (call ${hookCommand('cline', arg)} from it).`, { file });
     }
     changed = save('cline', file, `#!/bin/sh\n# Written by \`intent init --agent cline\`: intent governs this agent's tool calls.\n${hookCommand('cline', arg)}\n`, 0o755).changed || changed;
+    const legacy = join(old, name);
+    if (existsSync(legacy) && readFileSync(legacy, 'utf8').includes(MARK)) {
+      rmSync(legacy);
+      changed = true;
+    }
   }
   return { agent: 'cline', file: dir, changed };
 }

@@ -19,7 +19,7 @@ import { IntentError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/files.js';
 import { gitRaw } from '../git/process.js';
 import { withLock } from '../core/lock.js';
-import { loadRegistry } from '../intents/registry.js';
+import { findIntent, loadRegistry } from '../intents/registry.js';
 import { openRepo, orchestrationPath, type Repo } from '../git/repo.js';
 import { compileScope, outOfScope } from '../intents/scope.js';
 import { loadIgnore } from '../intents/ignore.js';
@@ -49,6 +49,8 @@ export interface ToolCall {
   proposal?: { content: string } | { oldString: string; newString: string; replaceAll: boolean };
   /** The intent this call selected for its session (`intent context <ID>` ran, select_active_intent). */
   selects?: string;
+  /** For agents that can run a harmless input instead of a refused call (Cline's SDK): that input. */
+  softRefusal?: (reason: string) => Record<string, unknown> | null;
 }
 
 /** The decision, in the agent-neutral form each protocol translates. */
@@ -74,6 +76,8 @@ export function decide(call: ToolCall): Verdict {
 }
 
 function decidePre(call: ToolCall): Verdict {
+  // Agents with no hook after the call (Cursor's beforeMCPExecution, beforeShellExecution) select before it.
+  if (call.selects) selectBefore(call);
   if (call.kind === 'shell') {
     const v = decideCommand(call);
     if (v.decision !== 'deny' && call.toolUseId) snapshotBeforeShell(call);
@@ -269,7 +273,33 @@ function decideCommand(call: ToolCall): Verdict {
     inScope = (p) => outOfScope([p], scope, ignore, !repo.isMainWorktree).length === 0;
   }
   const d = classifyCommand(call.command, { cwd: call.cwd, root: repo.root, inScope });
+  // Where no snapshot follows the command (no tool call id: Cursor, Cline), its writes wait for the handshake now.
+  if (d.decision === 'allow' && d.writes.length && named && call.session && !call.toolUseId) requireHandshake(repo, call.session, named.id);
   return d.decision === 'allow' ? NONE : { decision: d.decision, reason: d.reason };
+}
+
+/** `intent context <ID>` as a whole command line (the CLI form of select_active_intent): the id, or undefined. */
+export function contextCommand(command: string): string | undefined {
+  const m = /^\s*(?:npx\s+(?:--no-install\s+)?)?intent\s+context\s+([A-Za-z0-9][A-Za-z0-9_-]{0,63})(?:\s+--(?:json|max-bytes(?:=|\s+)\d+))*\s*$/.exec(command);
+  return m ? m[1] : undefined;
+}
+
+/**
+ * A selection seen before the call runs: recorded when it names the worktree's own intent (in
+ * the main worktree, any registered intent); never refuses, since reading another intent's context
+ * is harmless and the session's writes stay refused until it selects its worktree's intent.
+ */
+function selectBefore(call: ToolCall): void {
+  const repo = tryRepo(call.cwd);
+  if (!repo || !call.session || !call.selects) return;
+  try {
+    const own = resolveIntentId(repo, process.env.INTENT_ID);
+    if (own && own.id !== call.selects) return;
+    if (!findIntent(loadRegistry(orchestrationPath(repo, 'active_intents.yaml')), call.selects)) return;
+    recordHandshake(repo, call.session, call.selects);
+  } catch {
+    /* no registry or a broken one: nothing selected, the writes stay refused */
+  }
 }
 
 function requirePath(call: ToolCall): string {

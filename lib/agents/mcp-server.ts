@@ -1,12 +1,15 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { randomUUID } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
 import * as z from 'zod';
 import { resolveIntentId } from '../intents/active.js';
-import { renderContext } from '../intents/context.js';
-import { IntentError } from '../core/errors.js';
-import { requestExpansion } from '../intents/expansion.js';
-import { appendLesson } from '../intents/lessons.js';
+import { DEFAULT_CONTEXT_BYTES, MIN_CONTEXT_BYTES, renderContext } from '../intents/context.js';
+import { IntentError, NO_ACTIVE_INTENT_MESSAGE } from '../core/errors.js';
+import { recordHandshake, type AgentSession } from './handshake.js';
+import { MAX_REASON_CHARS, MAX_REQUEST_GLOBS, requestExpansion } from '../intents/expansion.js';
+import { appendLesson, checkLessonTag, MAX_LESSON_CHARS } from '../intents/lessons.js';
 import { findIntent, loadRegistry } from '../intents/registry.js';
 import { openRepo, orchestrationPath } from '../git/repo.js';
 import { TOOL_VERSION } from '../core/version.js';
@@ -30,9 +33,9 @@ function toolCall(fn: () => string): CallToolResult {
 }
 
 /** The intent of the worktree at `cwd`, as `get_active_intent` reports it. */
-export function activeIntentInfo(cwd: string): { intent_id: string; status: string; name: string; owned_scope: string[]; worktree: string } {
+export function activeIntentInfo(cwd: string, selected: string | null = null): { intent_id: string; status: string; name: string; owned_scope: string[]; worktree: string } {
   const repo = openRepo(cwd);
-  const active = resolveIntentId(repo);
+  const active = resolveIntentId(repo) ?? (selected ? { id: selected, source: 'selection' } : null);
   if (!active) {
     throw new IntentError(
       'NO_ACTIVE_INTENT',
@@ -54,24 +57,75 @@ export function activeIntentInfo(cwd: string): { intent_id: string; status: stri
   return { intent_id: intent.id, status: intent.status, name: intent.name, owned_scope: intent.owned_scope, worktree: repo.root };
 }
 
-/** An MCP server exposing the intent tools for the repository around `cwd` (not yet connected). */
+/** The MCP SDK's own failures (arguments that fail a schema, unknown tools) as our `{code, message, data}`. */
+function sdkError(message: string): CallToolResult {
+  const text = String(message).replace(/^MCP error -?\d+: /, '');
+  const unknown = /^Tool (\S+) (not found|disabled)/.exec(text);
+  let error: IntentError;
+  if (unknown) {
+    error = new IntentError('USAGE', `There is no tool "${unknown[1]}". The tools are: ${TOOLS.join(', ')}.`, { tool: unknown[1], tools: [...TOOLS] });
+  } else {
+    // The SDK says "Input validation error: Invalid arguments for tool <name>: <issue> at <path>" (one issue a line).
+    const m = /^Input validation error: Invalid arguments for tool (\S+): ([\s\S]*)$/.exec(text);
+    const issues = (m ? m[2] : text).split('\n').map((line) => {
+      const at = / at ([\w.[\]]+)$/.exec(line);
+      return { path: at ? at[1] : '', message: at ? line.slice(0, at.index) : line };
+    });
+    const field = issues.find((i) => i.path)?.path.split(/[.[]/)[0];
+    const said = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');
+    error = new IntentError('INVALID_INPUT', `Invalid arguments${m ? ` for ${m[1]}` : ''}: ${said}. Check the tool's input schema and call it again.`, {
+      ...(m ? { tool: m[1] } : {}),
+      ...(field ? { field } : {}),
+    });
+  }
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(error.toJSON()) }] };
+}
+
+const TOOLS = ['select_active_intent', 'get_active_intent', 'record_lesson', 'request_scope_expansion'] as const;
+const INTENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+const intentId = () => z.string().regex(INTENT_ID, 'an intent id: letters, digits, "-" and "_", at most 64, e.g. "INT-001"');
+
+/**
+ * An MCP server exposing the intent tools for the repository around `cwd` (not yet connected).
+ * The connection is one agent session: `select_active_intent` selects the intent for it (and
+ * records the handshake that lets its writes through), and `get_active_intent` answers with it.
+ */
 export function createMcpServer(cwd: string): McpServer {
   const server = new McpServer({ name: MCP_SERVER_NAME, version: TOOL_VERSION });
+  (server as unknown as { createToolError: (message: string) => CallToolResult }).createToolError = sdkError;
+  const session: AgentSession = { agent: 'mcp', sessionId: randomUUID() };
+  let selected: string | null = null;
 
   server.registerTool(
     'select_active_intent',
     {
       title: 'Select an intent and load its context',
       description:
-        'Call this before editing code. Returns the intent\'s context as an <intent_context> block: its name, status, ' +
-        'owned scope (the only paths commits may touch), constraints, acceptance criteria and lessons learned.',
+        'Call this before editing code. Selects the intent for this session (writes are refused until you do) and returns ' +
+        'its context as an <intent_context> block: its name, status, owned scope (the only paths commits may touch), ' +
+        'constraints, acceptance criteria and lessons learned. In an intent worktree only that worktree\'s intent can be selected.',
       inputSchema: {
-        intent_id: z.string().describe('intent id from .orchestration/active_intents.yaml, e.g. "INT-001"'),
-        max_bytes: z.number().int().positive().optional().describe('cap the context at this many bytes'),
+        intent_id: intentId().describe('intent id from .orchestration/active_intents.yaml, e.g. "INT-001"'),
+        max_bytes: z.number().int().min(MIN_CONTEXT_BYTES).optional()
+          .describe(`cap the context at this many bytes (at least ${MIN_CONTEXT_BYTES}; default ${DEFAULT_CONTEXT_BYTES})`),
       },
-      annotations: { readOnlyHint: true, openWorldHint: false },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
-    ({ intent_id, max_bytes }) => toolCall(() => renderContext(cwd, intent_id, max_bytes === undefined ? {} : { maxBytes: max_bytes })),
+    ({ intent_id, max_bytes }) => toolCall(() => {
+      const repo = openRepo(cwd);
+      const own = resolveIntentId(repo);
+      if (own && own.id !== intent_id) {
+        throw new IntentError(
+          'NO_ACTIVE_INTENT',
+          `${NO_ACTIVE_INTENT_MESSAGE}\nThis worktree (${repo.root}) works on ${own.id}, not ${intent_id}: select ${own.id}, or work on ${intent_id} in its own worktree (intent checkout ${intent_id}).`,
+          { intent: intent_id, worktreeIntent: own.id, worktree: repo.root },
+        );
+      }
+      const text = renderContext(cwd, intent_id, max_bytes === undefined ? {} : { maxBytes: max_bytes });
+      selected = intent_id;
+      recordHandshake(repo, session, intent_id);
+      return text;
+    }),
   );
 
   server.registerTool(
@@ -79,12 +133,12 @@ export function createMcpServer(cwd: string): McpServer {
     {
       title: 'The intent of this worktree',
       description:
-        'Returns {intent_id, status, name, owned_scope, worktree} of the intent the worktree this server runs in works on, ' +
-        'or an error when no intent is active there.',
+        'Returns {intent_id, status, name, owned_scope, worktree} of the intent this session works on: the worktree\'s own, ' +
+        'or the one selected with select_active_intent; an error when there is neither.',
       inputSchema: {},
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    () => toolCall(() => JSON.stringify(activeIntentInfo(cwd), null, 2)),
+    () => toolCall(() => JSON.stringify(activeIntentInfo(cwd, selected), null, 2)),
   );
 
   server.registerTool(
@@ -93,14 +147,21 @@ export function createMcpServer(cwd: string): McpServer {
       title: 'Record a lesson learned',
       description:
         'Appends a lesson (what went wrong or what works, for the next agent) to the shared .orchestration/AGENT.md ' +
-        'of the main worktree. Returns {appended, lesson, path}; appended is false when the same lesson is already there.',
+        'of the main worktree. Returns {appended, lesson, path}; appended is false when the same lesson is already there. ' +
+        'Without intent_id the lesson is tagged with this worktree\'s (or the selected) intent.',
       inputSchema: {
-        text: z.string().describe('the lesson; the first line becomes its title'),
-        intent_id: z.string().optional().describe('tag the lesson with this intent; omit for a general lesson shown to every intent'),
+        text: z.string().min(1).max(MAX_LESSON_CHARS).describe(`the lesson, at most ${MAX_LESSON_CHARS} characters; the first line becomes its title`),
+        intent_id: z.union([intentId(), z.literal('general')]).optional()
+          .describe('tag the lesson with this intent (in an intent worktree, only its own), or "general" for a lesson shown to every intent'),
       },
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     },
-    ({ text, intent_id }) => toolCall(() => JSON.stringify(appendLesson(cwd, { text, intentId: intent_id }), null, 2)),
+    ({ text, intent_id }) => toolCall(() => {
+      const repo = openRepo(cwd);
+      const tag = intent_id === 'general' ? null : intent_id ?? resolveIntentId(repo)?.id ?? selected;
+      checkLessonTag(repo, tag);
+      return JSON.stringify(appendLesson(cwd, { text, intentId: tag }), null, 2);
+    }),
   );
 
   server.registerTool(
@@ -109,11 +170,14 @@ export function createMcpServer(cwd: string): McpServer {
       title: 'Ask a human to widen an intent\'s scope',
       description:
         'Files a request for more paths when the work needs files outside the intent\'s owned scope (commits there are refused). ' +
-        'A human decides; nothing changes until then. globs: one or more repository-relative globs such as "src/billing/**".',
+        'A human decides; nothing changes until then. globs: one or more repository-relative globs such as "src/billing/**" ' +
+        '(never .orchestration/ or .git/).',
       inputSchema: {
-        intent_id: z.string().describe('intent id, e.g. "INT-001"'),
-        globs: z.array(z.string()).describe('repository-relative path globs to add, at least one, e.g. ["src/billing/**"]'),
-        reason: z.string().describe('why the intent needs these paths (for the human who decides; at most 2000 characters)'),
+        intent_id: intentId().describe('intent id, e.g. "INT-001"'),
+        globs: z.array(z.string().min(1)).min(1).max(MAX_REQUEST_GLOBS)
+          .describe(`repository-relative path globs to add, 1 to ${MAX_REQUEST_GLOBS}, e.g. ["src/billing/**"]`),
+        reason: z.string().min(1).max(MAX_REASON_CHARS)
+          .describe(`why the intent needs these paths, for the human who decides (at most ${MAX_REASON_CHARS} characters)`),
       },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
@@ -131,6 +195,9 @@ export function createMcpServer(cwd: string): McpServer {
  * Opens the repository first, so a server started outside a repository fails at once.
  */
 export async function serveStdio(cwd: string): Promise<void> {
+  if (!existsSync(cwd) || !statSync(cwd).isDirectory()) {
+    throw new IntentError('USAGE', `${cwd} is not a directory: pass --cwd <a worktree of the repository> (it defaults to the current directory).`, { cwd });
+  }
   openRepo(cwd);
   const server = createMcpServer(cwd);
   const transport = new StdioServerTransport();

@@ -5,6 +5,8 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { AGENTS, type AgentName } from './config-files.js';
+import { answerCline, clineFailure, parseCline } from './cline.js';
+import { answerCursor, cursorFailure, parseCursor } from './cursor.js';
 import { decide, type ToolCall, type Verdict } from './hook-adapters.js';
 import { IntentError } from '../core/errors.js';
 
@@ -12,7 +14,7 @@ import { IntentError } from '../core/errors.js';
 /** The events each agent's adapter answers (as typed on the command line). */
 export const EVENTS: Record<AgentName, readonly string[]> = {
   'claude-code': ['pre-tool-use', 'post-tool-use', 'post-tool-use-failure'],
-  cursor: ['pre-tool-use', 'before-shell-execution', 'after-file-edit'],
+  cursor: ['pre-tool-use', 'before-shell-execution', 'before-read-file', 'before-mcp-execution', 'after-file-edit'],
   cline: ['pre-tool-use', 'post-tool-use'],
 };
 
@@ -30,12 +32,6 @@ type Json = Record<string, unknown>;
 
 const CLAUDE_WRITE = new Set(['Write', 'Edit', 'NotebookEdit']);
 const CLAUDE_READ = new Set(['Read', 'NotebookRead']);
-const CURSOR_WRITE = new Set(['Write', 'Edit', 'StrReplace', 'MultiEdit', 'TabWrite', 'edit_file', 'write', 'search_replace']);
-const CURSOR_DELETE = new Set(['Delete', 'delete_file']);
-const CURSOR_SHELL = new Set(['Shell', 'run_terminal_cmd', 'Bash']);
-const CLINE_WRITE = new Set(['write_to_file', 'replace_in_file', 'apply_diff', 'edit_file', 'search_replace', 'apply_patch', 'new_file']);
-const CLINE_SHELL = new Set(['execute_command']);
-const CLINE_READ = new Set(['read_file']);
 /** Tools that neither write nor run anything: no opinion. */
 const READ_ONLY = new Set(['Read', 'Glob', 'Grep', 'LS', 'WebFetch', 'WebSearch', 'TodoWrite', 'Task', 'NotebookRead', 'BashOutput',
   'read_file', 'list_files', 'search_files', 'list_code_definition_names', 'ask_followup_question', 'attempt_completion', 'browser_action',
@@ -98,24 +94,36 @@ export function runAgentHook(agent: string, event: string, read: () => Json): Ho
   if (!EVENTS[name].includes(event)) {
     return { stdout: '', stderr: `intent: ${agent} has no hook event "${event}"; known: ${EVENTS[name].join(', ')}.\n`, code: 2 };
   }
-  let call: ToolCall | null;
+  let calls: ToolCall[];
   try {
-    call = PARSE[name](event, read());
+    const parsed = PARSE[name](event, read());
+    calls = parsed === null ? [] : Array.isArray(parsed) ? parsed : [parsed];
   } catch (e) {
     return blocked(name, event, e);
   }
-  if (!call) return answer(name, event, { decision: 'none', reason: '' });
   try {
-    return answer(name, event, decide(call));
+    return answer(name, event, combine(calls.map(decide)), calls);
   } catch (e) {
     return blocked(name, event, e);
   }
 }
 
+const RANK: Record<Verdict['decision'], number> = { none: 0, allow: 1, ask: 2, deny: 3 };
+
+/** One verdict for the calls of one payload (an apply_patch or run_commands may be several): the strictest wins. */
+export function combine(verdicts: Verdict[]): Verdict {
+  if (!verdicts.length) return { decision: 'none', reason: '' };
+  const top = verdicts.reduce((a, b) => (RANK[b.decision] > RANK[a.decision] ? b : a));
+  const reasons = [...new Set(verdicts.filter((v) => v.decision === top.decision && v.reason).map((v) => v.reason))];
+  const notes = verdicts.map((v) => v.note).filter((n): n is string => !!n);
+  return { decision: top.decision, reason: reasons.join(' '), ...(notes.length ? { note: notes.join('\n') } : {}) };
+}
+
 function blocked(agent: AgentName, event: string, e: unknown): HookAnswer {
   const msg = e instanceof IntentError ? e.message : `internal error: ${(e as Error)?.message ?? String(e)}`;
   // Exit 2 blocks in Claude Code and Cursor; Cline only listens to JSON.
-  if (agent === 'cline') return { stdout: JSON.stringify({ cancel: true, errorMessage: `intent: ${msg}` }) + '\n', stderr: '', code: 0 };
+  if (agent === 'cline') return clineFailure(event, msg);
+  if (agent === 'cursor') return cursorFailure(event, msg);
   return { stdout: '', stderr: `intent: ${msg}\n`, code: event === 'after-file-edit' ? 1 : 2 };
 }
 
@@ -206,7 +214,7 @@ function kindOf(tool: string, write: Set<string>, shell: Set<string>, read: Set<
   return str(input, 'file_path') ?? str(input, 'path') ?? str(input, 'target_file') ? 'write' : 'other';
 }
 
-const PARSE: Record<AgentName, (event: string, p: Json) => ToolCall | null> = {
+const PARSE: Record<AgentName, (event: string, p: Json) => ToolCall | ToolCall[] | null> = {
   'claude-code'(event, p) {
     const tool = need(p, 'tool_name', 'Claude Code');
     const input = obj(p, 'tool_input');
@@ -237,47 +245,13 @@ const PARSE: Record<AgentName, (event: string, p: Json) => ToolCall | null> = {
       selects: post && !failed ? claudeSelection(tool, input, response) : undefined,
     };
   },
-  cursor(event, p) {
-    const roots = Array.isArray(p.workspace_roots) ? p.workspace_roots.filter((r): r is string => typeof r === 'string') : [];
-    const cwd = str(p, 'cwd') || roots[0];
-    if (!cwd) throw new IntentError('INVALID_INPUT', 'Cursor payload has neither "cwd" nor "workspace_roots"; refusing it.', { field: 'cwd' });
-    const session = str(p, 'conversation_id') ?? str(p, 'session_id') ?? 'unknown';
-    const base = { agent: 'Cursor', cwd, sessionUrl: `cursor://conversation/${encodeURIComponent(session)}`, modelId: qualifyModel(str(p, 'model'), 'cursor') };
-    if (event === 'before-shell-execution') return { ...base, phase: 'pre', tool: 'Shell', kind: 'shell', command: need(p, 'command', 'Cursor') };
-    if (event === 'after-file-edit') return { ...base, phase: 'post', tool: 'Edit', kind: 'write', path: need(p, 'file_path', 'Cursor') };
-    const tool = need(p, 'tool_name', 'Cursor');
-    const input = obj(p, 'tool_input') ?? {};
-    const kind = CURSOR_DELETE.has(tool) ? 'delete' : kindOf(tool, CURSOR_WRITE, CURSOR_SHELL, new Set(), input);
-    return { ...base, phase: 'pre', tool, kind, path: str(input, 'file_path') ?? str(input, 'path') ?? str(input, 'target_file'), command: str(input, 'command') };
-  },
-  cline(event, p) {
-    const roots = Array.isArray(p.workspaceRoots) ? p.workspaceRoots.filter((r): r is string => typeof r === 'string') : [];
-    if (!roots[0]) throw new IntentError('INVALID_INPUT', 'Cline payload has no "workspaceRoots"; refusing it.', { field: 'workspaceRoots' });
-    const body = obj(p, event === 'pre-tool-use' ? 'preToolUse' : 'postToolUse');
-    if (!body) throw new IntentError('INVALID_INPUT', `Cline payload has no "${event === 'pre-tool-use' ? 'preToolUse' : 'postToolUse'}" object; refusing it.`, {});
-    const tool = need(body, 'toolName', 'Cline');
-    const params = obj(body, 'parameters') ?? {};
-    const model = obj(p, 'model');
-    const provider = str(model, 'provider');
-    const slug = str(model, 'slug');
-    return {
-      agent: 'Cline',
-      phase: event === 'pre-tool-use' ? 'pre' : 'post',
-      cwd: roots[0],
-      tool,
-      kind: kindOf(tool, CLINE_WRITE, CLINE_SHELL, CLINE_READ, params),
-      path: str(params, 'path') ?? str(params, 'file_path'),
-      command: str(params, 'command'),
-      modelId: slug ? (provider && !slug.includes('/') ? `${provider}/${slug}` : qualifyModel(slug, provider ?? 'cline')) : undefined,
-      sessionUrl: `cline://task/${encodeURIComponent(str(p, 'taskId') ?? 'unknown')}`,
-      failed: body.success === false,
-    };
-  },
+  cursor: parseCursor,
+  cline: parseCline,
 };
 
 // --- answers ------------------------------------------------------------------------------------
 
-function answer(agent: AgentName, event: string, v: Verdict): HookAnswer {
+function answer(agent: AgentName, event: string, v: Verdict, calls: ToolCall[]): HookAnswer {
   const json = (o: unknown): HookAnswer => ({ stdout: JSON.stringify(o) + '\n', stderr: '', code: 0 });
   const reason = v.reason ? `intent: ${v.reason}` : '';
   if (agent === 'claude-code') {
@@ -295,14 +269,6 @@ function answer(agent: AgentName, event: string, v: Verdict): HookAnswer {
     const hookEventName = event === 'post-tool-use-failure' ? 'PostToolUseFailure' : 'PostToolUse';
     return json({ hookSpecificOutput: { hookEventName, additionalContext: context } });
   }
-  if (agent === 'cursor') {
-    if (event === 'after-file-edit') return v.decision === 'deny' ? { stdout: '', stderr: reason + '\n', code: 1 } : json({});
-    if (v.decision === 'deny' || v.decision === 'ask') return json({ permission: v.decision, user_message: reason, agent_message: reason });
-    return json({ permission: 'allow' });
-  }
-  // Cline: `cancel` stops the task, so a refusal or a question for a human cancels with the reason.
-  if (v.decision === 'deny' || v.decision === 'ask') {
-    return json({ cancel: true, errorMessage: v.decision === 'ask' ? `${reason} (a human must run or approve this)` : reason });
-  }
-  return json({ cancel: false, ...(v.note ? { contextModification: v.note } : {}) });
+  if (agent === 'cursor') return answerCursor(event, v);
+  return answerCline(event, v, calls);
 }

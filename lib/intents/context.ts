@@ -230,6 +230,21 @@ function renderFixed(f: ContextParts, shape: Shape): { lines: string[]; rules: s
   return { lines, rules, cut };
 }
 
+/** The lesson item cut to at most `budget` bytes (its text ends with "…"), or null when too little fits. */
+function fitLesson(l: Lesson, budget: number): string | null {
+  const text = Array.from(lessonText(l));
+  const item = (n: number) => lessonItem({ ...l, title: '', body: text.slice(0, n - 1).join('').trimEnd() + '…' });
+  let lo = 40;
+  let hi = text.length - 1;
+  let best: string | null = null;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const candidate = item(mid);
+    if (bytes(candidate) <= budget) { best = candidate; lo = mid + 1; } else hi = mid - 1;
+  }
+  return best;
+}
+
 function lessonItem(l: Lesson): string {
   return `\n    <lesson${attrs([['date', l.date || undefined], ['intent', l.intentId ?? 'general']])}>${xmlText(lessonText(l))}</lesson>`;
 }
@@ -400,10 +415,17 @@ export function assemble(f: ContextParts, lessons: Lesson[], history: HistoryEnt
   }
   const fixedSize = chosen.size - lessonSection.size() - historySection.size();
 
-  // 3. Lessons, most relevant first, while they fit (a long one is passed over for shorter ones).
+  // 3. Lessons, most relevant first, while they fit. A long lesson of another intent or a general
+  //    one is passed over for shorter ones; the intent's own lesson is cut to fit instead, so
+  //    trimming never drops it while general lessons stay.
   for (const l of lessons) {
+    const room = maxBytes - fixedSize - historySection.size();
     const item = lessonItem(l);
-    if (fixedSize + lessonSection.size(1, bytes(item)) + historySection.size() <= maxBytes) lessonSection.add(item);
+    if (lessonSection.size(1, bytes(item)) <= room) lessonSection.add(item);
+    else if (l.intentId === intent.id) {
+      const cut = fitLesson(l, room - lessonSection.size(1, 0));
+      if (cut) lessonSection.add(cut);
+    }
   }
 
   // 4. History, newest first, while it fits (a commit's file list goes before the commit does).

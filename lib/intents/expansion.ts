@@ -181,6 +181,9 @@ function checkGlobs(raw: unknown): string[] {
     const problem = globProblem(g);
     if (problem) problems.push(`globs[${i}]: ${typeof g === 'string' ? `"${g}" ` : ''}${problem}`);
     else if ((g as string).startsWith('!')) problems.push(`globs[${i}]: "${g}" is a negation, which narrows a scope; request only globs that grant paths`);
+    else if (/^(\.\/)*\.(orchestration|git)(\/|$)/.test(g as string)) {
+      problems.push(`globs[${i}]: "${g}" is governance state (.orchestration/, .git/), which no intent's scope may hold; only a human edits it`);
+    }
   });
   if (problems.length) {
     throw new IntentError(

@@ -10,5 +10,5 @@ export { resolveIntentId } from './active.js';
 export { approveRequest, listRequests, rejectRequest } from './approval.js';
 export { DEFAULT_CONTEXT_BYTES, MIN_CONTEXT_BYTES, renderContext } from './context.js';
 export { requestExpansion } from './expansion.js';
-export { appendLesson } from './lessons.js';
+export { appendLesson, checkLessonTag } from './lessons.js';
 export { describeOverlap } from './overlap.js';

@@ -2,7 +2,9 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { IntentError } from '../core/errors.js';
 import { withLock } from '../core/lock.js';
-import { openRepo, orchestrationPath, stateDir } from '../git/repo.js';
+import { openRepo, orchestrationPath, stateDir, type Repo } from '../git/repo.js';
+import { resolveIntentId } from './active.js';
+import { findIntent, loadRegistry } from './registry.js';
 import { compileScope } from './scope.js';
 import { PKG_ROOT } from '../core/version.js';
 
@@ -143,6 +145,32 @@ export function formatLesson(l: Lesson): string {
   const heading = `## ${l.date} · ${l.intentId ?? 'general'} · ${l.title.replace(/\s+/g, ' ').replace(/<!--/g, '<\\!--')}`;
   const body = l.body ? l.body.split('\n').map(escapeLine).join('\n') + '\n' : '';
   return `\n${heading}\n${body}`;
+}
+
+/**
+ * Checks a lesson's tag the way `intent lesson` and the MCP tool record_lesson both do: it names a
+ * registered intent, and in an intent worktree only that worktree's own intent (or none: general).
+ */
+export function checkLessonTag(repo: Repo, intentId: string | null): void {
+  // A malformed id is refused by buildLesson, with the rule for ids.
+  if (intentId === null || !INTENT_ID.test(intentId)) return;
+  const path = orchestrationPath(repo, 'active_intents.yaml');
+  const registry = loadRegistry(path);
+  if (!findIntent(registry, intentId)) {
+    throw new IntentError(
+      'UNKNOWN_INTENT',
+      `Unknown intent "${intentId}": a lesson is tagged with an intent of ${path}, or "general". Known intents: ${registry.intents.map((i) => i.id).join(', ') || 'none'}.`,
+      { intent: intentId, path, known: registry.intents.map((i) => i.id) },
+    );
+  }
+  const own = resolveIntentId(repo);
+  if (own && own.id !== intentId) {
+    throw new IntentError(
+      'INVALID_INPUT',
+      `This worktree works on ${own.id}: a lesson recorded here is tagged ${own.id} or "general", not ${intentId}. Record ${intentId}'s lesson from its own worktree.`,
+      { intent: intentId, worktreeIntent: own.id },
+    );
+  }
 }
 
 /**

@@ -1,8 +1,8 @@
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { CLI, checkoutIntent, git, governedRepo, intent, noteOf, run, writeFiles, type Run } from '../helpers.js';
+import { CLI, checkoutIntent, git, governedRepo, intent, noteOf, run, type Run } from '../helpers.js';
 
 const SESSION = '5d1c2a3e-0f4b-4e7a-9a51-2b8c0d7e6f10';
 
@@ -158,53 +158,4 @@ function runRaw(cwd: string, args: string[], input: string | Buffer): Run {
   return { status: res.status ?? -1, stdout: res.stdout, stderr: res.stderr };
 }
 
-describe('Cursor hook adapter', () => {
-  it('registers hooks.json and answers preToolUse, beforeShellExecution and afterFileEdit', () => {
-    const { wt } = setup('cursor');
-    const hooks = JSON.parse(readFileSync(join(wt, '.cursor', 'hooks.json'), 'utf8'));
-    expect(hooks.version).toBe(1);
-    expect(Object.keys(hooks.hooks).sort()).toEqual(['afterFileEdit', 'beforeShellExecution', 'preToolUse']);
-    expect(hooks.hooks.preToolUse[0].failClosed).toBe(true);
-    const common = { conversation_id: 'conv-42', generation_id: 'gen-1', model: 'gpt-5', workspace_roots: [wt], cursor_version: '2.0' };
-    const call = (event: string, body: object) => runRaw(wt, ['agent', 'cursor', event], JSON.stringify({ ...common, ...body }));
-
-    const deny = call('pre-tool-use', { hook_event_name: 'preToolUse', tool_name: 'Write', tool_input: { file_path: 'docs/x.md' }, tool_use_id: 't1', cwd: wt });
-    expect(JSON.parse(deny.stdout)).toMatchObject({ permission: 'deny' });
-    expect(JSON.parse(deny.stdout).agent_message).toContain('Scope Violation: INT-001 is not authorized to edit docs/x.md');
-    expect(JSON.parse(call('pre-tool-use', { hook_event_name: 'preToolUse', tool_name: 'Write', tool_input: { file_path: 'src/auth/n.ts' }, cwd: wt }).stdout)).toEqual({ permission: 'allow' });
-    expect(JSON.parse(call('before-shell-execution', { hook_event_name: 'beforeShellExecution', command: 'ls -la', cwd: wt }).stdout)).toEqual({ permission: 'allow' });
-    expect(JSON.parse(call('before-shell-execution', { hook_event_name: 'beforeShellExecution', command: 'git push --force', cwd: wt }).stdout).permission).toBe('deny');
-
-    writeFiles(wt, { 'src/auth/n.ts': 'export const n = 1;\n' });
-    const after = call('after-file-edit', { hook_event_name: 'afterFileEdit', file_path: join(wt, 'src/auth/n.ts'), edits: [{ old_string: '', new_string: 'export const n = 1;\n' }] });
-    expect(after.status, after.stderr).toBe(0);
-    git(wt, 'commit', '-q', '-m', 'cursor');
-    const ai = noteOf(wt)!.record.files[0].conversations.find((c: any) => c.contributor.type === 'ai');
-    expect(ai).toMatchObject({ contributor: { type: 'ai', model_id: 'openai/gpt-5' }, url: 'cursor://conversation/conv-42' });
-  });
-});
-
-describe('Cline hook adapter', () => {
-  it('writes executable hooks and answers with cancel/errorMessage', () => {
-    const { wt } = setup('cline');
-    const pre = join(wt, '.clinerules', 'hooks', 'PreToolUse');
-    expect(existsSync(pre)).toBe(true);
-    const base = { clineVersion: '3.40.0', timestamp: '2026-11-23T10:00:00Z', taskId: 'task-7', workspaceRoots: [wt], model: { provider: 'anthropic', slug: 'claude-opus-4-5' } };
-    const hook = (name: string, body: object) => run('sh', [join(wt, '.clinerules', 'hooks', name)], wt, {}, JSON.stringify({ ...base, hookName: name, ...body }));
-
-    const denied = hook('PreToolUse', { preToolUse: { toolName: 'write_to_file', parameters: { path: 'docs/x.md', content: 'y' } } });
-    expect(denied.status).toBe(0);
-    expect(JSON.parse(denied.stdout)).toMatchObject({ cancel: true });
-    expect(JSON.parse(denied.stdout).errorMessage).toContain('Scope Violation: INT-001 is not authorized to edit docs/x.md');
-
-    const ok = hook('PreToolUse', { preToolUse: { toolName: 'write_to_file', parameters: { path: 'src/auth/c.ts', content: 'c\n' } } });
-    expect(JSON.parse(ok.stdout)).toEqual({ cancel: false });
-    writeFiles(wt, { 'src/auth/c.ts': 'c\n' });
-    const post = hook('PostToolUse', { postToolUse: { toolName: 'write_to_file', parameters: { path: 'src/auth/c.ts', content: 'c\n' }, result: 'ok', success: true, executionTimeMs: 3 } });
-    expect(JSON.parse(post.stdout)).toMatchObject({ cancel: false, contextModification: expect.stringContaining('credited to anthropic/claude-opus-4-5') });
-    const malformed = run('sh', [pre], wt, {}, 'nope');
-    expect(JSON.parse(malformed.stdout)).toMatchObject({ cancel: true, errorMessage: expect.stringContaining('not JSON') });
-    git(wt, 'commit', '-q', '-m', 'cline');
-    expect(noteOf(wt)!.record.files[0].conversations[0]).toMatchObject({ contributor: { type: 'ai', model_id: 'anthropic/claude-opus-4-5' }, url: 'cline://task/task-7' });
-  });
-});
+// Cursor and Cline: test/integration/cursor.test.ts and cline.test.ts.

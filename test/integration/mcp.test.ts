@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listExpansionRequests } from '../../lib/intents/expansion.js';
-import { CLI, checkoutIntent, governedRepo, intent, tempDir } from '../helpers.js';
+import { CLI, checkoutIntent, git, governedRepo, intent, tempDir } from '../helpers.js';
 
 // `intent mcp` as a real process, driven by the SDK's own client over a real stdio connection.
 
@@ -118,7 +118,7 @@ describe('intent mcp', () => {
     expect(md).toContain('· INT-001 · Token refresh needs the clock skew option.');
     // The worktree's own copy is untouched: lessons are shared through the main worktree.
     expect(readFileSync(join(wt, '.orchestration', 'AGENT.md'), 'utf8')).not.toContain('clock skew');
-    const general = JSON.parse((await call(client, 'record_lesson', { text: 'Run npm run build before the tests.' })).content[0].text);
+    const general = JSON.parse((await call(client, 'record_lesson', { text: 'Run npm run build before the tests.', intent_id: 'general' })).content[0].text);
     expect(general.lesson.intentId).toBeNull();
     expect(errorOf(await call(client, 'record_lesson', { text: '   ' })).code).toBe('INVALID_INPUT');
   });
@@ -175,5 +175,116 @@ describe('intent mcp', () => {
     const r = intent(dir, ['mcp', '--cwd', dir]);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('not inside a git repository');
+  });
+});
+
+describe('intent mcp: the session, limits and validation (issue 14)', () => {
+  it('the schemas carry every limit the server enforces', async () => {
+    const repo = governedRepo(INTENTS);
+    const { client } = await connect(repo);
+    const { tools } = await client.listTools();
+    const prop = (tool: string, name: string) => (tools.find((t) => t.name === tool)!.inputSchema.properties as any)[name];
+    expect(prop('select_active_intent', 'max_bytes')).toMatchObject({ type: 'integer', minimum: 512 });
+    expect(prop('select_active_intent', 'intent_id').pattern).toBeTruthy();
+    expect(prop('record_lesson', 'text')).toMatchObject({ type: 'string', minLength: 1, maxLength: 2000 });
+    expect(prop('request_scope_expansion', 'globs')).toMatchObject({ type: 'array', minItems: 1, maxItems: 100, items: { type: 'string', minLength: 1 } });
+    expect(prop('request_scope_expansion', 'reason')).toMatchObject({ type: 'string', minLength: 1, maxLength: 2000 });
+  });
+
+  it('schema failures and unknown tools are isError results with our {code, message, data}', async () => {
+    const repo = governedRepo(INTENTS);
+    const { client } = await connect(repo);
+    const wrongType = errorOf(await call(client, 'request_scope_expansion', { intent_id: 'INT-001', globs: 'src/**', reason: 'x' }));
+    expect(wrongType).toMatchObject({ code: 'INVALID_INPUT', data: { tool: 'request_scope_expansion', field: 'globs' } });
+    expect(wrongType.message).toContain('globs');
+    const small = errorOf(await call(client, 'select_active_intent', { intent_id: 'INT-001', max_bytes: 100 }));
+    expect(small).toMatchObject({ code: 'INVALID_INPUT', data: { field: 'max_bytes' } });
+    const emptyGlob = errorOf(await call(client, 'request_scope_expansion', { intent_id: 'INT-001', globs: [''], reason: 'x' }));
+    expect(emptyGlob.data.field).toBe('globs');
+    const longReason = errorOf(await call(client, 'request_scope_expansion', { intent_id: 'INT-001', globs: ['src/x/**'], reason: 'r'.repeat(2001) }));
+    expect(longReason.data.field).toBe('reason');
+    const unknown = errorOf(await call(client, 'frobnicate', {}));
+    expect(unknown.code).toBe('USAGE');
+    expect(unknown.message).toContain('select_active_intent');
+    expect(listExpansionRequests(repo)).toEqual([]);
+  });
+
+  it('limits a lesson\'s length: 200,000 characters are refused and AGENT.md is left alone', async () => {
+    const repo = governedRepo(INTENTS);
+    const { client } = await connect(repo);
+    const agentMd = join(repo, '.orchestration', 'AGENT.md');
+    const before = existsSync(agentMd) ? readFileSync(agentMd, 'utf8') : null;
+    const e = errorOf(await call(client, 'record_lesson', { text: 'x'.repeat(200_000) }));
+    expect(e).toMatchObject({ code: 'INVALID_INPUT', data: { field: 'text' } });
+    expect(existsSync(agentMd) ? readFileSync(agentMd, 'utf8') : null).toBe(before);
+  });
+
+  it('select_active_intent selects for the session: get_active_intent answers with it, and the handshake is recorded', async () => {
+    const repo = governedRepo(INTENTS);
+    const { client } = await connect(repo);
+    expect(errorOf(await call(client, 'get_active_intent')).code).toBe('NO_ACTIVE_INTENT');
+    expect((await call(client, 'select_active_intent', { intent_id: 'INT-002' })).isError ?? false).toBe(false);
+    expect(JSON.parse((await call(client, 'get_active_intent')).content[0].text)).toMatchObject({ intent_id: 'INT-002', name: 'Invoice rounding fix' });
+
+    // In an intent worktree only its own intent can be selected; the selection is the worktree's.
+    const wt = checkoutIntent(repo, 'INT-001');
+    const inWt = await connect(wt);
+    const other = errorOf(await call(inWt.client, 'select_active_intent', { intent_id: 'INT-002' }));
+    expect(other.code).toBe('NO_ACTIVE_INTENT');
+    expect(other.message).toContain('You must cite a valid active Intent ID.');
+    expect(other.message).toContain('works on INT-001');
+    expect((await call(inWt.client, 'select_active_intent', { intent_id: 'INT-001' })).isError ?? false).toBe(false);
+    const gitDir = git(wt, 'rev-parse', '--path-format=absolute', '--git-dir').trim();
+    const records = readdirSync(join(gitDir, 'intent-handshake')).map((f) => JSON.parse(readFileSync(join(gitDir, 'intent-handshake', f), 'utf8')));
+    expect(records).toEqual([expect.objectContaining({ agent: 'mcp', intent: 'INT-001' })]);
+  });
+
+  it('record_lesson validates its tag like `intent lesson`: known intents only, and in a worktree only its own', async () => {
+    const repo = governedRepo(INTENTS);
+    const wt = checkoutIntent(repo, 'INT-001');
+    const { client } = await connect(wt);
+    expect(errorOf(await call(client, 'record_lesson', { text: 'A lesson.', intent_id: 'INT-404' })).code).toBe('UNKNOWN_INTENT');
+    const foreign = errorOf(await call(client, 'record_lesson', { text: 'A lesson.', intent_id: 'INT-002' }));
+    expect(foreign.code).toBe('INVALID_INPUT');
+    expect(foreign.message).toContain('works on INT-001');
+    const own = JSON.parse((await call(client, 'record_lesson', { text: 'Untagged in a worktree means its intent.' })).content[0].text);
+    expect(own.lesson.intentId).toBe('INT-001');
+    const cli = intent(wt, ['lesson', 'From the CLI, for another intent.', '--intent', 'INT-002']);
+    expect(cli.status).not.toBe(0);
+    expect(cli.stderr).toContain('works on INT-001');
+    expect(intent(repo, ['lesson', 'Unknown tag.', '--intent', 'INT-404']).stderr).toContain('Unknown intent "INT-404"');
+  });
+
+  it('request_scope_expansion refuses governance paths, like `intent expand`', async () => {
+    const repo = governedRepo(INTENTS);
+    const { client } = await connect(repo);
+    for (const glob of ['.orchestration/**', '.orchestration/active_intents.yaml', './.git/hooks/*']) {
+      const e = errorOf(await call(client, 'request_scope_expansion', { intent_id: 'INT-001', globs: [glob], reason: 'x' }));
+      expect(e.code, glob).toBe('INVALID_INPUT');
+      expect(e.message, glob).toContain('governance state');
+    }
+    expect(intent(repo, ['expand', 'INT-001', '.orchestration/**', '--reason', 'x']).stderr).toContain('governance state');
+    expect(listExpansionRequests(repo)).toEqual([]);
+  });
+
+  it('says what is wrong with a --cwd that does not exist', () => {
+    const dir = join(tempDir(), 'missing');
+    const r = intent(tempDir(), ['mcp', '--cwd', dir]);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain(`${dir} is not a directory`);
+    expect(r.stderr).not.toMatch(/git (is )?missing|ENOENT/);
+  });
+
+  it('trimming keeps the intent\'s own lessons before general ones', async () => {
+    const repo = governedRepo(INTENTS);
+    const { client } = await connect(repo);
+    const own = `Own lesson: ${'refresh tokens rotate on every use; '.repeat(40)}`;
+    expect((await call(client, 'record_lesson', { text: own, intent_id: 'INT-001' })).isError ?? false).toBe(false);
+    for (let i = 0; i < 5; i++) await call(client, 'record_lesson', { text: `General lesson ${i}: keep commits small.`, intent_id: 'general' });
+    const r = await call(client, 'select_active_intent', { intent_id: 'INT-001', max_bytes: 1200 });
+    expect(r.isError ?? false, JSON.stringify(r)).toBe(false);
+    const text = r.content[0].text;
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(1200);
+    expect(text).toMatch(/<lesson[^>]*intent="INT-001"[^>]*>Own lesson: refresh tokens rotate/);
   });
 });

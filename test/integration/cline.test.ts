@@ -1,0 +1,265 @@
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CLI, checkoutIntent, forFile, git, governedRepo, intent, noteOf, run, writeFiles, type Run } from '../helpers.js';
+
+// Cline's hook payloads, copied from Cline's source (test/fixtures/cline/README.md names the
+// commits), fed to the hook files `intent init --agent cline` writes, run as Cline runs them: in
+// the workspace root, payload on stdin, JSON on stdout.
+
+const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'cline');
+
+/** A fixture with the worktree path filled in; `edit` changes it before it is sent. */
+function fixture(name: string, wt: string, edit: (p: any) => void = () => {}): any {
+  const p = JSON.parse(readFileSync(join(FIXTURES, `${name}.json`), 'utf8').replaceAll('__WORKSPACE__', wt));
+  edit(p);
+  return p;
+}
+
+/** Runs `.cline/hooks/<event>` of the worktree with the payload on stdin, in `cwd` (the workspace root). */
+function hook(wt: string, event: 'PreToolUse' | 'PostToolUse', payload: unknown, cwd = wt): Run {
+  return run('sh', [join(wt, '.cline', 'hooks', event)], cwd, {}, typeof payload === 'string' ? payload : JSON.stringify(payload));
+}
+
+function answer(r: Run): any {
+  expect(r.status, r.stderr).toBe(0);
+  return JSON.parse(r.stdout);
+}
+
+/** Gives every payload of one test its own Cline task, so the handshake state of one test does not leak into another. */
+function task(id: string): (p: any) => void {
+  return (p) => {
+    p.taskId = id;
+    if (p.sessionContext) p.sessionContext.rootSessionId = id;
+  };
+}
+
+let repo: string;
+let wt: string;
+
+beforeAll(() => forFile(() => {
+  repo = governedRepo(
+    [{ id: 'INT-001', name: 'JWT auth', scope: ['src/auth/**'] }, { id: 'INT-002', name: 'Docs', scope: ['docs/**'] }],
+    { 'README.md': '# r\n', 'src/auth/a.ts': 'export const a = 1;\n', 'docs/x.md': '# x\n' },
+  );
+  // A hook file of the old location that is intent's is moved; someone else's stays.
+  writeFiles(repo, { '.clinerules/hooks/TaskStart': '#!/bin/sh\necho theirs\n' });
+  const r = intent(repo, ['init', '--agent', 'cline', '--json']);
+  expect(r.status, r.stderr).toBe(0);
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', 'cline hooks');
+  wt = checkoutIntent(repo, 'INT-001');
+}));
+
+describe('Cline hook registration', () => {
+  it('writes executable hooks to .cline/hooks/, keeps others\' files in .clinerules/hooks/, and is idempotent', () => {
+    for (const name of ['PreToolUse', 'PostToolUse']) {
+      const file = join(repo, '.cline', 'hooks', name);
+      expect(statSync(file).mode & 0o111).not.toBe(0);
+      expect(readFileSync(file, 'utf8')).toContain('intent/bin/agent');
+      expect(existsSync(join(repo, '.clinerules', 'hooks', name))).toBe(false);
+    }
+    expect(readFileSync(join(repo, '.clinerules', 'hooks', 'TaskStart'), 'utf8')).toContain('theirs');
+    expect(JSON.parse(intent(repo, ['init', '--agent', 'cline', '--json']).stdout).agents[0].changed).toBe(false);
+  });
+
+  it('moves intent\'s own hooks out of the deprecated .clinerules/hooks/ (Cline would run both)', () => {
+    const other = governedRepo([{ id: 'INT-001', name: 'x', scope: ['src/**'] }]);
+    const legacy = '#!/bin/sh\na="$(git rev-parse --path-format=absolute --git-common-dir)/intent/bin/agent"; exec "$a" cline pre-tool-use\n';
+    writeFiles(other, { '.clinerules/hooks/PreToolUse': legacy });
+    expect(intent(other, ['init', '--agent', 'cline']).status).toBe(0);
+    expect(existsSync(join(other, '.clinerules', 'hooks', 'PreToolUse'))).toBe(false);
+    expect(existsSync(join(other, '.cline', 'hooks', 'PreToolUse'))).toBe(true);
+  });
+});
+
+describe('Cline SDK payloads (run_commands, editor, read_files, apply_patch)', () => {
+  it('refuses writes until the task selected the intent, then lets the model correct itself instead of cancelling the run', () => {
+    const t = task('conv-handshake');
+    const before = answer(hook(wt, 'PreToolUse', fixture('sdk-pre-editor-replace', wt, t)));
+    expect(before.cancel).toBe(false);
+    expect(before.overrideInput).toEqual({ path: '', new_text: '' });
+    expect(before.contextModification).toContain('You must cite a valid active Intent ID.');
+    expect(before.contextModification).toContain('select_active_intent');
+
+    // Calling select_active_intent is no selection until it ran; another intent's id selects nothing here.
+    expect(answer(hook(wt, 'PreToolUse', fixture('sdk-pre-select-intent', wt, t)))).toEqual({ cancel: false });
+    const other = answer(hook(wt, 'PostToolUse', fixture('sdk-post-select-intent', wt, (p) => {
+      t(p);
+      p.tool_result.input.intent_id = 'INT-002';
+      p.postToolUse.parameters.intent_id = 'INT-002';
+    })));
+    expect(other.cancel).toBe(false);
+    expect(other.contextModification).toContain('INT-002 is not this worktree\'s intent');
+    expect(answer(hook(wt, 'PreToolUse', fixture('sdk-pre-editor-replace', wt, t))).contextModification).toContain('has not selected an intent');
+
+    const selected = answer(hook(wt, 'PostToolUse', fixture('sdk-post-select-intent', wt, t)));
+    expect(selected).toMatchObject({ cancel: false, contextModification: expect.stringContaining('works on INT-001 now') });
+    expect(answer(hook(wt, 'PreToolUse', fixture('sdk-pre-editor-replace', wt, t)))).toEqual({ cancel: false });
+    expect(readFileSync(join(wt, 'src/auth/a.ts'), 'utf8')).toBe('export const a = 1;\n');
+  });
+
+  it('`intent context <ID>` through run_commands is a selection too', () => {
+    const t = task('conv-context');
+    const ctx = (command: string) => fixture('sdk-pre-run-commands', wt, (p) => {
+      t(p);
+      p.tool_call.input = { commands: [command] };
+      p.preToolUse.parameters = { commands: JSON.stringify([command]) };
+    });
+    expect(answer(hook(wt, 'PreToolUse', ctx('echo x > src/auth/a.ts'))).contextModification).toContain('You must cite a valid active Intent ID.');
+    expect(answer(hook(wt, 'PreToolUse', ctx('intent context INT-001')))).toEqual({ cancel: false });
+    const ran = fixture('sdk-post-run-commands', wt, (p) => {
+      t(p);
+      p.tool_result.input = { commands: ['intent context INT-001'] };
+      p.postToolUse.parameters = { commands: JSON.stringify(['intent context INT-001']) };
+      p.postToolUse.result = JSON.stringify([{ query: 'intent context INT-001', result: '<intent_context id="INT-001">…</intent_context>', success: true }]);
+    });
+    expect(answer(hook(wt, 'PostToolUse', ran)).contextModification).toContain('works on INT-001 now');
+    expect(answer(hook(wt, 'PreToolUse', ctx('echo x > src/auth/a.ts')))).toEqual({ cancel: false });
+  });
+
+  it('governs run_commands: each command classified, a refusal runs a command that only reports it', () => {
+    const t = task('conv-shell');
+    hook(wt, 'PostToolUse', fixture('sdk-post-select-intent', wt, t));
+    expect(answer(hook(wt, 'PreToolUse', fixture('sdk-pre-run-commands', wt, t)))).toEqual({ cancel: false });
+    const refused = answer(hook(wt, 'PreToolUse', fixture('sdk-pre-run-commands-deny', wt, t)));
+    expect(refused.cancel).toBe(false);
+    expect(refused.contextModification).toContain('git commit --no-verify skips the governance hooks');
+    expect(refused.overrideInput.commands).toHaveLength(1);
+    // What the SDK then runs in place of the commands: it prints the refusal and fails.
+    const ran = run('sh', ['-c', refused.overrideInput.commands[0]], wt);
+    expect(ran.status).toBe(1);
+    expect(ran.stderr).toContain('--no-verify');
+    expect(git(wt, 'log', '-1', '--format=%s')).not.toBe('x');
+  });
+
+  it('credits an editor write to the model without cancelling (the SDK sends no model), and a failed tool is not recorded', () => {
+    const t = task('conv-editor');
+    hook(wt, 'PostToolUse', fixture('sdk-post-select-intent', wt, t));
+    expect(answer(hook(wt, 'PreToolUse', fixture('sdk-pre-editor-create', wt, t)))).toEqual({ cancel: false });
+    writeFiles(wt, { 'src/auth/new.ts': 'export const n = 1;\n' }); // Cline's editor runs here
+    const post = answer(hook(wt, 'PostToolUse', fixture('sdk-pre-editor-create', wt, (p) => {
+      t(p);
+      p.hookName = 'tool_result';
+      p.tool_result = { ...p.tool_call, output: `File created successfully at: ${wt}/src/auth/new.ts`, durationMs: 4 };
+      delete p.tool_call;
+      p.postToolUse = { ...p.preToolUse, result: p.tool_result.output, success: true, executionTimeMs: 4 };
+      delete p.preToolUse;
+    })));
+    expect(post.cancel).toBe(false);
+    expect(post.contextModification).toContain('staged src/auth/new.ts under INT-001 (1 line credited to cline/unknown)');
+    expect(git(wt, 'diff', '--cached', '--name-only')).toContain('src/auth/new.ts');
+
+    const failed = answer(hook(wt, 'PostToolUse', fixture('sdk-post-editor-failed', wt, t)));
+    expect(failed).toEqual({ cancel: false });
+
+    git(wt, 'commit', '-q', '-m', 'cline sdk');
+    const file = noteOf(wt)!.record.files.find((f: any) => f.path === 'src/auth/new.ts');
+    expect(file.conversations[0]).toMatchObject({ contributor: { type: 'ai', model_id: 'cline/unknown' }, url: 'cline://task/conv-editor' });
+  });
+
+  it('refuses an out-of-scope editor call softly and leaves the file alone', () => {
+    const t = task('conv-scope');
+    hook(wt, 'PostToolUse', fixture('sdk-post-select-intent', wt, t));
+    const out = answer(hook(wt, 'PreToolUse', fixture('sdk-pre-editor-out-of-scope', wt, t)));
+    expect(out).toMatchObject({ cancel: false, overrideInput: { path: '', new_text: '' } });
+    expect(out.contextModification).toContain('Scope Violation: INT-001 is not authorized to edit docs/x.md');
+    expect(readFileSync(join(wt, 'docs/x.md'), 'utf8')).toBe('# x\n');
+  });
+
+  it('reads apply_patch paths from the patch: all in scope passes, one outside refuses the patch; after it, every file is staged', () => {
+    const t = task('conv-patch');
+    hook(wt, 'PostToolUse', fixture('sdk-post-select-intent', wt, t));
+    const out = answer(hook(wt, 'PreToolUse', fixture('sdk-pre-apply-patch-out-of-scope', wt, t)));
+    expect(out).toMatchObject({ cancel: false, overrideInput: { input: '' } });
+    expect(out.contextModification).toContain('docs/b.md');
+    expect(answer(hook(wt, 'PreToolUse', fixture('sdk-pre-apply-patch', wt, t)))).toEqual({ cancel: false });
+    writeFiles(wt, { 'src/auth/a.ts': 'export const a = 2;\n', 'src/auth/b.ts': 'export const b = 1;\n' });
+    const post = answer(hook(wt, 'PostToolUse', fixture('sdk-post-apply-patch', wt, t)));
+    expect(post.cancel).toBe(false);
+    expect(post.contextModification).toContain('staged src/auth/a.ts');
+    expect(post.contextModification).toContain('staged src/auth/b.ts');
+    expect(git(wt, 'diff', '--cached', '--name-only').split('\n')).toEqual(expect.arrayContaining(['src/auth/a.ts', 'src/auth/b.ts']));
+    expect(answer(hook(wt, 'PreToolUse', fixture('sdk-pre-apply-patch', wt, (p) => {
+      t(p);
+      p.tool_call.input.input = p.preToolUse.parameters.input = 'not a patch';
+    }))).contextModification).toContain('names no file');
+    git(wt, 'commit', '-q', '-m', 'patch');
+  });
+
+  it('records read_files for the stale check', () => {
+    const t = task('conv-read');
+    hook(wt, 'PostToolUse', fixture('sdk-post-select-intent', wt, t));
+    expect(answer(hook(wt, 'PostToolUse', fixture('sdk-post-read-files', wt, t)))).toEqual({ cancel: false });
+    writeFileSync(join(wt, 'src/auth/a.ts'), 'export const a = 2;\nexport const human = 1;\n');
+    const stale = answer(hook(wt, 'PreToolUse', fixture('sdk-pre-editor-replace', wt, t)));
+    expect(stale.contextModification).toMatch(/Stale File: src\/auth\/a\.ts changed since it was read/);
+    git(wt, 'checkout', '--', 'src/auth/a.ts');
+  });
+
+  it('takes the repository from the hook\'s working directory, not workspaceRoots[0], which another window can repoint', () => {
+    const t = task('conv-roots');
+    const elsewhere = governedRepo([{ id: 'INT-009', name: 'other', scope: ['lib/**'] }]);
+    const repoint = (p: any) => { t(p); p.workspaceRoots = [elsewhere]; p.workspaceInfo.rootPath = elsewhere; };
+    hook(wt, 'PostToolUse', fixture('sdk-post-select-intent', wt, repoint));
+    // A relative path: resolved in the hook's working directory, the worktree of INT-001.
+    expect(answer(hook(wt, 'PreToolUse', fixture('sdk-pre-editor-insert', wt, repoint)))).toEqual({ cancel: false });
+    // Started outside any repository, the absolute path names the repository.
+    const payload = JSON.stringify(fixture('sdk-pre-editor-out-of-scope', wt, repoint));
+    const outside = answer(run(process.execPath, [CLI, 'agent', 'cline', 'pre-tool-use'], '/', {}, payload));
+    expect(outside.contextModification).toContain('Scope Violation: INT-001 is not authorized to edit docs/x.md');
+  });
+
+  it('fails closed on a payload it cannot read, and never cancels after the tool ran', () => {
+    const pre = answer(hook(wt, 'PreToolUse', 'nope'));
+    expect(pre).toMatchObject({ cancel: true, errorMessage: expect.stringContaining('not JSON') });
+    const post = answer(hook(wt, 'PostToolUse', '{"hookName":"tool_result"}'));
+    expect(post.cancel).toBe(false);
+    expect(post.contextModification).toContain('no "postToolUse" object');
+  });
+});
+
+describe('Cline VS Code adapter and older payloads', () => {
+  it('VS Code on the SDK: cancels a refusal (its only block), and a model of "unknown" does not cancel after a write', () => {
+    const t = task('conv-vscode');
+    hook(wt, 'PostToolUse', fixture('sdk-post-select-intent', wt, t));
+    const out = answer(hook(wt, 'PreToolUse', fixture('vscode-pre-editor-out-of-scope', wt, t)));
+    expect(out.cancel).toBe(true);
+    expect(out.errorMessage).toContain('Scope Violation: INT-001 is not authorized to edit docs/x.md');
+    expect(answer(hook(wt, 'PreToolUse', fixture('vscode-pre-editor', wt, t)))).toEqual({ cancel: false });
+    writeFileSync(join(wt, 'src/auth/a.ts'), 'export const a = 20;\n');
+    const post = answer(hook(wt, 'PostToolUse', fixture('vscode-post-editor', wt, t)));
+    expect(post.cancel).toBe(false);
+    expect(post.contextModification).toContain('credited to cline/unknown');
+    expect(answer(hook(wt, 'PreToolUse', fixture('vscode-pre-run-commands', wt, t))).cancel).toBe(true);
+    git(wt, 'commit', '-q', '-m', 'vscode');
+  });
+
+  it('the older tools (write_to_file, replace_in_file, execute_command, read_file, use_mcp_tool), with the model they send', () => {
+    const t = task('legacy-task');
+    expect(answer(hook(wt, 'PreToolUse', fixture('legacy-pre-write-to-file', wt, t))).cancel).toBe(true);
+    expect(answer(hook(wt, 'PreToolUse', fixture('legacy-pre-use-mcp-tool', wt, t)))).toEqual({ cancel: false });
+    expect(answer(hook(wt, 'PostToolUse', fixture('legacy-post-use-mcp-tool', wt, t))).contextModification).toContain('works on INT-001 now');
+    expect(answer(hook(wt, 'PreToolUse', fixture('legacy-pre-write-to-file', wt, t)))).toEqual({ cancel: false });
+    writeFileSync(join(wt, 'src/auth/a.ts'), 'export const a = 3;\n');
+    const post = answer(hook(wt, 'PostToolUse', fixture('legacy-post-write-to-file', wt, t)));
+    expect(post.contextModification).toContain('credited to anthropic/claude-sonnet-4-5-20250929');
+    const denied = answer(hook(wt, 'PreToolUse', fixture('legacy-pre-replace-in-file-out-of-scope', wt, t)));
+    expect(denied).toMatchObject({ cancel: true, errorMessage: expect.stringContaining('docs/x.md') });
+    expect(answer(hook(wt, 'PreToolUse', fixture('legacy-pre-execute-command', wt, t)))).toMatchObject({ cancel: true, errorMessage: expect.stringContaining('git push --force') });
+    expect(answer(hook(wt, 'PostToolUse', fixture('legacy-post-read-file', wt, t)))).toEqual({ cancel: false });
+    git(wt, 'commit', '-q', '-m', 'legacy');
+    const ai = noteOf(wt)!.record.files.find((f: any) => f.path === 'src/auth/a.ts').conversations[0];
+    expect(ai).toMatchObject({ contributor: { type: 'ai', model_id: 'anthropic/claude-sonnet-4-5-20250929' }, url: 'cline://task/legacy-task' });
+  });
+
+  it('every fixture names the commit it was copied from', () => {
+    const readme = readFileSync(join(FIXTURES, 'README.md'), 'utf8');
+    expect(readme).toMatch(/21cb8d2525bcedf1f4b6890b27a74a14fe7451e4/);
+    expect(readme).toMatch(/864419d8b0c2467ec37ccb8837ddd08f96ea31f9/);
+    for (const f of readdirSync(FIXTURES).filter((n) => n.endsWith('.json'))) {
+      const p = JSON.parse(readFileSync(join(FIXTURES, f), 'utf8'));
+      expect(f.startsWith('sdk-') ? p.hookName : p.hookName, f).toMatch(f.startsWith('sdk-') ? /^tool_(call|result)$/ : /^(Pre|Post)ToolUse$/);
+    }
+  });
+});
