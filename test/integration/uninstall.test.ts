@@ -6,7 +6,7 @@
 import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, intent, makeRepo, noteOf, registryYaml, run, tempDir, writeFiles } from '../helpers.js';
+import { git, intent, makeRepo, noteOf, registryYaml, run, writeFiles } from '../helpers.js';
 
 const FILES = {
   'README.md': '# test\n',
