@@ -9,7 +9,7 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { Repo } from '../git/repo.js';
+import { openRepo, type Repo } from '../git/repo.js';
 import { selectedIntent } from './handshake.js';
 import { sessionSeen } from './hook-adapters.js';
 
@@ -33,11 +33,14 @@ export function claudeConfigDir(): string {
   return process.env.CLAUDE_CONFIG_DIR || join(homedir(), '.claude');
 }
 
-/** Sessions that used a writing tool in `repo`'s worktree (root or below) and that intent's hooks never saw. */
-export function unhookedClaudeSessions(repo: Repo, configDir = claudeConfigDir()): UnhookedSession[] {
+/**
+ * Sessions that used a writing tool in the worktree at `root` (or below) and that intent's hooks
+ * never saw. Costs a directory listing when there is no transcript for it (no git process).
+ */
+export function unhookedClaudeSessions(root: string, configDir = claudeConfigDir()): UnhookedSession[] {
   const projects = join(configDir, 'projects');
   if (!existsSync(projects)) return [];
-  const prefix = repo.root.replace(/[^A-Za-z0-9]/g, '-');
+  const prefix = root.replace(/[^A-Za-z0-9]/g, '-');
   let dirs: string[];
   try {
     dirs = readdirSync(projects).filter((d) => d === prefix || d.startsWith(prefix + '-'));
@@ -53,10 +56,12 @@ export function unhookedClaudeSessions(repo: Repo, configDir = claudeConfigDir()
   });
   const newest = files.map((f) => ({ f, t: mtime(f) })).sort((a, b) => b.t - a.t).slice(0, MAX_TRANSCRIPTS);
   const out: UnhookedSession[] = [];
+  let repo: Repo | null = null;
   for (const { f } of newest) {
     const s = readTranscript(f);
     if (!s || !s.tools.size) continue;
-    if (s.cwd !== repo.root && !s.cwd.startsWith(repo.root + '/')) continue;
+    if (s.cwd !== root && !s.cwd.startsWith(root + '/')) continue;
+    repo ??= openRepo(root);
     if (sessionSeen(repo, s.sessionId) || selectedIntent(repo, { agent: 'claude-code', sessionId: s.sessionId })) continue;
     out.push({ session_id: s.sessionId, cwd: s.cwd, tools: [...s.tools].sort(), transcript: f });
   }

@@ -95,7 +95,7 @@ function gather(cwd: string): { worktreePaths: string[]; rows: (states: Worktree
     const worktree = worktrees.get(`refs/heads/${BRANCH_PREFIX}${intent.id}`) ?? null;
     const { state, dirty } = (worktree && states.get(worktree)) || { state: null, dirty: 0 };
     const br = breakers === null || breakers.has(intent.id) ? readBreaker(repo, intent.id) : { open: null, rejections: [] };
-    const unhooked: UnhookedSession[] = worktree && state !== 'missing' && existsSync(worktree) ? unhookedClaudeSessions(openRepo(worktree)) : [];
+    const unhooked: UnhookedSession[] = worktree && state !== 'missing' && existsSync(worktree) ? unhookedClaudeSessions(worktree) : [];
     const recent = br.rejections.filter((r) => Date.parse(r.at) > now.getTime() - windowMs).length;
     return {
       intent: intent.id,
