@@ -194,4 +194,36 @@ describe('intent doctor and the warning when the main worktree loses its hooks',
     git(repo, 'config', 'core.hooksPath', '.husky/_');
     expect(intent(repo, ['verify']).stderr).toContain(`core.hooksPath now points at ${join(repo, '.husky', '_')}`);
   });
+
+  it('doctor checks that agent hook configs are committed and present in every intent worktree; uninstall --remove-data deletes the notes, ledger and state', () => {
+    const repo = makeRepo(FILES);
+    ok(repo, ['init', '--agent', 'claude-code']);
+    let checks = JSON.parse(intent(repo, ['doctor', '--json']).stdout).checks;
+    const agent = () => checks.find((c: { subject: string }) => c.subject === 'agent .claude/settings.json');
+    expect(agent()).toMatchObject({ ok: false });
+    expect(agent().message).toContain('not committed');
+    git(repo, 'add', '.claude');
+    git(repo, 'commit', '-q', '-m', 'agent config');
+    const wt = JSON.parse(ok(repo, ['checkout', 'INT-001', '--json'])).path;
+    checks = JSON.parse(intent(repo, ['doctor', '--json']).stdout).checks;
+    expect(agent()).toMatchObject({ ok: true });
+    rmSync(join(wt, '.claude', 'settings.json'));
+    checks = JSON.parse(intent(repo, ['doctor', '--json']).stdout).checks;
+    expect(agent().ok).toBe(false);
+    expect(agent().message).toContain(wt);
+    git(wt, 'checkout', '--', '.claude');
+
+    writeFiles(wt, { 'src/auth/a.ts': 'export const a = 5;\n' });
+    expect(run('git', ['commit', '-q', '-am', 'in scope'], wt).status).toBe(0);
+    const kept = JSON.parse(ok(repo, ['uninstall', '--json']));
+    expect(kept.data.kept).toEqual(expect.arrayContaining(['refs/notes/intents', '.orchestration/agent_trace.jsonl']));
+    expect(kept.yours).toEqual(expect.arrayContaining(['.claude/settings.json', '.orchestration/AGENT.md']));
+    expect(noteOf(wt)).not.toBeNull();
+    ok(repo, ['init']);
+    const removed = JSON.parse(ok(repo, ['uninstall', '--remove-data', '--json']));
+    expect(removed.data.removed).toEqual(expect.arrayContaining(['refs/notes/intents', '.orchestration/agent_trace.jsonl', join(repo, '.git', 'intent')]));
+    expect(noteOf(wt)).toBeNull();
+    expect(existsSync(join(repo, '.git', 'intent'))).toBe(false);
+    expect(existsSync(join(repo, '.orchestration', 'agent_trace.jsonl'))).toBe(false);
+  });
 });
