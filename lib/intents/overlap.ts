@@ -280,9 +280,47 @@ export function findOverlaps(intent: Pick<Intent, 'id' | 'owned_scope'>, others:
   const mine = scopeInfo(intent.owned_scope);
   const minePaths = files.filter((f) => matchesFile(mine.scope, f));
   const tracked = new Set(minePaths);
+  const sortedMine = [...minePaths].sort();
+  const mineHasPrefix = (p: string): boolean => {
+    let lo = 0;
+    let hi = sortedMine.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (sortedMine[mid] < p) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < sortedMine.length && sortedMine[lo].startsWith(p);
+  };
+  /**
+   * Whether `other` could overlap at all, from its glob strings, before compiling it (most of
+   * 500 IN_PROGRESS scopes cannot): a shared file needs one of mine under one of its literal
+   * prefixes; the glob test needs nested prefixes or a plain path one side matches. Globs with
+   * `.`, `..` or empty segments (which the matcher normalises) are always compiled.
+   */
+  const mineUnclean = mine.grants.some((ga) => ga.literal && !isCleanPath(ga.norm));
+  const mayOverlap = (globs: readonly string[]): boolean => {
+    if (mineUnclean) return true;
+    for (const g of globs) {
+      if (g.startsWith('!')) continue;
+      const norm = normalise(g);
+      if (!isCleanPath(norm)) return true;
+      const prefix = literalPrefix(g);
+      if (mineHasPrefix(prefix)) return true;
+      if (firstMeta(norm) < 0) {
+        if (matchesPath(mine, norm)) return true;
+        if (mine.grants.some((ga) => !ga.literal && norm.startsWith(ga.prefix))) return true;
+        continue;
+      }
+      for (const ga of mine.grants) {
+        if (ga.literal ? ga.norm.startsWith(prefix) : ga.prefix.startsWith(prefix) || prefix.startsWith(ga.prefix)) return true;
+      }
+    }
+    return false;
+  };
   const infos = new Map<string, ScopeInfo>();
   for (const other of others) {
     if (other.id === intent.id || other.status !== 'IN_PROGRESS') continue;
+    if (!mayOverlap(other.owned_scope)) continue;
     const key = other.owned_scope.join('\0');
     let theirs = infos.get(key);
     if (!theirs) infos.set(key, (theirs = scopeInfo(other.owned_scope)));

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Node, Scalar, YAMLMap } from 'yaml';
 import { IntentError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/files.js';
-import { findIntent, parseRegistry, parseRegistryDocument, readRegistry, readRegistryText, rememberRegistry, yamlModule as Y, type IntentStatus, type Registry, type ScalarSpan, type StatusSpans } from './registry.js';
+import { findIntent, parseRegistry, parseRegistryDocument, readRegistry, readRegistryText, rememberRegistry, rememberStatusEdit, statusSpansOf, type Intent, yamlModule as Y, type IntentStatus, type Registry, type ScalarSpan, type StatusSpans } from './registry.js';
 import { stateDir, type Repo } from '../git/repo.js';
 
 /** The lock every edit of the main worktree's registry holds (shared by all worktrees). */
@@ -19,7 +19,7 @@ export function setIntentStatus(path: string, id: string, status: IntentStatus, 
   const current = readRegistry(path);
   const intent = findIntent(current.registry, id);
   if (intent?.status === status) return false;
-  const spans = current.registry.spans?.[id];
+  const spans = statusSpansOf(current.registry, id);
   if (intent && spans) {
     setStatusAtSpans(path, current.text, current.registry, id, spans, status, now);
     return true;
@@ -116,8 +116,12 @@ function setStatusAtSpans(path: string, text: string, registry: Registry, id: st
   const edits: Edit[] = [{ start: spans.status.start, end: spans.status.end, text: quoteAs(spans.status, status) }];
   if (spans.updated_at) edits.push({ start: spans.updated_at.start, end: spans.updated_at.end, text: quoteAs(spans.updated_at, stamp) });
   const out = applyEdits(text, edits);
-  const intents = registry.intents.map((i) => (i.id === id ? { ...i, status, ...(spans.updated_at ? { updated_at: stamp } : {}) } : i));
+  const edited = (i: Intent): Intent => ({ ...i, status, ...(spans.updated_at ? { updated_at: stamp } : {}) });
   writeFileAtomic(path, out);
+  // A cached registry's cache is patched (one intent's line, the spans), not rewritten.
+  const before = findIntent(registry, id);
+  if (before && rememberStatusEdit(path, out, registry, edited(before), (old) => shiftSpans(old, edits))) return;
+  const intents = registry.intents.map((i) => (i.id === id ? edited(i) : i));
   rememberRegistry(path, out, { path, intents, spans: shiftSpans(registry.spans ?? {}, edits) });
 }
 

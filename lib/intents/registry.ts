@@ -138,36 +138,46 @@ function registryOfText(path: string, text: string): Registry {
 }
 
 /**
- * The registry cache is one header line, `{"key":…,"index":{"<id>":["<status>",<offset>],…}}`,
- * then one line per intent, `[<intent>,<spans or null>]`, in registry order (offsets count bytes
- * from the first intent line). A hook needs one intent and the statuses of a few: it parses the
- * header and that one line, not the whole registry (10,000 intents are megabytes of JSON); the
- * full list is parsed only when a caller reads `intents` or `spans`.
+ * The registry cache is one header line, `{"key":…,"index":{"<id>":["<status>",<offset>],…},"spans":<offset>}`,
+ * then one line per intent (its JSON) in registry order, then one line with the status spans
+ * (offsets count bytes from the first intent line). A hook needs one intent and the statuses of a
+ * few: it parses the header and that one line, not the whole registry (10,000 intents are
+ * megabytes of JSON); the full list is parsed only when a caller reads `intents` or `spans`. A
+ * status edit rewrites the header, that intent's line and the spans line, and copies the rest.
  */
+interface CacheHead {
+  key: string;
+  index: Record<string, [IntentStatus, number]>;
+  spans: number;
+}
+
+/** What a registry read from the cache keeps of the file, for `rememberStatusEdit`. */
+interface CacheRaw {
+  buf: Buffer;
+  body: number;
+  head: CacheHead;
+}
+
 function readCache(path: string, cache: string, key: string): Registry | null {
   const buf = readFileSync(cache);
   const nl = buf.indexOf(0x0a);
   if (nl < 0) return null;
-  const head = JSON.parse(buf.toString('utf8', 0, nl)) as { key?: string; index?: Record<string, [IntentStatus, number]> };
-  if (head.key !== key || !head.index || typeof head.index !== 'object') return null;
+  const head = JSON.parse(buf.toString('utf8', 0, nl)) as Partial<CacheHead>;
+  if (head.key !== key || !head.index || typeof head.index !== 'object' || typeof head.spans !== 'number') return null;
   const index = head.index;
   const body = nl + 1;
-  const lineAt = (offset: number): [Intent, StatusSpans[string] | null] => {
+  const spansAt = body + head.spans;
+  const lineAt = (offset: number): Intent => {
     const end = buf.indexOf(0x0a, body + offset);
-    return JSON.parse(buf.toString('utf8', body + offset, end < 0 ? buf.length : end)) as [Intent, StatusSpans[string] | null];
+    return JSON.parse(buf.toString('utf8', body + offset, end)) as Intent;
   };
+  let spansOnly: StatusSpans | null = null;
+  const spans = (): StatusSpans => (spansOnly ??= JSON.parse(buf.toString('utf8', spansAt).trim()) as StatusSpans);
   let full: { intents: Intent[]; spans: StatusSpans } | null = null;
   const all = (): { intents: Intent[]; spans: StatusSpans } => {
     if (full) return full;
-    const intents: Intent[] = [];
-    const spans: StatusSpans = {};
-    for (const line of buf.toString('utf8', body).split('\n')) {
-      if (!line) continue;
-      const [intent, span] = JSON.parse(line) as [Intent, StatusSpans[string] | null];
-      intents.push(intent);
-      if (span) spans[intent.id] = span;
-    }
-    return (full = { intents, spans });
+    const intents = buf.toString('utf8', body, spansAt).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Intent);
+    return (full = { intents, spans: spans() });
   };
   const registry = { path } as Registry;
   Object.defineProperty(registry, 'intents', { enumerable: true, configurable: true, get: () => all().intents });
@@ -175,7 +185,9 @@ function readCache(path: string, cache: string, key: string): Registry | null {
   Object.defineProperty(registry, LOOKUP, {
     value: {
       status: (id: string) => (Object.hasOwn(index, id) ? index[id][0] : undefined),
-      intent: (id: string) => (full ? full.intents.find((i) => i.id === id) : Object.hasOwn(index, id) ? lineAt(index[id][1])[0] : undefined),
+      intent: (id: string) => (full ? full.intents.find((i) => i.id === id) : Object.hasOwn(index, id) ? lineAt(index[id][1]) : undefined),
+      spans,
+      raw: { buf, body, head: head as CacheHead },
     } satisfies Lookup,
   });
   return registry;
@@ -185,6 +197,8 @@ function readCache(path: string, cache: string, key: string): Registry | null {
 interface Lookup {
   status(id: string): IntentStatus | undefined;
   intent(id: string): Intent | undefined;
+  spans(): StatusSpans;
+  raw: CacheRaw;
 }
 const LOOKUP = Symbol('registry lookup');
 
@@ -200,13 +214,47 @@ export function rememberRegistry(path: string, text: string, registry: Registry)
     const lines: string[] = [];
     let offset = 0;
     for (const intent of registry.intents) {
-      const line = JSON.stringify([intent, registry.spans?.[intent.id] ?? null]);
+      const line = JSON.stringify(intent);
       index[intent.id] = [intent.status, offset];
-      lines.push(line);
+      lines.push(`${line}\n`);
       offset += Buffer.byteLength(line) + 1;
     }
-    writeFileAtomic(cache, `${JSON.stringify({ key: cacheKey(text), index })}\n${lines.map((l) => `${l}\n`).join('')}`);
+    const head: CacheHead = { key: cacheKey(text), index, spans: offset };
+    writeFileAtomic(cache, `${JSON.stringify(head)}\n${lines.join('')}${JSON.stringify(registry.spans ?? {})}\n`);
   } catch { /* a cache only: never fail for it */ }
+}
+
+/**
+ * After an edit that changed only intent `id` (to `intent`) and moved the status spans (`spans`
+ * maps the old ones to the new): caches the new `text` by patching the cache `registry` was read
+ * from (its header, that intent's line and the spans line; every other line is copied as bytes).
+ * Returns false when `registry` did not come from the cache (then call rememberRegistry).
+ */
+export function rememberStatusEdit(path: string, text: string, registry: Registry, intent: Intent, spans: (old: StatusSpans) => StatusSpans): boolean {
+  const raw = (registry as { [LOOKUP]?: Lookup })[LOOKUP]?.raw;
+  const cache = cacheFile(path);
+  if (!raw || !cache || !Object.hasOwn(raw.head.index, intent.id)) return false;
+  try {
+    const { buf, body, head } = raw;
+    const at = head.index[intent.id][1];
+    const end = buf.indexOf(0x0a, body + at) - body;
+    const line = Buffer.from(JSON.stringify(intent), 'utf8');
+    const delta = line.length - (end - at);
+    const index: Record<string, [IntentStatus, number]> = {};
+    for (const [k, [st, off]] of Object.entries(head.index)) index[k] = k === intent.id ? [intent.status, off] : [st, off > at ? off + delta : off];
+    const oldSpans = JSON.parse(buf.toString('utf8', body + head.spans).trim()) as StatusSpans;
+    const out = Buffer.concat([
+      Buffer.from(`${JSON.stringify({ key: cacheKey(text), index, spans: head.spans + delta })}\n`, 'utf8'),
+      buf.subarray(body, body + at),
+      line,
+      buf.subarray(body + end, body + head.spans),
+      Buffer.from(`${JSON.stringify(spans(oldSpans))}\n`, 'utf8'),
+    ]);
+    writeFileAtomic(cache, out);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function cacheKey(text: string): string {
@@ -505,6 +553,12 @@ function show(v: unknown): string {
 export function findIntent(registry: Registry, id: string): Intent | undefined {
   const lookup = (registry as { [LOOKUP]?: Lookup })[LOOKUP];
   return lookup ? lookup.intent(id) : registry.intents.find((i) => i.id === id);
+}
+
+/** The status spans of intent `id` (see StatusSpans), without parsing the intents of a cached registry. */
+export function statusSpansOf(registry: Registry, id: string): StatusSpans[string] | undefined {
+  const lookup = (registry as { [LOOKUP]?: Lookup })[LOOKUP];
+  return (lookup ? lookup.spans() : registry.spans)?.[id];
 }
 
 /** The status of intent `id`, or undefined when the registry has no such intent (cheap on a cached registry). */

@@ -302,10 +302,10 @@ describe('intent checkout', () => {
   it("the registry edit refreshes the registry cache: the next hook reads the new status without a stale answer", () => {
     const repo = repoWithRegistry();
     checkoutIntent(repo, 'INT-002');
-    // The cache: a header line with every intent's status and line offset, then one line per intent.
+    // The cache: a header line with every intent's status and line offset, one line per intent, the spans.
     const [head, ...lines] = readFileSync(join(repo, '.git', 'intent', 'registry.json'), 'utf8').trimEnd().split('\n');
     expect(JSON.parse(head).index['INT-002'][0]).toBe('IN_PROGRESS');
-    expect(lines.map((l) => JSON.parse(l)[0]).find((i: { id: string }) => i.id === 'INT-002').status).toBe('IN_PROGRESS');
+    expect(lines.slice(0, -1).map((l) => JSON.parse(l)).find((i: { id: string }) => i.id === 'INT-002').status).toBe('IN_PROGRESS');
     expect(registryText(repo)).toMatch(/status: 'IN_PROGRESS'/);
     const st = intent(repo, ['status', '--json']);
     expect(st.status, st.stderr).toBe(0);

@@ -87,7 +87,7 @@ function randomGlob(rand: () => number, files: string[]): string {
   const f = files[Math.floor(rand() * files.length)];
   const forms = [
     `${d}/**`, `${d}/`, `./${d}/**`, `${d}/*.ts`, `${d}/f1*`, f, `${d}/nothing-here.ts`, '**', '**/*.md', `${d}/**/*.ts`,
-    'src/{a,b}/**', 'src/a*/**', `${d}/f?.ts`, '@(src|lib)/**', 'src//a/**', 'src/./a/**', `${d}/[ab].ts`, 'docs/new/**',
+    'src/{a,b}/**', 'src/a*/**', `${d}/f?.ts`, '@(src|lib)/**', 'src//a/**', 'src/./a/**', `${d}/[ab].ts`, 'docs/new/**', 'src/./a/index.ts', 'src//a/f1.ts',
   ];
   return forms[Math.floor(rand() * forms.length)];
 }
