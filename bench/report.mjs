@@ -2,7 +2,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
-const TARGET = { hookRatio: 2.5, scaling: 1.3, bigMs: 2000, verifyPerSecond: 1000, checkoutMs: 150, reportMs: 3000, statusMs: 2000, registryRatio: 1.3, classPre: 2, classPost: 2.5, classWhole: 3.5 };
+const TARGET = { hookRatio: 2.5, scaling: 1.3, bigMs: 2000, verifyPerSecond: 1000, checkoutMs: 150, reportMs: 3000, gateMs: 5000, statusMs: 2000, registryRatio: 1.3, classPre: 2, classPost: 2.5, classWhole: 3.5 };
 
 const f = (x, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
 const msf = (x, d = 0) => `${f(x, d)} ms`;
@@ -153,6 +153,15 @@ export function writeReport(R, file) {
     const ok = r.time.median <= TARGET.reportMs;
     rows.push([6, `\`intent report\` over ${r.commits} commits, ${r.governed} governed (${r.files} files, ${r.linesNow} lines now by content hash)`, msf(r.time.median), `≤ ${TARGET.reportMs} ms`, yes(ok),
       ok ? '' : `+${msf(r.time.median - TARGET.reportMs)}; CPU time (with git's) ${msf(r.cpu?.median)}: the rest is waiting for the CPU on a loaded machine, or \`intent verify\` (item 3) over the same range`]);
+  }
+  // 9
+  if (failed(9)) fail(9, 'intent gate', `≤ ${TARGET.gateMs} ms each`);
+  else if (R.gate) {
+    for (const [what, g] of [[`a push of ${R.gate.push.commits} governed commits`, R.gate.push], [`1 governed commit into a ${R.gate.deep.history}-commit history`, R.gate.deep]]) {
+      const ok = g.time.median <= TARGET.gateMs;
+      rows.push([9, `\`intent gate\` (the authority check) on ${what}`, msf(g.time.median), `≤ ${TARGET.gateMs} ms`, yes(ok),
+        ok ? '' : `+${msf(g.time.median - TARGET.gateMs)}; CPU time (with git's) ${msf(g.cpu?.median)}`]);
+    }
   }
   // 7
   if (failed(7)) fail(7, 'a 10,000-intent registry', `status ≤ ${TARGET.statusMs} ms; commit and checkout ≤ ${TARGET.registryRatio}× a 10-intent registry`);

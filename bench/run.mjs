@@ -5,7 +5,7 @@
 //   BENCH_QUICK=1      small sizes and 3 repetitions (to work on the harness; writes to the temp dir)
 //   BENCH_REPS=N       repetitions of each timed measurement (default 10, the minimum for the report)
 //   BENCH_ONLY=1,3     run only these items (1 hooks, 2 big commit, 3 verify, 4 checkout, 5 concurrency, 6 report,
-//                      7 a 10,000-intent registry, 8 each class of commit)
+//                      7 a 10,000-intent registry, 8 each class of commit, 9 intent gate)
 //   BENCH_OUT=FILE     where to write the report (default BENCHMARKS.md; quick runs: the OS temp dir)
 //   BENCH_KEEP=1       keep the temporary directory
 //
@@ -24,6 +24,7 @@ import {
   BenchError, GLOBAL_GITCONFIG, PKG, QUICK, REPS, benchEnv, elapsed, log, machine, removeTree, run, setCli, setEnv, snapshotPackage, stats,
 } from './util.mjs';
 import { governedHistory, verifyThroughput } from './verify.mjs';
+import { gateSpeed } from './gate.mjs';
 import { reportHistory, reportSpeed } from './report-scale.mjs';
 import { scaleIntents, scaleOverhead, scaleRepo } from './scale.mjs';
 
@@ -35,6 +36,7 @@ const SCALE = QUICK ? { intents: 1000, inProgress: 50, files: 1000, worktrees: 2
 const WORKER_COMMITS = QUICK ? 3 : 50;
 const REPORT_COMMITS = QUICK ? 1000 : 6000;
 const REPORT_GOVERNED = QUICK ? 100 : 500;
+const GATE = QUICK ? { push: 200, history: 5000 } : { push: 1000, history: 100000 };
 const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : null;
 const wanted = (item) => !only || only.has(String(item));
 
@@ -155,6 +157,13 @@ try {
     results.report = res;
     log(`  report ${res.time.median.toFixed(0)} ms (${res.files} files, ${res.linesNow} lines now, ${(res.bytes / 1024).toFixed(0)} KB page)`);
     removeTree(join(root, 'report'));
+  });
+
+  await item(9, `intent gate: a push of ${GATE.push} governed commits, and 1 commit into a ${GATE.history}-commit history`, async () => {
+    results.gate = await gateSpeed(root, pkg, GATE);
+    removeTree(join(root, 'gate-push'));
+    removeTree(join(root, 'gate-deep'));
+    removeTree(join(root, 'gate-deep.worktrees'));
   });
 
   await item(5, `${WORKERS} worktrees × ${WORKER_COMMITS} concurrent commits`, async () => {
