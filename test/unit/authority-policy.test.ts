@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { intentOfRef, parseAuthority, parseUpdates, pusherFromEnv } from '../../lib/authority/index.js';
+
+describe('authority.yaml', () => {
+  it('defaults to no agents and main protected; reads agents and protected branches', () => {
+    expect(parseAuthority(undefined)).toEqual({ config: { protectedBranches: ['main'], agents: new Map() }, problem: null });
+    const r = parseAuthority('protected_branches: [main, refs/heads/release]\nagents:\n  bot-1: ["INT-001", "INT-002"]\n  bot-2: "*"\n');
+    expect(r.problem).toBeNull();
+    expect(r.config.protectedBranches).toEqual(['main', 'release']);
+    expect([...r.config.agents]).toEqual([['bot-1', ['INT-001', 'INT-002']], ['bot-2', ['*']]]);
+  });
+
+  it('reports what is wrong instead of guessing (an unusable file refuses every push)', () => {
+    expect(parseAuthority('agents: [a, b]\n').problem).toMatch(/agents must map/);
+    expect(parseAuthority('agents:\n  bot: [1]\n').problem).toMatch(/agents\.bot must be a list of intent ids/);
+    expect(parseAuthority('protected_branches: main\n').problem).toMatch(/protected_branches must be a list/);
+    expect(parseAuthority('agent: {}\n').problem).toMatch(/unknown key "agent"/);
+    expect(parseAuthority('agents: [\n').problem).toMatch(/not valid YAML/);
+  });
+});
+
+describe('the pusher and the pushed refs', () => {
+  it('takes the identity the host gives, in order, ignoring blanks', () => {
+    expect(pusherFromEnv({})).toBeNull();
+    expect(pusherFromEnv({ REMOTE_USER: ' ', GL_USERNAME: 'gl' })).toEqual({ name: 'gl', from: 'GL_USERNAME' });
+    expect(pusherFromEnv({ GITHUB_ACTOR: 'gh', REMOTE_USER: 'web' })).toEqual({ name: 'web', from: 'REMOTE_USER' });
+    expect(pusherFromEnv({ GITEA_PUSHER_NAME: 'tea' })?.name).toBe('tea');
+  });
+
+  it('parses pre-receive input and names intent refs', () => {
+    const a = 'a'.repeat(40);
+    const z = '0'.repeat(40);
+    expect(parseUpdates(`${z} ${a} refs/heads/intent/INT-001\n${a} ${z} refs/heads/old\ngarbage\n\n`)).toEqual([
+      { old: z, new: a, ref: 'refs/heads/intent/INT-001' },
+      { old: a, new: z, ref: 'refs/heads/old' },
+    ]);
+    expect(intentOfRef('refs/heads/intent/INT-001')).toBe('INT-001');
+    expect(intentOfRef('refs/heads/intent/')).toBeNull();
+    expect(intentOfRef('refs/heads/main')).toBeNull();
+    expect(intentOfRef('refs/remotes/origin/intent/INT-001')).toBeNull();
+  });
+});
