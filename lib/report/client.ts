@@ -232,7 +232,7 @@ export const CLIENT_JS = String.raw`
   function card(label, value, extra, cls) {
     return el('div', { cls: 'card' + (cls ? ' ' + cls : '') }, [el('div', { cls: 'label' }, label), el('div', { cls: 'value', 'data-card': label }, value), extra ? el('div', { cls: 'extra' }, extra) : null]);
   }
-  function verdict() {
+  function verdict(here) {
     var v = D.verify;
     if (v.ok) {
       return el('div', { cls: 'verdict ok', role: 'status', 'data-verdict': 'clean' }, [el('strong', null, '✓ Verified clean'), ' · intent verify checked ' + fmtNum(v.commits) + ' commits, ' + fmtNum(v.governed) + ' governed' + (v.ledger_lines !== null ? ', ledger ' + fmtNum(v.ledger_lines) + ' lines' : '') + ': every note matches its commit.']);
@@ -240,7 +240,7 @@ export const CLIENT_JS = String.raw`
     return el('div', { cls: 'verdict bad', role: 'alert', 'data-verdict': 'findings' }, [
       el('strong', null, '✗ ' + fmtNum(D.findings.length) + ' finding' + (D.findings.length === 1 ? '' : 's')),
       ' · intent verify checked ' + fmtNum(v.commits) + ' commits, ' + fmtNum(v.governed) + ' governed. ',
-      link('findings', undefined, 'See every finding →'),
+      here ? null : link('findings', undefined, 'See every finding →'),
     ]);
   }
   function budgetText(i) {
@@ -392,7 +392,7 @@ export const CLIENT_JS = String.raw`
   }
 
   function findingsView() {
-    return [header('Findings', 'Everything intent verify found on ' + D.range.join(' ') + ', and every scope violation a note recorded, with its commit and the rule it breaks.'), verdict(), findingsTable(D.findings, null)];
+    return [header('Findings', 'Everything intent verify found on ' + D.range.join(' ') + ', and every scope violation a note recorded, with its commit and the rule it breaks.'), verdict(true), findingsTable(D.findings, null)];
   }
 
   function notFound(what, name) {
