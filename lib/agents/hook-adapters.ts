@@ -216,6 +216,9 @@ function shellWrites(call: ToolCall): Verdict {
     return NONE; // no snapshot: the command was refused before it ran, or ran without our pre hook
   }
   rmSync(file, { force: true });
+  if (snap.tooMany) {
+    return { decision: 'allow', reason: '', note: `intent: the worktree has ${snap.tooMany} changed or untracked files, too many to compare: what this command wrote was not staged or credited. Commit or git-ignore them.` };
+  }
   const changes = changesSince(repo.root, snap);
   if (!changes.length) return NONE;
   const staged: string[] = [];

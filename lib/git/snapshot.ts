@@ -14,7 +14,12 @@ import { splitNulBytes } from './paths.js';
 export interface WorktreeSnapshot {
   head: string | null;
   files: Record<string, string | null>;
+  /** Set when the worktree had more dirty paths than a snapshot keeps: nothing can be compared. */
+  tooMany?: number;
 }
+
+/** Above this many changed or untracked paths a snapshot is not taken (hashing them would slow every command). */
+export const MAX_SNAPSHOT_PATHS = 5000;
 
 /** A path whose content differs from the snapshot: its blob before (null: it did not exist). */
 export interface WorktreeChange {
@@ -78,12 +83,15 @@ function treeBlobs(root: string, rev: string | null, paths: string[]): Record<st
 }
 
 /** Snapshots the worktree at `root` before a command. */
-export function snapshotWorktree(root: string): WorktreeSnapshot {
-  return { head: head(root), files: hashFiles(root, dirtyPaths(root), true) };
+export function snapshotWorktree(root: string, max = MAX_SNAPSHOT_PATHS): WorktreeSnapshot {
+  const dirty = dirtyPaths(root);
+  if (dirty.length > max) return { head: head(root), files: {}, tooMany: dirty.length };
+  return { head: head(root), files: hashFiles(root, dirty, true) };
 }
 
 /** The paths whose content differs from `snap` now. */
 export function changesSince(root: string, snap: WorktreeSnapshot): WorktreeChange[] {
+  if (snap.tooMany) return [];
   const now = dirtyPaths(root);
   const candidates = [...new Set([...Object.keys(snap.files), ...now])].sort();
   const notInSnap = candidates.filter((p) => !(p in snap.files));

@@ -31,5 +31,10 @@ describe('worktree snapshot (what a shell command changed)', () => {
     const third = snapshotWorktree(repo);
     git(repo, 'checkout', 'HEAD~1', '--', 'c.txt');
     expect(changesSince(repo, third).map((c) => c.path)).toEqual(['c.txt']);
+    // Over the limit nothing is hashed, and nothing is claimed.
+    const big = snapshotWorktree(repo, 0);
+    expect(big).toMatchObject({ files: {}, tooMany: 1 });
+    writeFileSync(join(repo, 'new.txt'), 'changed\n');
+    expect(changesSince(repo, big)).toEqual([]);
   });
 });
