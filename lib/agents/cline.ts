@@ -183,9 +183,16 @@ export function parseCline(event: string, p: Json): ToolCall[] {
   if (SHELL.has(tool)) {
     const cwd = workDir([]);
     const printed = !pre && !base.failed && /<intent_context/.test(str(body, 'result') ?? '');
-    return commandLines(input).map((command) => {
+    // The SDK's tool call id keys one worktree snapshot for the whole run_commands (taken with the
+    // first command): afterwards the files the commands changed are staged and credited.
+    const callId = str(obj(p[pre ? 'tool_call' : 'tool_result']), 'id');
+    return commandLines(input).map((command, i) => {
       const id = printed ? CONTEXT_RUN.exec(command)?.[1] : undefined;
-      return { ...base, cwd, kind: 'shell' as const, command, ...(id ? { selects: id } : {}) };
+      return {
+        ...base, cwd, kind: 'shell' as const, command, handshakeBeforeShell: true,
+        ...(i === 0 && callId ? { toolUseId: `cline:${callId}` } : {}),
+        ...(id ? { selects: id } : {}),
+      };
     });
   }
   if (READ.has(tool)) {

@@ -49,6 +49,8 @@ export interface ToolCall {
   proposal?: { content: string } | { oldString: string; newString: string; replaceAll: boolean };
   /** The intent this call selected for its session (`intent context <ID>` ran, select_active_intent). */
   selects?: string;
+  /** Check the handshake before a shell command that writes in the scope, even when its writes are checked after it too. */
+  handshakeBeforeShell?: boolean;
   /** For agents that can run a harmless input instead of a refused call (Cline's SDK): that input. */
   softRefusal?: (reason: string) => Record<string, unknown> | null;
 }
@@ -276,8 +278,11 @@ function decideCommand(call: ToolCall): Verdict {
     inScope = (p) => outOfScope([p], scope, ignore, !repo.isMainWorktree).length === 0;
   }
   const d = classifyCommand(call.command, { cwd: call.cwd, root: repo.root, inScope });
-  // Where no snapshot follows the command (no tool call id: Cursor, Cline), its writes wait for the handshake now.
-  if (d.decision === 'allow' && d.writes.length && named && call.session && !call.toolUseId) requireHandshake(repo, call.session, named.id);
+  // Where no snapshot follows the command (no tool call id: Cursor, Cline's VS Code), or the agent
+  // can be told before it runs (Cline), its writes wait for the handshake now.
+  if (d.decision === 'allow' && d.writes.length && named && call.session && (!call.toolUseId || call.handshakeBeforeShell)) {
+    requireHandshake(repo, call.session, named.id);
+  }
   return d.decision === 'allow' ? NONE : { decision: d.decision, reason: d.reason };
 }
 

@@ -133,6 +133,26 @@ describe('Cline SDK payloads (run_commands, editor, read_files, apply_patch)', (
     expect(git(wt, 'log', '-1', '--format=%s')).not.toBe('x');
   });
 
+  it('stages and credits the files run_commands changed in the scope (one worktree snapshot per call)', () => {
+    const t = task('conv-shell-write');
+    hook(wt, 'PostToolUse', fixture('sdk-post-select-intent', wt, t));
+    const command = "printf 'export const z = 1;\\n' > src/auth/z.ts";
+    const calls = (name: string) => fixture(name, wt, (p) => {
+      t(p);
+      const key = p.tool_call ? 'tool_call' : 'tool_result';
+      p[key].id = 'toolu_shell_1';
+      p[key].input = { commands: [command, 'git status --short'] };
+      (p.preToolUse ?? p.postToolUse).parameters = { commands: JSON.stringify([command, 'git status --short']) };
+    });
+    expect(answer(hook(wt, 'PreToolUse', calls('sdk-pre-run-commands')))).toEqual({ cancel: false });
+    expect(run('sh', ['-c', command], wt).status).toBe(0); // Cline's run_commands runs here
+    const post = answer(hook(wt, 'PostToolUse', calls('sdk-post-run-commands')));
+    expect(post.cancel).toBe(false);
+    expect(post.contextModification).toContain('the command changed src/auth/z.ts (1 line credited to cline/unknown): staged');
+    expect(git(wt, 'diff', '--cached', '--name-only')).toContain('src/auth/z.ts');
+    git(wt, 'commit', '-q', '-m', 'shell write');
+  });
+
   it('credits an editor write to the model without cancelling (the SDK sends no model), and a failed tool is not recorded', () => {
     const t = task('conv-editor');
     hook(wt, 'PostToolUse', fixture('sdk-post-select-intent', wt, t));
