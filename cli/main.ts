@@ -279,9 +279,10 @@ program
   .addHelpText('after', '\nExamples:\n  intent demo\n  intent demo --keep')
   .action(async (opts: { dir?: string; keep?: boolean }) => (await import('./demo.js')).run({ cwd: process.cwd(), dir: opts.dir, keep: !!opts.keep }));
 
-// Every command but those that report on the hooks themselves (and mcp, demo, gate: a server or CI has no local hooks) warns, in one line, when the main
-// worktree's hooks are no longer intent's (a few stats, see lib/hooks/health.ts).
-const QUIET = new Set(['init', 'doctor', 'uninstall', 'status', 'mcp', 'demo', 'gate']);
+// Every command but those that report on the hooks themselves (and mcp, agent: protocols on stdio;
+// demo; gate: a server or CI has no local hooks) warns, in one line, when the main worktree's hooks
+// are no longer intent's (a few stats, see lib/hooks/health.ts).
+const QUIET = new Set(['init', 'doctor', 'uninstall', 'status', 'mcp', 'agent', 'demo', 'gate']);
 program.hook('preAction', async (_program, command) => {
   if (!QUIET.has(command.name())) process.stderr.write((await import('./hooks-warning.js')).warning(process.cwd()));
 });

@@ -58,7 +58,8 @@ export function findCommonDir(cwd: string, env: NodeJS.ProcessEnv = process.env)
  */
 export function checkMainHooks(commonDir: string): HookProblem[] | null {
   const record = readRecord(commonDir);
-  if (!record) return null;
+  // (A record from `intent checkout` alone, before any `intent init`, has no hooks to check.)
+  if (!record || !record.hooksDir || !record.runDir) return null;
   const problems: HookProblem[] = [];
   let dirty = false;
   const config = sigOf(join(commonDir, 'config'));

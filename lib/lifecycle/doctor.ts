@@ -82,7 +82,7 @@ function isExecutable(file: string): boolean {
 
 function hookChecks(repo: Repo): Check[] {
   const record = readRecord(repo.commonDir);
-  if (!record) return [{ subject: 'hooks', ok: false, message: 'intent is not installed in this clone (no install record): run `intent init`.' }];
+  if (!record || !record.hooksDir) return [{ subject: 'hooks', ok: false, message: 'intent is not installed in this clone (no install record): run `intent init`.' }];
   const t = hookTargets(repo);
   const checks: Check[] = [];
   if (t.runDir !== record.runDir) {
