@@ -214,8 +214,12 @@ describe('intent init', () => {
     expect(current).toMatch(/^if true; then$/m);
     // what an older version wrote: only the chain to the repository's own hook
     writeFileSync(hook, current.replace(/^if true; then$/m, 'if false; then'));
-    initOk(repo);
+    // init says what it rewrote (it used to report "nothing changed" here)
+    const out = initJson(repo);
+    expect(out.changed).toBe(true);
+    expect(out.worktreeHooks).toEqual(['pre-merge-commit']);
     expect(readFileSync(hook, 'utf8')).toBe(current);
+    expect(initJson(repo).changed).toBe(false);
     // and the merge hook is enforced in the worktree that existed before
     git(wt, 'checkout', '-q', '-b', 'side');
     writeFiles(wt, { 'docs/out.md': 'out\n' });
