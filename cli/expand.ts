@@ -10,6 +10,7 @@ export function run(opts: { cwd: string; id: string; globs: string[]; reason: st
   if (!opts.json) {
     process.stderr.write(
       `intent: filed scope-expansion request ${r.id} for ${r.intent}: ${r.globs.join(', ')}\n` +
+        (r.taken_back ?? []).map((t) => `intent: note: ${t.glob} is taken back by ${t.by.join(', ')} in ${r.intent}'s scope: approving adds it, but the "!" glob still excludes it until a human removes that glob from the registry\n`).join('') +
         `a human approves with: intent approve ${r.id}\n`,
     );
   }

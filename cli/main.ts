@@ -243,7 +243,7 @@ program
   .option('--json', 'print {"remote","fetched","merged","pushed","attempts"} as JSON')
   .addHelpText(
     'after',
-    '\nNotes merge with git\'s "union" strategy: two different notes of one commit keep both records.\n' +
+    '\nNotes merge with git\'s "cat_sort_uniq" strategy: two different notes of one commit keep both records, one line each.\n' +
       'Examples:\n  intent sync\n  intent sync upstream\n  intent sync origin --retries 10 --json',
   )
   .action(async (remote: string | undefined, opts: { retries?: string; json?: boolean }) =>

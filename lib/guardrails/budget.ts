@@ -5,7 +5,7 @@ import { gitRaw } from '../git/process.js';
 import { recordPath, splitNulBytes } from '../git/paths.js';
 import type { Budget, Intent } from '../intents/registry.js';
 import { stateDir, type Repo } from '../git/repo.js';
-import type { TraceRecord } from '../trace/record.js';
+import { noteRecord } from '../trace/note-records.js';
 import { METADATA_KEY, NOTES_REF } from '../core/version.js';
 
 /** What an intent has used so far: governed commits and changed lines (added + deleted) from the notes. */
@@ -28,16 +28,9 @@ const INTENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 /** The commit count and changed lines a note contributes to `id` (zero when it is another intent's). */
 export function noteUsage(text: string, id: string): Usage | null {
-  // The note's second line is the record (lib/trace/record.ts noteText). Parsed here rather than with
-  // verify's parseNote, so that pre-commit does not load verify and its dependencies.
-  const parts = text.replace(/\n$/, '').split('\n');
-  if (parts.length !== 2) return null;
-  let record: TraceRecord;
-  try {
-    record = JSON.parse(parts[1]) as TraceRecord;
-  } catch {
-    return null;
-  }
+  // trace/note-records needs nothing else: pre-commit does not load verify for this.
+  const record = noteRecord(text);
+  if (!record) return null;
   const meta = record?.metadata?.[METADATA_KEY];
   if (!meta || meta.intent_id !== id) return null;
   let lines = 0;

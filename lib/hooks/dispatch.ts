@@ -64,7 +64,7 @@ async function dispatch(hook: string, cwd: string, env: NodeJS.ProcessEnv, stdin
       } catch (e) {
         return {
           code: 0,
-          stderr: `intent: WARNING: the merge commit was made but its trace note was NOT recorded:\n${describe(e)}\n` +
+          stderr: ledgerOnly(e) ?? `intent: WARNING: the merge commit was made but its trace note was NOT recorded:\n${describe(e)}\n` +
             'intent: `intent verify` reports commits without a note; `intent repair` records them.\n',
         };
       }
@@ -83,7 +83,7 @@ async function dispatch(hook: string, cwd: string, env: NodeJS.ProcessEnv, stdin
       } catch (e) {
         return {
           code: 0,
-          stderr: `intent: WARNING: the commit was made but its trace note was NOT recorded:\n${describe(e)}\n` +
+          stderr: ledgerOnly(e) ?? `intent: WARNING: the commit was made but its trace note was NOT recorded:\n${describe(e)}\n` +
             'intent: `intent verify` reports commits without a note; fix the cause and amend the commit to record it.\n',
         };
       }
@@ -127,6 +127,13 @@ async function commitCheck(check: () => Promise<{ governed: boolean; warnings?: 
   } catch (e) {
     return { code: 1, stderr: `${describe(e)}\n${blocked}\n` };
   }
+}
+
+/** The warning when a commit's note was written and only its local ledger line failed; else null. */
+function ledgerOnly(e: unknown): string | null {
+  if (!(e instanceof IntentError) || e.data.stage !== 'ledger') return null;
+  return `intent: WARNING: ${e.message}\n` +
+    'intent: the commit and its note are fine; `intent verify` reports the missing ledger line and `intent repair` appends it once the ledger is writable.\n';
 }
 
 function describe(e: unknown): string {

@@ -4,17 +4,13 @@ import { readNote, writeNote } from '../git/notes.js';
 import { openRepo, stateDir } from '../git/repo.js';
 import { recordCommit } from '../trace/record-commit.js';
 import type { TraceRecord } from '../trace/record.js';
+import { noteRecord } from '../trace/note-records.js';
 import { METADATA_KEY } from '../core/version.js';
 
 /** The intent id a note names, or null when the note is missing or unreadable. */
 export function noteIntent(note: string | null): string | null {
-  try {
-    const rec = JSON.parse(note?.split('\n')[1] ?? '') as { metadata?: Record<string, { intent_id?: unknown }> };
-    const id = rec.metadata?.[METADATA_KEY]?.intent_id;
-    return typeof id === 'string' ? id : null;
-  } catch {
-    return null;
-  }
+  const id = noteRecord(note)?.metadata?.[METADATA_KEY]?.intent_id;
+  return typeof id === 'string' ? id : null;
 }
 
 /** Whether the note starts with the record of `sha` itself (post-commit wrote it before git copied the old note). */
@@ -26,14 +22,10 @@ function startsFresh(note: string | null, sha: string): boolean {
   }
 }
 
-/** The record of a note, or null. */
+/** The record of a note (the one readers use when it holds several), or null. */
 function recordOf(note: string | null): TraceRecord | null {
-  try {
-    const rec = JSON.parse(note?.split('\n')[1] ?? '') as TraceRecord;
-    return rec && typeof rec === 'object' && Array.isArray(rec.files) ? rec : null;
-  } catch {
-    return null;
-  }
+  const rec = noteRecord(note);
+  return rec && Array.isArray(rec.files) ? rec : null;
 }
 
 function hasAiCredit(rec: TraceRecord): boolean {

@@ -16,7 +16,12 @@ export type PreCommitResult =
   | { governed: true; intent: Intent; paths: string[]; warnings: string[] };
 
 /** Refusals that count towards an intent's circuit breaker (and leave a lesson). */
-const COUNTED = new Set(['SCOPE_VIOLATION', 'BUDGET_EXCEEDED', 'REGISTRY_INVALID', 'REGISTRY_MISSING']);
+/**
+ * Refusals the agent caused, counted toward the breaker. A registry that is missing or does not
+ * parse is a human's doing (an intent worktree may not change it): counting it would open every
+ * intent's breaker for one bad edit in the main worktree.
+ */
+const COUNTED = new Set(['SCOPE_VIOLATION', 'BUDGET_EXCEEDED']);
 const INTENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 /**
@@ -61,7 +66,9 @@ export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = pr
       throw new IntentError(
         'SCOPE_VIOLATION',
         `${lines.join('\n')}\n${intent.id} owns: ${intent.owned_scope.join(', ')}\n` +
-          `Unstage ${bad.length === 1 ? 'that path' : 'those paths'} (git restore --staged -- <path>) or ask a human to widen the scope in the main worktree's registry.` +
+          `Leave ${bad.length === 1 ? 'that path' : 'those paths'} out of the commit: unstage (git restore --staged -- <path>) and commit without -a ` +
+          '(`git commit -a` stages every modified file again), or undo the change (git restore --staged --worktree -- <path>); ' +
+          `or ask for the path: intent expand ${intent.id} <path> --reason "…".` +
           (orch ? '\n.orchestration/ is governed from the main worktree only: an intent worktree may not change it.' : ''),
         { intent: intent.id, paths: bad, scope: intent.owned_scope },
       );

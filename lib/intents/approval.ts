@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { agentMarker } from '../core/agent-env.js';
 import { userInfo } from 'node:os';
 import { activeIntentFile, BRANCH_PREFIX } from './active.js';
+import { takenBack } from './scope.js';
 import { IntentError } from '../core/errors.js';
 import {
   checkRequestGlobs, listExpansionRequests, MAX_REASON_CHARS, readExpansionRequest, writeExpansionRequest, type ExpansionRequest,
@@ -23,6 +24,8 @@ export interface ApproveResult {
   already: string[];
   /** The intent's scope now. */
   scope: string[];
+  /** Requested globs a `!` glob of the scope still takes back (the intent still may not edit them), with those negations. */
+  taken_back: { glob: string; by: string[] }[];
   /** The main worktree's registry file that was edited (left uncommitted). */
   registry: string;
 }
@@ -99,6 +102,10 @@ export function approveRequest(cwd: string, requestId: string, opts: { env?: Nod
       already: globs.filter((g) => !added.includes(g)),
       scope: [...intent.owned_scope, ...added],
       registry: registryPath,
+      taken_back: globs.flatMap((g) => {
+        const by = takenBack(intent.owned_scope, g);
+        return by.length ? [{ glob: g, by }] : [];
+      }),
     };
   });
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, existsSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { takenBack } from './scope.js';
 import { IntentError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/files.js';
 import { findIntent, loadRegistry } from './registry.js';
@@ -31,6 +32,8 @@ export interface ExpansionRequest {
   decision_reason?: string;
   /** APPROVED: the globs that were new to the scope (the others were already in it). */
   added_globs?: string[];
+  /** Requested globs a `!` glob of the scope takes back (approving them alone does not let the intent edit them). */
+  taken_back?: { glob: string; by: string[] }[];
 }
 
 /** Where a request stands: filed, or decided by a human. */
@@ -91,6 +94,11 @@ export function requestExpansion(
       requested_by: requestedBy,
       status: 'PENDING',
     };
+    const back = globs.flatMap((g) => {
+      const by = takenBack(intent.owned_scope, g);
+      return by.length ? [{ glob: g, by }] : [];
+    });
+    if (back.length) request.taken_back = back;
     if (writeNew(join(dir, `${request.id}.json`), JSON.stringify(request, null, 2) + '\n')) return request;
     if (attempt >= 20) {
       throw new IntentError('WRITE_FAILED', `Could not find a free request id in ${dir} after ${attempt + 1} attempts. Retry in a second.`, { dir });

@@ -151,3 +151,18 @@ export function outOfScope(
   }
   return bad;
 }
+
+/**
+ * The `!` globs of `scope` that take `glob` back: a path (or glob) they exclude stays outside the
+ * scope however it is added, since a negation wins over every positive glob.
+ */
+export function takenBack(scope: readonly string[], glob: string): string[] {
+  const target = normalise(glob);
+  const bare = target.replace(/\/\*\*$/, '');
+  return scope.filter((g) => {
+    if (!g.startsWith('!')) return false;
+    const neg = normalise(g.slice(1));
+    const mm = new Minimatch(neg, MM_OPTIONS);
+    return neg === target || mm.match(target) || mm.match(bare);
+  });
+}

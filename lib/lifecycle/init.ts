@@ -7,7 +7,7 @@ import { HOOKS, hookTargets, installHook, installRunner, type HookInstall } from
 import { loadRecord, saveRecord, sigOf, type InstallRecord } from '../hooks/install-record.js';
 import { restoreWorktreeHooks, worktreeHooksDir } from '../hooks/worktree-hooks.js';
 import { openRepo, type Repo } from '../git/repo.js';
-import { addNotesFetchRefspecs } from '../trace/sync.js';
+import { addNotesFetchRefspecs, NOTES_MERGE_STRATEGY } from '../trace/sync.js';
 import { NOTES_REF, PKG_ROOT } from '../core/version.js';
 
 const TEMPLATES = join(PKG_ROOT, 'templates', 'orchestration');
@@ -95,7 +95,7 @@ export function installAll(repo: Repo): InstallResult {
   const hooks = HOOKS.map((h) => installHook(targets, h, record, repo.commonDir));
   // Intent worktrees made by an earlier version get this version's hooks too.
   const worktreeHooks = worktreeHooksDir(repo) ? restoreWorktreeHooks(repo).restored : [];
-  const notes = configureNotes(repo, record);
+  const notes = [...configureNotes(repo, record), ...configureNotesMerge(repo)];
   const fetch = addNotesFetchRefspecs(repo);
   for (const line of fetch) {
     const [key, value] = line.split(' += ');
@@ -118,6 +118,18 @@ export function installAll(repo: Repo): InstallResult {
  * first governed commit), and not for a glob that matches nothing.
  */
 export const REWRITE_REF = `${NOTES_REF.slice(0, -1)}[${NOTES_REF.slice(-1)}]`;
+
+/**
+ * A plain `git notes merge` of the intents notes merges as `intent sync` does (cat_sort_uniq: one
+ * valid note, the same on every clone). Sets `notes.intents.mergeStrategy` when unset; returns what it set.
+ */
+function configureNotesMerge(repo: Repo): string[] {
+  const cwd = repo.mainRoot;
+  const key = `notes.${NOTES_REF.replace(/^refs\/notes\//, '')}.mergeStrategy`;
+  if (gitRaw(['config', '--get', key], { cwd }).stdout.trim() !== '') return [];
+  git(['config', key, NOTES_MERGE_STRATEGY], { cwd });
+  return [`${key} = ${NOTES_MERGE_STRATEGY}`];
+}
 
 /**
  * Makes notes on refs/notes/intents follow `commit --amend` and rebase (the post-rewrite hook then

@@ -1,6 +1,7 @@
 import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, fsyncSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { sha256Hex } from './hashing.js';
+import { assertWritable } from './ledger-heal.js';
 
 /**
  * The last line of the ledger (without its newline) and whether the file ends cleanly with a
@@ -48,6 +49,7 @@ export function lastLedgerLine(path: string): { line: string | null; complete: b
  */
 export function appendLedger(path: string, build: (prevHash: string | null) => string): string {
   mkdirSync(dirname(path), { recursive: true });
+  assertWritable(path, 'no line can be appended');
   const { line, complete } = lastLedgerLine(path);
   const prev = line === null ? null : sha256Hex(line);
   const text = build(prev);

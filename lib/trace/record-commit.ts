@@ -11,7 +11,9 @@ import { applyPool, creditPool } from './credit-carry.js';
 import { classifyChanges } from '../mutation/classify.js';
 import { useTypeScriptCodeCache } from '../mutation/ts-cache.js';
 import { commitDiff } from '../git/diff.js';
+import { IntentError } from '../core/errors.js';
 import { sha256Hex } from './hashing.js';
+import { noteRecord } from './note-records.js';
 import { appendLedger } from './ledger.js';
 import { withLock } from '../core/lock.js';
 import { readNote, writeNote } from '../git/notes.js';
@@ -79,11 +81,20 @@ export function recordCommit(
   });
   withLock(join(stateDir(repo), 'record.lock'), () => {
     writeNote(repo.root, diff.sha, noteText(record));
-    appendLedger(ledgerPath(repo), (prev) => {
-      const line = structuredClone(record);
-      line.metadata[METADATA_KEY].prev_line_sha256 = prev;
-      return JSON.stringify(line);
-    });
+    const ledger = ledgerPath(repo);
+    try {
+      appendLedger(ledger, (prev) => {
+        const line = structuredClone(record);
+        line.metadata[METADATA_KEY].prev_line_sha256 = prev;
+        return JSON.stringify(line);
+      });
+    } catch (e) {
+      // The note is written: only the local ledger line is missing (`intent repair` appends it).
+      const why = e instanceof IntentError ? e.message : `${ledger}: ${(e as Error)?.message ?? String(e)}`;
+      throw new IntentError('WRITE_FAILED', `the trace note of ${diff.sha.slice(0, 12)} was recorded, but its ledger line was not: ${why}`, {
+        commit: diff.sha, path: ledger, stage: 'ledger',
+      });
+    }
   });
   if (credited.length) forgetCommitted(repo, credited);
   return record;
@@ -95,8 +106,8 @@ function cherryPicked(repo: Repo): { sha: string; record: TraceRecord }[] {
   if (!existsSync(head)) return [];
   const sha = readFileSync(head, 'utf8').trim();
   try {
-    const record = JSON.parse(readNote(repo.root, sha)?.split('\n')[1] ?? '') as TraceRecord;
-    return Array.isArray(record?.files) ? [{ sha, record }] : [];
+    const record = noteRecord(readNote(repo.root, sha));
+    return record && Array.isArray(record.files) ? [{ sha, record }] : [];
   } catch {
     return [];
   }

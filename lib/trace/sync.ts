@@ -1,19 +1,25 @@
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { appendMissingRecords } from './repair.js';
+import { ledgerPath } from './record-commit.js';
 import { IntentError } from '../core/errors.js';
 import { sleepSync } from '../core/files.js';
 import { git, gitRaw } from '../git/process.js';
 import { withLock } from '../core/lock.js';
-import { NOTES_LOCK_TIMEOUT, writeNote } from '../git/notes.js';
+import { NOTES_LOCK_TIMEOUT } from '../git/notes.js';
 import { openRepo, stateDir, type Repo } from '../git/repo.js';
 import { NOTES_REF } from '../core/version.js';
 
 /**
- * How `git notes merge` combines two different notes of one commit. `union` concatenates them
- * (local first, a blank line between), so every record keeps its summary line right above its
- * JSON line; `cat_sort_uniq` would sort the lines apart. Identical notes never reach the strategy
- * (git sees the same blob on both sides). See docs/decisions.md, "Notes sync".
+ * How `git notes merge` combines two different notes of one commit: `cat_sort_uniq` keeps every
+ * line once, sorted. A note's lines stand alone (summaries, then records; trace/note-records reads
+ * any number of each), so two records of one commit merge into one valid note, and the same bytes
+ * whichever clone merges in which order (`union` put the local note first: clones disagreed).
+ * `intent init` sets it as `notes.intents.mergeStrategy`, so a plain `git notes merge` agrees.
+ * Identical notes never reach the strategy (git sees the same blob on both sides). See
+ * docs/decisions.md, "Notes sync".
  */
-export const NOTES_MERGE_STRATEGY = 'union';
+export const NOTES_MERGE_STRATEGY = 'cat_sort_uniq';
 
 /** What `intent sync` did. */
 export interface SyncResult {
@@ -44,7 +50,7 @@ export function notesFetchRefspec(remote: string): string {
 
 /**
  * Exchanges refs/notes/intents with `remote`: fetches the remote's notes into
- * refs/notes/remotes/<remote>/intents, merges them into the local notes (strategy `union`), and
+ * refs/notes/remotes/<remote>/intents, merges them into the local notes (strategy `cat_sort_uniq`), and
  * pushes the result without force. When the push is refused because the remote moved meanwhile,
  * fetches, merges and pushes again, up to `retries` more times with a short random backoff.
  * Only the merge holds the notes lock (the one the post-commit hook writes notes under), never
@@ -78,7 +84,12 @@ export function syncNotes(cwd: string, opts: { remote?: string; retries?: number
       continue;
     }
     if (remoteTip) fetched = true;
-    const localTip = remoteTip ? withLock(lock, () => mergeNotes(repo, tracking, remoteTip, merged)) : revParse(repo, NOTES_REF);
+    const localTip = remoteTip ? withLock(lock, () => {
+      const tip = mergeNotes(repo, tracking, remoteTip, merged);
+      // The ledger holds every record of this clone's notes: the merged-in ones too.
+      if (merged.size && existsSync(dirname(ledgerPath(repo)))) appendMissingRecords(repo, merged);
+      return tip;
+    }) : revParse(repo, NOTES_REF);
     if (!localTip || localTip === remoteTip) return { remote, fetched, merged: merged.size, pushed: false, attempts: attempt };
     const push = pushNotes(repo, remote);
     if (push.ok) return { remote, fetched, merged: merged.size, pushed: push.updated, attempts: attempt };
@@ -126,17 +137,6 @@ export function missingNotesFetchRefspecs(repo: Repo): { key: string; value: str
     missing.push({ key, value: notesFetchRefspec(remote) });
   }
   return missing;
-}
-
-/**
- * A note that `union` made from two notes, with each record (summary line + JSON line, records
- * separated by a blank line) kept once, in first-seen order. Only notes merged from histories
- * without a common base can repeat a record (e.g. after the remote's notes were rewritten).
- */
-export function dedupeRecords(text: string): string {
-  const blocks = text.replace(/\n+$/, '').split(/\n\n+/);
-  const unique = [...new Set(blocks)];
-  return unique.length === blocks.length ? text : unique.join('\n\n') + '\n';
 }
 
 function listRemotes(repo: Repo): string[] {
@@ -207,18 +207,8 @@ function mergeNotes(repo: Repo, tracking: string, remoteTip: string, merged: Set
   }
   if (localTip === remoteTip || gitRaw(['merge-base', '--is-ancestor', remoteTip, localTip], { cwd }).status === 0) return localTip;
   const before = listNotes(repo, NOTES_REF);
-  const theirs = listNotes(repo, tracking);
   git([...NOTES_LOCK_TIMEOUT, 'notes', `--ref=${NOTES_REF}`, 'merge', '-q', '-s', NOTES_MERGE_STRATEGY, tracking], { cwd });
-  for (const [object, blob] of listNotes(repo, NOTES_REF)) {
-    if (before.get(object) === blob) continue;
-    merged.add(object);
-    if (before.has(object) && theirs.get(object) !== blob) {
-      // Both sides had a different note: union concatenated them. Keep each record once.
-      const text = git(['cat-file', 'blob', blob], { cwd });
-      const clean = dedupeRecords(text);
-      if (clean !== text) writeNote(cwd, object, clean);
-    }
-  }
+  for (const [object, blob] of listNotes(repo, NOTES_REF)) if (before.get(object) !== blob) merged.add(object);
   return revParse(repo, NOTES_REF)!;
 }
 

@@ -19,6 +19,7 @@ import { checkRegistry } from '../intents/registry.js';
 import { openRepo } from '../git/repo.js';
 import { compileScope, outOfScope, parseIgnoreFile, type Scope } from '../intents/scope.js';
 import { summaryLine, type TraceRecord } from './record.js';
+import { chooseRecord, parseNote } from './note-records.js';
 import { METADATA_KEY, NOTES_REF, PKG_ROOT } from '../core/version.js';
 import { BRANCH_PREFIX } from '../intents/active.js';
 
@@ -30,7 +31,7 @@ export interface Finding {
   code:
     | 'NOTE_MISSING' | 'NOTE_UNPARSABLE' | 'NOTE_INVALID' | 'NOTE_MISPLACED' | 'SUMMARY_MISMATCH'
     | 'RANGE_MISMATCH' | 'HASH_MISMATCH' | 'FILES_MISMATCH' | 'SCOPE_VIOLATION' | 'SCOPE_NOT_IN_REGISTRY'
-    | 'LEDGER_BROKEN' | 'SHALLOW';
+    | 'LEDGER_BROKEN' | 'LEDGER_MISMATCH' | 'NOTES_ABSENT' | 'SHALLOW';
   message: string;
   path?: string;
 }
@@ -50,7 +51,14 @@ const FS = '\x1f';
 export function verify(
   cwd: string,
   range: string[] = [],
-  opts: { ledger?: boolean; notes?: string; /** Treat every commit of the range as this intent's (a push to intent/<ID>). */ intent?: string } = {},
+  opts: {
+    ledger?: boolean;
+    notes?: string;
+    /** Treat every commit of the range as this intent's (a push to intent/<ID>). */
+    intent?: string;
+    /** One NOTE_MISSING per commit even when the clone has no notes at all (repair wants the list). */
+    eachMissing?: boolean;
+  } = {},
 ): VerifyResult {
   for (const r of range) {
     if (r.startsWith('-') && !['--all', '--branches', '--not'].includes(r) && !r.startsWith('--remotes=')) {
@@ -60,12 +68,15 @@ export function verify(
   const repo = locate(cwd);
   // By default also every unmerged intent branch: work waiting to be merged is governed too.
   const revs = range.length ? range : ['HEAD', '--branches=intent/*'];
-  const commits = listCommits(repo, revs, readNotes(repo, opts.notes ?? NOTES_REF));
+  const allNotes = readNotes(repo, opts.notes ?? NOTES_REF);
+  const commits = listCommits(repo, revs, allNotes);
   const onIntentBranches = intentOnlyCommits(repo);
   if (opts.intent) for (const c of commits) if (!onIntentBranches.has(c.sha)) onIntentBranches.set(c.sha, opts.intent);
   const governed = commits.filter((c) => c.note !== null || c.trailer !== null || onIntentBranches.has(c.sha));
   const findings: Finding[] = [];
   const toCheck: { commit: CommitInfo; record: TraceRecord }[] = [];
+  /** The records of every governed commit's note that parses. */
+  const noted = new Map<string, TraceRecord[]>();
   const validate = lazyValidator();
   for (const c of governed) {
     const intent = c.trailer ?? onIntentBranches.get(c.sha) ?? null;
@@ -73,8 +84,9 @@ export function verify(
       findings.push({ commit: c.sha, intent, code: 'NOTE_MISSING', message: `${short(c.sha)} is governed (${c.trailer ? `Intent-Id: ${c.trailer}` : `on ${BRANCH_PREFIX}${intent}`}) but has no note on ${NOTES_REF}.` });
       continue;
     }
-    const record = checkRecord(c, intent, validate, findings);
-    if (record) toCheck.push({ commit: c, record });
+    const checked = checkRecords(c, intent, validate, findings);
+    if (checked.parsed) noted.set(c.sha, checked.parsed);
+    for (const record of checked.valid) toCheck.push({ commit: c, record });
   }
   const shallow = shallowCommits(repo);
   for (const item of [...toCheck]) {
@@ -87,45 +99,70 @@ export function verify(
   }
   checkContent(repo, toCheck, findings);
   checkRegistryHistory(repo, toCheck, findings);
-  const ledger = opts.ledger === false ? null : checkLedger(repo, findings);
+  const ledger = opts.ledger === false ? null : checkLedger(repo, findings, opts.notes === undefined ? noted : null);
+  explainMissing(repo, findings, allNotes.size === 0 && opts.notes === undefined && !opts.eachMissing);
   return { range: revs, commits: commits.length, governed: governed.length, findings, ledger };
 }
 
 /**
- * Checks one note against its own commit: it parses, is valid Agent Trace 0.1.0 with our
- * metadata, names this commit, its summary matches the record, and an `Intent-Id:` trailer names
- * the same intent. Pushes findings; returns the record when the content checks can go on.
+ * Checks one note against its own commit: it parses, each record in it (several when clones each
+ * recorded the commit and the notes merged) is valid Agent Trace 0.1.0 with our metadata, names
+ * this commit, has its summary line, and an `Intent-Id:` trailer names the same intent. Pushes
+ * findings; returns the records the content checks can go on with, and every parsed record.
  */
-export function checkRecord(c: CommitInfo, intent: string | null, validate: Validator, findings: Finding[]): TraceRecord | null {
+export function checkRecords(c: CommitInfo, intent: string | null, validate: Validator, findings: Finding[]): { valid: TraceRecord[]; parsed: TraceRecord[] | null } {
   const note = c.note;
-  if (note === null) return null;
+  if (note === null) return { valid: [], parsed: null };
   const parsed = parseNote(note);
   if (typeof parsed === 'string') {
     findings.push({ commit: c.sha, intent, code: 'NOTE_UNPARSABLE', message: `${short(c.sha)}: its note ${parsed}.` });
+    return { valid: [], parsed: null };
+  }
+  const valid: TraceRecord[] = [];
+  for (const record of parsed.records) {
+    const meta = record.metadata?.[METADATA_KEY];
+    const id = meta?.intent_id ?? intent;
+    if (!validate(record)) {
+      findings.push({ commit: c.sha, intent: id, code: 'NOTE_INVALID', message: `${short(c.sha)}: its record is not valid Agent Trace 0.1.0: ${validate.errorsText()}.` });
+      continue;
+    }
+    if (!meta || typeof meta.intent_id !== 'string' || !Array.isArray(meta.scope)) {
+      findings.push({ commit: c.sha, intent: id, code: 'NOTE_INVALID', message: `${short(c.sha)}: its record has no metadata["${METADATA_KEY}"] with intent_id and scope.` });
+      continue;
+    }
+    if (record.vcs.revision !== c.sha) {
+      findings.push({ commit: c.sha, intent: id, code: 'NOTE_MISPLACED', message: `${short(c.sha)}: its note records commit ${record.vcs.revision}, not this one (a note copied or moved from another commit).` });
+      continue;
+    }
+    if (!parsed.summaries.includes(summaryOf(record) ?? '')) {
+      findings.push({ commit: c.sha, intent: id, code: 'SUMMARY_MISMATCH', message: `${short(c.sha)}: the note's summary line does not match its record (expected "${summaryOf(record)}").` });
+    }
+    if (c.trailer && c.trailer !== meta.intent_id) {
+      findings.push({ commit: c.sha, intent: id, code: 'NOTE_MISPLACED', message: `${short(c.sha)}: the commit says Intent-Id: ${c.trailer} but its note is for ${meta.intent_id}.` });
+    }
+    valid.push(record);
+  }
+  const expected = new Set(parsed.records.map(summaryOf));
+  const stray = parsed.summaries.filter((l) => !expected.has(l));
+  if (stray.length) {
+    findings.push({ commit: c.sha, intent, code: 'SUMMARY_MISMATCH', message: `${short(c.sha)}: the note's line "${stray[0].slice(0, 120)}" is the summary of none of its records.` });
+  }
+  return { valid, parsed: parsed.records };
+}
+
+/** `checkRecords` for callers that need one record: the one every reader uses (trace/note-records), or null. */
+export function checkRecord(c: CommitInfo, intent: string | null, validate: Validator, findings: Finding[]): TraceRecord | null {
+  const { valid } = checkRecords(c, intent, validate, findings);
+  return valid.length ? chooseRecord(valid) : null;
+}
+
+/** The summary line of a record, or null when its metadata is too broken to have one. */
+function summaryOf(record: TraceRecord): string | null {
+  try {
+    return summaryLine(record);
+  } catch {
     return null;
   }
-  const { summary, record } = parsed;
-  const meta = record.metadata?.[METADATA_KEY];
-  const id = meta?.intent_id ?? intent;
-  if (!validate(record)) {
-    findings.push({ commit: c.sha, intent: id, code: 'NOTE_INVALID', message: `${short(c.sha)}: its record is not valid Agent Trace 0.1.0: ${validate.errorsText()}.` });
-    return null;
-  }
-  if (!meta || typeof meta.intent_id !== 'string' || !Array.isArray(meta.scope)) {
-    findings.push({ commit: c.sha, intent: id, code: 'NOTE_INVALID', message: `${short(c.sha)}: its record has no metadata["${METADATA_KEY}"] with intent_id and scope.` });
-    return null;
-  }
-  if (record.vcs.revision !== c.sha) {
-    findings.push({ commit: c.sha, intent: id, code: 'NOTE_MISPLACED', message: `${short(c.sha)}: its note records commit ${record.vcs.revision}, not this one (a note copied or moved from another commit).` });
-    return null;
-  }
-  if (summary !== summaryLine(record)) {
-    findings.push({ commit: c.sha, intent: id, code: 'SUMMARY_MISMATCH', message: `${short(c.sha)}: the note's summary line does not match its record (expected "${summaryLine(record)}").` });
-  }
-  if (c.trailer && c.trailer !== meta.intent_id) {
-    findings.push({ commit: c.sha, intent: id, code: 'NOTE_MISPLACED', message: `${short(c.sha)}: the commit says Intent-Id: ${c.trailer} but its note is for ${meta.intent_id}.` });
-  }
-  return record;
 }
 
 /** Where verify runs: any worktree, or a bare repository (a server's pre-receive hook). */
@@ -268,18 +305,8 @@ function intentOnlyCommits(repo: Where): Map<string, string> {
   return out;
 }
 
-/** The note's two lines; or what is wrong with it. */
-export function parseNote(text: string): { summary: string; record: TraceRecord } | string {
-  const lines = text.replace(/\n$/, '').split('\n');
-  if (lines.length !== 2) return `has ${lines.length} line${lines.length === 1 ? '' : 's'}, expected 2 (a summary and one JSON record)`;
-  try {
-    const record = JSON.parse(lines[1]) as TraceRecord;
-    if (!record || typeof record !== 'object' || Array.isArray(record)) return 'second line is not a JSON object';
-    return { summary: lines[0], record };
-  } catch (e) {
-    return `second line is not JSON (${(e as Error).message})`;
-  }
-}
+/** Readers of notes import it from here too. */
+export { parseNote } from './note-records.js';
 
 export interface Validator {
   (record: unknown): boolean;
@@ -439,8 +466,44 @@ function checkRegistryHistory(repo: Where, items: { commit: CommitInfo; record: 
   }
 }
 
-/** The local ledger's hash chain (only where the main worktree has a ledger). */
-function checkLedger(repo: Where, findings: Finding[]): { path: string; lines: number } | null {
+/**
+ * Commits without a note, said plainly. A clone has no notes until they are fetched: when the
+ * clone has none at all, one NOTES_ABSENT finding replaces a NOTE_MISSING per commit (which reads
+ * like tampering); either way the message says where the notes are when a remote-tracking notes
+ * ref (`git fetch` with the refspec `intent init` adds) holds them.
+ */
+function explainMissing(repo: Where, findings: Finding[], none: boolean): void {
+  const missing = findings.filter((f) => f.code === 'NOTE_MISSING');
+  if (!missing.length) return;
+  const tracking = gitRaw(['for-each-ref', '--format=%(refname)', 'refs/notes/remotes/'], { cwd: repo.root }).stdout
+    .split('\n').filter((r) => r.endsWith('/intents'));
+  const remoteNotes = tracking.map((ref) => ({ ref, remote: ref.split('/')[3], notes: readNotes(repo, ref) }));
+  const where = (sha: string) => remoteNotes.find((t) => t.notes.has(sha));
+  if (none) {
+    const fetched = remoteNotes.filter((t) => t.notes.size > 0);
+    const hint = fetched.length
+      ? `the notes of ${fetched.map((t) => t.remote).join(', ')} were fetched into ${fetched.map((t) => t.ref).join(', ')}: take them with \`intent sync ${fetched[0].remote}\`, then verify again`
+      : 'a clone does not fetch notes by itself: run `intent init` (once; it adds a notes fetch refspec) and `intent sync`, or `git fetch origin refs/notes/intents:refs/notes/intents`, then verify again';
+    const kept = findings.filter((f) => f.code !== 'NOTE_MISSING');
+    findings.length = 0;
+    findings.push({
+      commit: null, intent: null, code: 'NOTES_ABSENT',
+      message: `this clone has no notes on ${NOTES_REF}, so none of the ${missing.length} governed commit${missing.length === 1 ? '' : 's'} can be checked: ${hint}.`,
+    }, ...kept);
+    return;
+  }
+  for (const f of missing) {
+    const t = where(f.commit!);
+    if (t) f.message += ` ${t.remote}'s notes (${t.ref}) have one: run \`intent sync ${t.remote}\`.`;
+  }
+}
+
+/**
+ * The local ledger's hash chain (only where the main worktree has a ledger), and, given the
+ * records of the verified commits' notes, that ledger and notes agree: each note's record is in
+ * the ledger with the same content, and the ledger's latest record of each commit is in its note.
+ */
+function checkLedger(repo: Where, findings: Finding[], noted: Map<string, TraceRecord[]> | null): { path: string; lines: number } | null {
   const path = local(repo, 'agent_trace.jsonl');
   if (!path || !existsSync(path)) return null;
   const text = readFileSync(path, 'utf8');
@@ -448,6 +511,7 @@ function checkLedger(repo: Where, findings: Finding[]): { path: string; lines: n
   const torn = lines[lines.length - 1] !== '';
   if (!torn) lines.pop();
   let prev: string | null = null;
+  const byCommit = new Map<string, { n: number; rec: TraceRecord }[]>();
   lines.forEach((line, i) => {
     const n = i + 1;
     let rec: TraceRecord | null = null;
@@ -456,11 +520,51 @@ function checkLedger(repo: Where, findings: Finding[]): { path: string; lines: n
     } catch { /* reported below */ }
     const meta = rec?.metadata?.[METADATA_KEY];
     if (!meta) {
-      findings.push({ commit: null, intent: null, code: 'LEDGER_BROKEN', message: `${path}:${n}: not a ledger record${torn && n === lines.length ? ' (a torn last line: run intent repair)' : ''}.` });
+      findings.push({ commit: null, intent: null, code: 'LEDGER_BROKEN', message: `${path}:${n}: not a ledger record${torn && n === lines.length ? ' (a torn last line: run intent repair)' : ' (intent repair sets it aside and re-chains the lines after it)'}.` });
     } else if ((meta.prev_line_sha256 ?? null) !== prev) {
-      findings.push({ commit: rec!.vcs?.revision ?? null, intent: meta.intent_id, code: 'LEDGER_BROKEN', message: `${path}:${n}: the hash chain is broken: prev_line_sha256 is ${meta.prev_line_sha256}, line ${n - 1} hashes to ${prev} (a line before it was edited, removed or inserted).` });
+      findings.push({ commit: rec!.vcs?.revision ?? null, intent: meta.intent_id, code: 'LEDGER_BROKEN', message: `${path}:${n}: the hash chain is broken: prev_line_sha256 is ${meta.prev_line_sha256}, line ${n - 1} hashes to ${prev} (a line before it was edited, removed or inserted; intent repair re-chains it behind a recorded repair entry).` });
     }
+    const sha = meta && typeof rec?.vcs?.revision === 'string' ? rec.vcs.revision : null;
+    if (sha && noted?.has(sha)) byCommit.set(sha, [...(byCommit.get(sha) ?? []), { n, rec: rec! }]);
     prev = sha256Hex(line);
   });
+  if (noted) crossCheck(path, noted, byCommit, findings);
   return { path, lines: lines.length };
+}
+
+/** A record as its note holds it: the ledger line without its chain link. */
+function unchained(rec: TraceRecord): string {
+  const copy = structuredClone(rec);
+  delete copy.metadata[METADATA_KEY].prev_line_sha256;
+  return JSON.stringify(copy);
+}
+
+/** Ledger against notes, for the verified commits whose note parses. */
+function crossCheck(path: string, noted: Map<string, TraceRecord[]>, byCommit: Map<string, { n: number; rec: TraceRecord }[]>, findings: Finding[]): void {
+  for (const [sha, records] of noted) {
+    const intent = records[0]?.metadata?.[METADATA_KEY]?.intent_id ?? null;
+    const lines = byCommit.get(sha) ?? [];
+    const ids = new Set(records.map((r) => r.id));
+    const matched = lines.filter((l) => ids.has(l.rec.id));
+    if (!lines.length) {
+      findings.push({
+        commit: sha, intent, code: 'LEDGER_MISMATCH',
+        message: `${short(sha)}: its note's record is not in the ledger ${path} (lost between the note and the ledger line, or a note merged from another clone without intent sync): intent repair appends it.`,
+      });
+      continue;
+    }
+    for (const l of matched) {
+      const record = records.find((r) => r.id === l.rec.id)!;
+      if (unchained(l.rec) !== JSON.stringify(record)) {
+        findings.push({ commit: sha, intent, code: 'LEDGER_MISMATCH', message: `${short(sha)}: its note's record ${record.id} and ${path}:${l.n} differ (one of them was changed after it was recorded).` });
+      }
+    }
+    const last = lines[lines.length - 1];
+    if (!ids.has(last.rec.id)) {
+      findings.push({
+        commit: sha, intent, code: 'LEDGER_MISMATCH',
+        message: `${short(sha)}: the ledger's latest record of it (${path}:${last.n}, ${last.rec.id}) is not in its note (the note was replaced after it was recorded).`,
+      });
+    }
+  }
 }

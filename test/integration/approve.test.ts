@@ -218,3 +218,24 @@ describe('intent requests', () => {
     expect(existsSync(dir) ? readdirSync(dir) : []).toEqual([`${req}.json`]);
   });
 });
+
+describe('a path a "!" glob takes back', () => {
+  it('expand and approve say it stays excluded (never "may now also edit" it), and the commit is still refused', () => {
+    const repo = governedRepo([{ id: 'INT-001', scope: ['src/**', '!src/secret/**'] }], { 'README.md': '# r\n', 'src/a.ts': 'a\n', 'src/secret/key.ts': 'k\n' });
+    const wt = checkoutIntent(repo, 'INT-001');
+    const filed = intent(wt, ['expand', 'INT-001', 'src/secret/key.ts', '--reason', 'rotate the key']);
+    expect(filed.status, filed.stderr).toBe(0);
+    expect(filed.stderr).toContain('src/secret/key.ts is taken back by !src/secret/** in INT-001\'s scope');
+    const req = filed.stdout.trim();
+    const r = intent(repo, ['approve', req], humanEnv());
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).not.toContain('may now also edit');
+    expect(r.stdout).toContain('But src/secret/key.ts is taken back by !src/secret/** in INT-001\'s scope: INT-001 still may not edit it.');
+    const j = intent(repo, ['approve', expand(wt, 'INT-001', 'src/secret/other.ts', 'docs/x.md'), '--json'], humanEnv());
+    expect(JSON.parse(j.stdout).taken_back).toEqual([{ glob: 'src/secret/other.ts', by: ['!src/secret/**'] }]);
+    writeFiles(wt, { 'src/secret/key.ts': 'k2\n' });
+    const c = run('git', ['commit', '-q', '-am', 'rotate'], wt);
+    expect(c.status).not.toBe(0);
+    expect(c.stderr).toContain('Scope Violation: INT-001 is not authorized to edit src/secret/key.ts');
+  });
+});

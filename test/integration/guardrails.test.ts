@@ -1,7 +1,7 @@
 // Guardrails around commits, with the real CLI, real hooks and real git: scope overlaps at
 // checkout, conflicts ahead at commit time, budgets, the circuit breaker and `intent reset`.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkoutIntent, git, intent, makeRepo, run, writeFiles, type Run } from '../helpers.js';
@@ -282,6 +282,26 @@ describe('budgets', () => {
 });
 
 describe('circuit breaker', () => {
+  it('counts only refusals the agent caused: a registry a human broke opens no breaker', () => {
+    const repo = repoWith([{ id: 'INT-001', scope: ['src/auth/**'] }]);
+    const wt = checkoutIntent(repo, 'INT-001');
+    const registry = join(repo, '.orchestration', 'active_intents.yaml');
+    const good = readFileSync(registry, 'utf8');
+    writeFileSync(registry, good + '  - id: [broken\n');
+    for (let i = 1; i <= 6; i++) {
+      writeFiles(wt, { "src/auth/a.ts": `export const a = ${100 + i};\n` });
+      expect(refused(wt, ['-a', '-m', `try ${i}`])).not.toContain('Circuit breaker');
+    }
+    const state = join(repo, '.git', 'intent', 'breaker', 'INT-001.json');
+    expect(existsSync(state) ? breakerState(repo, 'INT-001').rejections : []).toHaveLength(0);
+    writeFileSync(registry, good);
+    const ok = commit(wt, ['-a', '-m', 'after the fix']);
+    expect(ok.status, ok.stderr).toBe(0);
+    // The advice for an out-of-scope path fits `git commit -a`, which would stage it again.
+    writeFiles(wt, { 'src/other.ts': 'export const o = 99;\n' });
+    expect(refused(wt, ['-a', '-m', 'out of scope'])).toContain('commit without -a (`git commit -a` stages every modified file again)');
+  });
+
   it('a runaway loop (the same out-of-scope commit retried) trips it; then every commit is refused until a human resets it', () => {
     const repo = repoWith([{ id: 'INT-001', scope: ['src/auth/**'] }]);
     const wt = checkoutIntent(repo, 'INT-001');

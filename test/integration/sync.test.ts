@@ -227,21 +227,24 @@ describe('intent sync', () => {
     expect(notesOf(b)).toEqual(new Map([[c.sha, c.note]]));
   });
 
-  it('two different notes on one commit: both records kept, each summary above its JSON, never duplicated', () => {
+  it('two different notes on one commit: both records kept, one line each, the same bytes on every clone, never duplicated', () => {
     const { remote, a, b } = twoClones();
     const base = git(a, 'rev-parse', 'HEAD').trim();
     git(b, 'fetch', '-q');
     expect(git(b, 'rev-parse', 'HEAD').trim()).toBe(base);
-    const recA = `INT-001 One · INTENT_EVOLUTION · 1 file, 1 range\n{"id":"a","vcs":{"type":"git","revision":"${base}"}}\n`;
-    const recB = `INT-002 Two · INTENT_EVOLUTION · 1 file, 1 range\n{"id":"b","vcs":{"type":"git","revision":"${base}"}}\n`;
-    git(a, 'notes', '--ref=intents', 'add', '-m', recA.slice(0, -1), base);
-    git(b, 'notes', '--ref=intents', 'add', '-m', recB.slice(0, -1), base);
-    expect(notesOf(a).get(base)).toBe(recA);
+    const sumA = 'INT-001 One · INTENT_EVOLUTION · 1 file, 1 range';
+    const sumB = 'INT-002 Two · INTENT_EVOLUTION · 1 file, 1 range';
+    const jsonA = `{"id":"a","vcs":{"type":"git","revision":"${base}"}}`;
+    const jsonB = `{"id":"b","vcs":{"type":"git","revision":"${base}"}}`;
+    git(a, 'notes', '--ref=intents', 'add', '-m', `${sumA}\n${jsonA}`, base);
+    git(b, 'notes', '--ref=intents', 'add', '-m', `${sumB}\n${jsonB}`, base);
+    expect(notesOf(a).get(base)).toBe(`${sumA}\n${jsonA}\n`);
 
     sync(a);
     expect(sync(b)).toMatchObject({ fetched: true, merged: 1, pushed: true });
     sync(a);
-    const both = `${recB}\n${recA}`; // union: local first, a blank line between
+    // cat_sort_uniq: every line once, sorted (summaries before records): whoever merged.
+    const both = `${sumA}\n${sumB}\n${jsonA}\n${jsonB}\n`;
     for (const dir of [a, b, remote]) expect(notesOf(dir).get(base)).toBe(both);
     expect(sync(b)).toMatchObject({ merged: 0, pushed: false });
 
@@ -250,14 +253,67 @@ describe('intent sync', () => {
     const c = join(dirname(remote), 'C');
     git(dirname(remote), 'clone', '-q', remote, c);
     // (another date: with the pinned test dates this notes commit would be A's own, byte for byte)
-    const added = run('git', ['notes', '--ref=intents', 'add', '-m', recA.slice(0, -1), base], c, { GIT_COMMITTER_DATE: '2026-02-01T00:00:00Z' });
+    const added = run('git', ['notes', '--ref=intents', 'add', '-m', `${sumA}\n${jsonA}`, base], c, { GIT_COMMITTER_DATE: '2026-02-01T00:00:00Z' });
     expect(added.status, added.stderr).toBe(0);
     const [ours, theirs] = [git(c, 'rev-parse', NOTES).trim(), git(remote, 'rev-parse', NOTES).trim()];
     expect(sync(c)).toMatchObject({ fetched: true, merged: 1, pushed: true });
     expect(run('git', ['merge-base', ours, theirs], c).status, 'the two notes histories had no common base').toBe(1);
-    expect(notesOf(c).get(base)).toBe(`${recA}\n${recB}`);
-    expect(notesOf(remote).get(base)).toBe(`${recA}\n${recB}`);
+    expect(notesOf(c).get(base)).toBe(both);
+    expect(notesOf(remote).get(base)).toBe(both);
     expectOnlyFastForwards(remote);
+  });
+
+  it('one commit recorded in two clones (each repaired it) merges into one valid note, the same on every clone, by intent sync and by plain git notes merge', () => {
+    const { remote, a, b } = twoClones();
+    // A commit pushed without its note (the hooks were off), then recorded in each clone.
+    const wt = checkoutIntent(a, 'INT-001');
+    writeFiles(wt, { 'src/a/x.ts': 'export const x = 1;\n' });
+    git(wt, 'add', '-A');
+    git(wt, '-c', 'core.hooksPath=/dev/null', 'commit', '-q', '-m', 'x\n\nIntent-Id: INT-001');
+    const sha = git(wt, 'rev-parse', 'HEAD').trim();
+    git(wt, 'push', '-q', '--no-verify', 'origin', 'HEAD:main');
+    git(b, 'pull', '-q', 'origin', 'main');
+    const c = join(dirname(remote), 'C');
+    git(dirname(remote), 'clone', '-q', remote, c);
+    expect(intent(c, ['init']).status).toBe(0);
+    for (const [dir, date] of [[a, '2026-03-01T00:00:00Z'], [b, '2026-03-02T00:00:00Z'], [c, '2026-03-03T00:00:00Z']] as const) {
+      const r = run(process.execPath, [CLI, 'repair', sha, '--json'], dir, { GIT_COMMITTER_DATE: date });
+      expect(r.status, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout).recorded).toEqual([sha]);
+    }
+    const notes = [a, b, c].map((d) => notesOf(d).get(sha)!);
+    expect(new Set(notes).size, 'three different records').toBe(3);
+
+    sync(a);
+    sync(b);
+    sync(a);
+    const merged = notesOf(a).get(sha)!;
+    expect(notesOf(b).get(sha)).toBe(merged);
+    expect(notesOf(remote).get(sha)).toBe(merged);
+    const lines = merged.split('\n').filter(Boolean);
+    expect(lines.filter((l) => l.startsWith('{'))).toHaveLength(2);
+    for (const dir of [a, b]) {
+      const v = intent(dir, ['verify', sha, '--json']);
+      expect(v.status, v.stdout).toBe(0);
+      expect(JSON.parse(v.stdout).findings).toEqual([]);
+    }
+    // Clone C merges by hand, in the other order (its own record first): the same kind of note.
+    git(c, 'fetch', '-q', 'origin');
+    const m = run('git', ['notes', '--ref=intents', 'merge', TRACKING], c);
+    expect(m.status, m.stderr).toBe(0);
+    const three = notesOf(c).get(sha)!;
+    expect(three.split('\n').filter((l) => l.startsWith('{'))).toHaveLength(3);
+    expect(three).toBe([...new Set([...merged.split('\n'), ...notes[2].split('\n')].filter(Boolean))].sort().join('\n') + '\n');
+    const vc = intent(c, ['verify', sha, '--json', '--no-ledger']);
+    expect(JSON.parse(vc.stdout).findings).toEqual([]);
+    // Every reader takes the same record of the three: the earliest.
+    const bc = intent(c, ['blame', 'src/a/x.ts', '--json']);
+    expect(bc.status, bc.stdout + bc.stderr).toBe(0);
+    const blameC = JSON.parse(bc.stdout).lines[0];
+    sync(c);
+    sync(a);
+    expect(notesOf(a).get(sha)).toBe(three);
+    expect(JSON.parse(intent(wt, ['blame', 'src/a/x.ts', '--json']).stdout).lines[0]).toEqual(blameC);
   });
 
   it('unknown remote: exit 1 naming the remotes; usage errors: exit 2', () => {

@@ -1,0 +1,164 @@
+import { chmodSync, appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { checkoutIntent, git, governedRepo, intent, ledgerLines, noteOf, run, tempDir, writeFiles } from '../helpers.js';
+
+// Recovery from what crashes, full disks and read-only files leave behind: verify sees every loss
+// (ledger and notes are cross-checked), repair heals it and says exactly what it did.
+
+function setup(commits: number): { repo: string; wt: string; ledger: string; shas: string[] } {
+  const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], { 'src/a.ts': 'a\n' });
+  const wt = checkoutIntent(repo, 'INT-001');
+  const shas: string[] = [];
+  for (let i = 1; i <= commits; i++) shas.push(commitIn(wt, i));
+  return { repo, wt, ledger: join(repo, '.orchestration', 'agent_trace.jsonl'), shas };
+}
+
+function commitIn(wt: string, i: number): string {
+  writeFiles(wt, { 'src/a.ts': `a\n${i}\n` });
+  const r = run('git', ['commit', '-q', '-am', `c${i}`], wt);
+  expect(r.status, r.stderr).toBe(0);
+  return git(wt, 'rev-parse', 'HEAD').trim();
+}
+
+function verifyJson(cwd: string, args: string[] = []): { status: number; findings: any[] } {
+  const r = intent(cwd, ['verify', '--json', ...args]);
+  return { status: r.status, findings: JSON.parse(r.stdout).findings };
+}
+
+function repairJson(cwd: string): any {
+  const r = intent(cwd, ['repair', '--json']);
+  expect(r.status, r.stderr + r.stdout).toBe(0);
+  return JSON.parse(r.stdout);
+}
+
+describe('ledger and notes cross-checked, repair heals', () => {
+  it('a ledger line lost after its note was written is a finding; repair appends it', () => {
+    const { wt, ledger, shas } = setup(3);
+    const lines = readFileSync(ledger, 'utf8').split('\n');
+    writeFileSync(ledger, lines.slice(0, 2).join('\n') + '\n'); // the hook was killed before the third line
+    const v = verifyJson(wt);
+    expect(v.status).toBe(1);
+    expect(v.findings.map((f) => [f.code, f.commit])).toEqual([['LEDGER_MISMATCH', shas[2]]]);
+    expect(v.findings[0].message).toContain('intent repair appends it');
+    expect(repairJson(wt)).toMatchObject({ recorded: [], ledgerAppended: 1, quarantined: 0, rechained: 0, tornBytes: 0 });
+    expect(verifyJson(wt).findings).toEqual([]);
+  });
+
+  it('a note replaced after its ledger line was written is a finding', () => {
+    const { wt, shas } = setup(2);
+    const note = noteOf(wt)!;
+    note.record.id = '00000000-0000-4000-8000-000000000000';
+    git(wt, 'notes', '--ref=intents', 'add', '-f', '-m', `${note.summary}\n${JSON.stringify(note.record)}`, 'HEAD');
+    const v = verifyJson(wt);
+    expect(v.findings.map((f) => [f.code, f.commit])).toEqual([['LEDGER_MISMATCH', shas[1]]]);
+    expect(v.findings[0].message).toContain('is not in its note (the note was replaced after it was recorded)');
+    // repair does not launder it: the ledger keeps the record it had, and verify still reports it.
+    expect(repairJson(wt)).toMatchObject({ ledgerAppended: 0 });
+    expect(verifyJson(wt).findings.map((f) => f.code)).toEqual(['LEDGER_MISMATCH']);
+  });
+
+  it('a torn line followed by more commits (a full disk) is healed: set aside, re-chained behind a repair entry', () => {
+    const { repo, wt, ledger } = setup(2);
+    const good = readFileSync(ledger, 'utf8');
+    const torn = '{"version":"0.1.0","id":"torn-by-a-full-di';
+    appendFileSync(ledger, torn);
+    commitIn(wt, 3);
+    commitIn(wt, 4);
+    const v = verifyJson(wt);
+    expect(v.findings.map((f) => f.code)).toEqual(['LEDGER_BROKEN']);
+    expect(v.findings[0].message).toContain(':3: not a ledger record');
+
+    const r = repairJson(wt);
+    expect(r).toMatchObject({ recorded: [], ledgerAppended: 0, quarantined: 1, rechained: 2, brokeAt: 3, tornBytes: 0 });
+    const text = readFileSync(ledger, 'utf8');
+    expect(text.startsWith(good)).toBe(true); // the lines before the break, byte for byte
+    const lines = ledgerLines(repo);
+    expect(lines).toHaveLength(5);
+    const entry = JSON.parse(lines[2]).metadata['dev.intent'].ledger_repair;
+    expect(entry).toMatchObject({ broke_at_line: 3, rechained: 2, quarantined: [{ line: 3, bytes: torn.length }] });
+    const side = readFileSync(r.quarantineFile, 'utf8');
+    expect(side).toContain(`\n${torn}\n`);
+    expect(verifyJson(wt).findings).toEqual([]);
+    // The next commit chains on; a second repair has nothing to do.
+    commitIn(wt, 5);
+    expect(verifyJson(wt).findings).toEqual([]);
+    const again = intent(wt, ['repair']);
+    expect(again.stdout).toBe('intent repair: nothing to repair.\n');
+  });
+
+  it('a line removed in the middle: repair re-chains the rest and appends the lost record', () => {
+    const { wt, ledger, shas } = setup(4);
+    const lines = readFileSync(ledger, 'utf8').split('\n');
+    writeFileSync(ledger, [lines[0], ...lines.slice(2)].join('\n'));
+    const v = verifyJson(wt);
+    expect(v.findings.map((f) => f.code).sort()).toEqual(['LEDGER_BROKEN', 'LEDGER_MISMATCH']);
+    expect(v.findings.find((f) => f.code === 'LEDGER_MISMATCH').commit).toBe(shas[1]);
+    const r = repairJson(wt);
+    expect(r).toMatchObject({ quarantined: 0, rechained: 2, brokeAt: 2, ledgerAppended: 1 });
+    const human = intent(wt, ['repair']);
+    expect(human.stdout).toBe('intent repair: nothing to repair.\n');
+    expect(verifyJson(wt).findings).toEqual([]);
+  });
+
+  it('a read-only ledger: the commit keeps its note and says only the ledger line is missing; repair refuses clearly, then heals', () => {
+    const { wt, ledger, shas } = setup(1);
+    chmodSync(ledger, 0o444);
+    writeFiles(wt, { 'src/a.ts': 'a\nro\n' });
+    const c = run('git', ['commit', '-q', '-am', 'while read-only'], wt);
+    expect(c.status).toBe(0);
+    expect(c.stderr).not.toContain('NOT recorded');
+    expect(c.stderr).toContain('was recorded, but its ledger line was not');
+    expect(c.stderr).toContain('is read-only');
+    const sha = git(wt, 'rev-parse', 'HEAD').trim();
+    expect(noteOf(wt)!.record.vcs.revision).toBe(sha);
+    expect(verifyJson(wt).findings.map((f) => [f.code, f.commit])).toEqual([['LEDGER_MISMATCH', sha]]);
+
+    const r = intent(wt, ['repair']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^intent: .*agent_trace\.jsonl is read-only \(mode 0444\).*chmod u\+w/);
+    expect(r.stderr).not.toMatch(/internal error|at .*\.js:\d+/);
+    const j = intent(wt, ['repair', '--json']);
+    expect(j.status).toBe(1);
+    expect(JSON.parse(j.stdout).error).toMatchObject({ code: 'WRITE_FAILED', data: { reason: 'read-only' } });
+
+    chmodSync(ledger, 0o644);
+    expect(repairJson(wt)).toMatchObject({ ledgerAppended: 1 });
+    expect(verifyJson(wt).findings).toEqual([]);
+    expect(shas).toHaveLength(1);
+  });
+});
+
+describe('a second clone', () => {
+  it('without notes: one NOTES_ABSENT (not one NOTE_MISSING per commit); after init and git fetch a hint to sync; after sync clean', () => {
+    const { repo } = setup(3);
+    const remote = join(tempDir(), 'remote.git');
+    git(dirname(remote), 'init', '-q', '--bare', '-b', 'main', remote);
+    git(repo, 'remote', 'add', 'origin', remote);
+    git(repo, 'push', '-q', '--no-verify', 'origin', 'main', 'intent/INT-001');
+    expect(intent(repo, ['init']).status).toBe(0);
+    const s = intent(repo, ['sync', '--json']);
+    expect(s.status, s.stderr).toBe(0);
+
+    const clone = join(dirname(remote), 'second');
+    git(dirname(remote), 'clone', '-q', remote, clone);
+    git(clone, 'fetch', '-q', 'origin', 'intent/INT-001:intent/INT-001');
+    const v = verifyJson(clone, ['--all']);
+    expect(v.status).toBe(1);
+    expect(v.findings.map((f) => f.code)).toEqual(['NOTES_ABSENT']);
+    expect(v.findings[0].message).toContain('none of the 3 governed commits can be checked');
+    expect(v.findings[0].message).toContain('intent init');
+
+    expect(intent(clone, ['init']).status).toBe(0);
+    git(clone, 'fetch', '-q');
+    const v2 = verifyJson(clone, ['--all']);
+    expect(v2.findings.map((f) => f.code)).toEqual(['NOTES_ABSENT']);
+    expect(v2.findings[0].message).toContain('refs/notes/remotes/origin/intents: take them with `intent sync origin`');
+
+    expect(intent(clone, ['sync']).status).toBe(0);
+    const v3 = verifyJson(clone, ['--all']);
+    expect(v3.findings).toEqual([]);
+    expect(v3.status).toBe(0);
+    expect(existsSync(join(clone, '.orchestration', 'agent_trace.jsonl'))).toBe(true);
+  });
+});
