@@ -124,7 +124,7 @@ function readPaths(input: Json): string[] {
 }
 
 /** The intent an MCP `select_active_intent` call names: `intent__select_active_intent`, or the older `use_mcp_tool`. */
-function selectedIntent(tool: string, input: Json): string | null | undefined {
+function selectionOf(tool: string, input: Json): string | null | undefined {
   if (tool === 'use_mcp_tool') {
     if (str(input, 'tool_name') !== 'select_active_intent') return undefined;
     const args = obj(decoded(input.arguments));
@@ -176,7 +176,7 @@ export function parseCline(event: string, p: Json): ToolCall[] {
   };
 
   // A selection counts once the tool ran: after select_active_intent, or `intent context <ID>` that printed the context.
-  const selecting = selectedIntent(tool, input);
+  const selecting = selectionOf(tool, input);
   if (selecting !== undefined) {
     return !pre && !base.failed && selecting ? [{ ...base, cwd: workDir([]), kind: 'other', selects: selecting }] : [];
   }
