@@ -88,6 +88,12 @@ function checkoutLocked(repo: Repo, id: string, opts: CheckoutOptions, cwd: stri
       { intent: id, overlaps },
     );
   }
+  if (path !== null && opts.base) {
+    // The worktree exists: its branch has its base already, and --base would be silently ignored.
+    const [, base] = resolveRefs(repo.root, branch, opts.base);
+    if (base === null) throw baseError(opts.base);
+    throw new IntentError('WORKTREE_CONFLICT', `The worktree of ${id} exists already (${path}, on ${branch}); --base applies only to a new branch. Nothing was changed. Run without --base to use it.`, { intent: id, path, branch, base: opts.base });
+  }
   if (path === null) {
     const parent = config.worktreeDir ? resolve(main, config.worktreeDir) : join(dirname(main), `${basename(main)}.worktrees`);
     path = opts.path ? resolve(cwd, opts.path) : join(parent, id);
@@ -122,11 +128,10 @@ function resolveRefs(cwd: string, branch: string, rev: string): [boolean, string
 }
 
 function baseError(rev: string): IntentError {
-  return new IntentError(
-    'USAGE',
-    rev === 'HEAD' ? 'The repository has no commits yet: make a first commit, then check out intents from it.' : `--base ${rev} is not a commit in this repository.`,
-    { base: rev },
-  );
+  // No commits yet is the repository's state, not a usage mistake: exit 1, not 2.
+  return rev === 'HEAD'
+    ? new IntentError('INVALID_INPUT', 'The repository has no commits yet: make a first commit, then check out intents from it.', { base: rev })
+    : new IntentError('USAGE', `--base ${rev} is not a commit in this repository.`, { base: rev });
 }
 
 /** The git dir of the linked worktree at `path`, from its `.git` file (`gitdir: <dir>`). */

@@ -4,8 +4,9 @@
  * still credited to the commit and intent that wrote it), falling back to `git blame` (and that
  * commit's note) for lines no recorded range matches.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { isBinary } from '../git/blobs.js';
 import { IntentError } from '../core/errors.js';
 import { git, gitRaw } from '../git/process.js';
 import { hashLines, lineStarts } from './hashing.js';
@@ -45,7 +46,13 @@ export function blame(cwd: string, file: string): { path: string; lines: BlameLi
   if (rel.startsWith('..') || isAbsolute(rel)) throw new IntentError('USAGE', `${file} is outside the worktree ${repo.root}.`, { file });
   const path = rel.split(sep).join('/');
   if (!existsSync(abs)) throw new IntentError('USAGE', `${path} does not exist in ${repo.root}.`, { file: path });
+  if (statSync(abs).isDirectory()) {
+    throw new IntentError('INVALID_INPUT', `${path || '.'} is a folder: intent blame takes one file, e.g. intent blame ${path ? `${path}/` : ''}<file>.`, { file: path });
+  }
   const content = readFileSync(abs);
+  if (isBinary(content)) {
+    throw new IntentError('INVALID_INPUT', `${path} is a binary file: intent blame works on lines of text. Its commits and intents: git log --notes=intents -- ${JSON.stringify(path)}`, { file: path, binary: true });
+  }
   const starts = lineStarts(content);
   const texts = starts.map((s, i) => content.subarray(s, i + 1 < starts.length ? starts[i + 1] : content.length).toString('utf8').replace(/\r?\n$/, ''));
 

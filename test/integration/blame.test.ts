@@ -40,3 +40,18 @@ describe('intent blame', () => {
     expect(intent(wt2, ['blame', 'src/nope.ts']).status).toBe(2);
   });
 });
+
+describe('intent blame on what is not a text file', () => {
+  it('a folder and a binary file: exit 1 with a clear error, no stack trace and no binary output', () => {
+    const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], { 'src/a.ts': 'a\n', 'img.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0xff, 0xfe]) });
+    const dir = intent(repo, ['blame', 'src']);
+    expect(dir.status).toBe(1);
+    expect(dir.stderr).toBe('intent: src is a folder: intent blame takes one file, e.g. intent blame src/<file>.\n');
+    expect(JSON.parse(intent(repo, ['blame', 'src', '--json']).stdout).error.code).toBe('INVALID_INPUT');
+    const png = intent(repo, ['blame', 'img.png']);
+    expect(png.status).toBe(1);
+    expect(png.stdout).toBe('');
+    expect(png.stderr).toContain('img.png is a binary file: intent blame works on lines of text.');
+    expect(png.stderr).not.toMatch(/internal error|\n\s+at /);
+  });
+});

@@ -190,6 +190,18 @@ describe('intent checkout', () => {
     expect(registryText(repo)).toBe(REGISTRY);
   });
 
+  it('--base on an intent whose worktree exists is refused (a bad revision named), never silently ignored', () => {
+    const repo = repoWithRegistry();
+    expect(intent(repo, ['checkout', 'INT-001']).status).toBe(0);
+    const bad = intent(repo, ['checkout', 'INT-001', '--base', 'no-such-rev']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--base no-such-rev is not a commit in this repository.');
+    const good = intent(repo, ['checkout', 'INT-001', '--base', 'HEAD']);
+    expect(good.status).toBe(1);
+    expect(good.stderr).toContain('--base applies only to a new branch. Nothing was changed.');
+    expect(intent(repo, ['checkout', 'INT-001']).status).toBe(0);
+  });
+
   it('refuses a non-empty --path and touches nothing there', () => {
     const repo = repoWithRegistry();
     const target = join(tempDir(), 'occupied');
@@ -270,7 +282,7 @@ describe('intent checkout', () => {
     expect(intent(repo, ['init']).status).toBe(0);
     writeFiles(repo, { '.orchestration/active_intents.yaml': REGISTRY });
     const r = intent(repo, ['checkout', 'INT-001']);
-    expect(r.status).toBe(2);
+    expect(r.status).toBe(1); // the repository's state, not a usage mistake
     expect(r.stderr).toMatch(/no commits/i);
     expect(r.stderr).not.toMatch(/internal error|\n\s+at /i);
     expect(r.stdout).toBe('');
