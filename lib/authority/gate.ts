@@ -3,7 +3,7 @@ import { gitRaw } from '../git/process.js';
 import { BRANCH_PREFIX } from '../intents/active.js';
 import { checkRegistry } from '../intents/registry.js';
 import { compileScope } from '../intents/scope.js';
-import { checkContent, checkRecord, lazyValidator, type CommitInfo, type Finding } from '../trace/verify.js';
+import { checkContent, checkRecords, lazyValidator, type CommitInfo, type Finding } from '../trace/verify.js';
 import { METADATA_KEY, NOTES_REF } from '../core/version.js';
 import type { TraceRecord } from '../trace/record.js';
 import { listNewCommits, notesChanges, readNotesFor, reachableFrom } from './objects.js';
@@ -130,7 +130,7 @@ export function gate(cwd: string, opts: GateOptions): GateResult {
 
   const validate = lazyValidator();
   const items: { commit: CommitInfo; record: TraceRecord }[] = [];
-  const context = new Map<string, { ref: string | null; onIntentRef: boolean; intent: string }>();
+  const context = new Map<string, { ref: string | null; onIntentRef: boolean; intent: string | null }>();
   let governed = 0;
   const all = [...commits.values(), ...lateInfo.values()];
   for (const info of all) {
@@ -147,21 +147,24 @@ export function gate(cwd: string, opts: GateOptions): GateResult {
       at('NOTE_MISSING', `${short(c.sha)} on ${ref} is governed (${expected ? `${BRANCH_PREFIX}${expected}` : `Intent-Id: ${c.trailer}`}) but has no note on ${NOTES_REF}: push the notes with it (git push origin <branch> ${NOTES_REF}).`, expected ?? c.trailer);
       continue;
     }
+    // Every record of the note is checked (merged notes hold one per clone that recorded the
+    // commit): a second record cannot vouch for what the first does not.
     const sink: Finding[] = [];
-    const record = checkRecord(c, expected ?? c.trailer, validate, sink);
+    const { valid } = checkRecords(c, expected ?? c.trailer, validate, sink);
     for (const f of sink) findings.push({ ...f, ref });
-    if (!record) continue;
-    const id = record.metadata[METADATA_KEY].intent_id;
-    for (const r of intentRefs) {
-      const want = intentOfRef(r)!;
-      if (want !== id) at('NOTE_INTENT_MISMATCH', `${short(c.sha)} arrives on ${r} but its note names ${id}: a commit on ${BRANCH_PREFIX}${want} must be ${want}'s work.`, id);
+    for (const record of valid) {
+      const id = record.metadata[METADATA_KEY].intent_id;
+      for (const r of intentRefs) {
+        const want = intentOfRef(r)!;
+        if (want !== id) at('NOTE_INTENT_MISMATCH', `${short(c.sha)} arrives on ${r} but its note names ${id}: a commit on ${BRANCH_PREFIX}${want} must be ${want}'s work.`, id);
+      }
+      if (!mayPush(id)) at('INTENT_NOT_ALLOWED', `${short(c.sha)}: its note names ${id}, which agent ${opts.pusher} may not push.`, id);
+      const onProtected = refs.some(protectedRef);
+      const ok = opts.local ? null : statusFinding(policy, id, onProtected && !intentRefs.length, opts.base);
+      if (ok) at('INTENT_NOT_ACTIVE', `${short(c.sha)}: ${ok}`, id);
+      if (!context.has(c.sha)) context.set(c.sha, { ref, onIntentRef: intentRefs.length > 0, intent: expected });
+      items.push({ commit: c, record });
     }
-    if (!mayPush(id)) at('INTENT_NOT_ALLOWED', `${short(c.sha)}: its note names ${id}, which agent ${opts.pusher} may not push.`, id);
-    const onProtected = refs.some(protectedRef);
-    const ok = opts.local ? null : statusFinding(policy, id, onProtected && !intentRefs.length, opts.base);
-    if (ok) at('INTENT_NOT_ACTIVE', `${short(c.sha)}: ${ok}`, id);
-    context.set(c.sha, { ref, onIntentRef: intentRefs.length > 0, intent: expected ?? id });
-    items.push({ commit: c, record });
   }
   if (role === 'agent') {
     for (const info of commits.values()) {

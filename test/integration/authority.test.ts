@@ -282,6 +282,18 @@ describe('class 2: notes vouch for themselves', () => {
     }
   });
 
+  it('a note with a second record (as a notes merge makes) for another intent', () => {
+    fresh();
+    const c = commitFast(wt, { 'src/a.ts': 'a\ntwo records\n' }, 'honest commit, extra record');
+    const honest = git(wt, 'notes', '--ref=intents', 'show', c);
+    const other = JSON.parse(honest.split('\n')[1]);
+    other.id = 'ffffffff-ffff-4fff-bfff-ffffffffffff';
+    other.timestamp = '2999-01-01T00:00:00Z'; // not the record readers would choose: only checking every record finds it
+    other.metadata['dev.intent'].intent_id = 'INT-002';
+    run('git', ['notes', '--ref=intents', 'add', '-f', '-F', '-', c], wt, {}, `${honest}${summaryLine(other)}\n${JSON.stringify(other)}\n`);
+    expectRefused(push(wt, 'agent-1', ['intent/INT-001', 'refs/notes/intents']), 'NOTE_INTENT_MISMATCH', c);
+  });
+
   it('a note whose hashes do not match the committed lines', () => {
     fresh();
     const c = commitFast(wt, { 'src/a.ts': 'a\nforged\n' }, 'honest commit, forged note');
