@@ -4,10 +4,14 @@ import { Command, CommanderError } from 'commander';
 import { EXIT, fail } from './output.js';
 import { TOOL_VERSION } from '../lib/core/index.js';
 
+const JSON_OUTPUT = process.argv.includes('--json');
+
 const program = new Command('intent')
   .description('Git-native governance for AI coding agents: scoped intents, enforcing hooks, Agent Trace notes.')
   .version(TOOL_VERSION)
   .exitOverride()
+  // With --json a usage error is printed as JSON on stdout (main below), not as commander's text.
+  .configureOutput({ outputError: (text, write) => { if (!JSON_OUTPUT) write(text); }, writeErr: (text) => { if (!JSON_OUTPUT) process.stderr.write(text); } })
   .showHelpAfterError('(run with --help for usage)')
   .addHelpText(
     'after',
@@ -293,7 +297,12 @@ async function main(): Promise<number> {
     return Number(process.exitCode ?? EXIT.OK);
   } catch (e) {
     if (e instanceof CommanderError) {
-      return e.exitCode === 0 || e.code === 'commander.helpDisplayed' || e.code === 'commander.version' ? EXIT.OK : EXIT.USAGE;
+      if (e.exitCode === 0 || e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return EXIT.OK;
+      if (JSON_OUTPUT) {
+        const message = `${e.message.replace(/^error: /, '')} (run with --help for usage)`;
+        process.stdout.write(JSON.stringify({ error: { code: 'USAGE', message, data: { reason: e.code } } }, null, 2) + '\n');
+      }
+      return EXIT.USAGE;
     }
     return fail(process.argv.includes('--json'), e);
   }

@@ -622,4 +622,16 @@ describe('the intent CLI', () => {
     expect(o.status).toBe(2);
     expect(o.stderr).toContain('--frobnicate');
   });
+
+  it('with --json, a usage error is JSON on stdout (exit 2), not commander text', () => {
+    const dir = tempDir();
+    for (const args of [['verify', '--frobnicate', '--json'], ['checkout', '--json'], ['blame', '--json']]) {
+      const r = intent(dir, args);
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toBe('');
+      const err = JSON.parse(r.stdout).error;
+      expect(err.code).toBe('USAGE');
+      expect(err.message).toMatch(/\(run with --help for usage\)$/);
+    }
+  });
 });
