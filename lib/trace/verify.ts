@@ -66,6 +66,7 @@ export function verify(
     }
   }
   const repo = locate(cwd);
+  if (opts.intent) assertKnownIntent(repo, opts.intent);
   // By default also every unmerged intent branch: work waiting to be merged is governed too.
   const revs = range.length ? range : ['HEAD', '--branches=intent/*'];
   const allNotes = readNotes(repo, opts.notes ?? NOTES_REF);
@@ -162,6 +163,20 @@ function summaryOf(record: TraceRecord): string | null {
     return summaryLine(record);
   } catch {
     return null;
+  }
+}
+
+/**
+ * `--intent ID` must name an intent of the main worktree's registry: an unknown id would check
+ * every commit against a scope that does not exist (hundreds of false findings). A bare
+ * repository (a server's hook, where the branch name gives the id) is not checked here.
+ */
+function assertKnownIntent(repo: Where, id: string): void {
+  const file = local(repo, 'active_intents.yaml');
+  if (!file || !existsSync(file)) return;
+  const known = checkRegistry(readFileSync(file, 'utf8')).intents.map((i) => i.id);
+  if (!known.includes(id)) {
+    throw new IntentError('UNKNOWN_INTENT', `Unknown intent "${id}" for --intent: it is not in ${file}. Known intents: ${known.join(', ') || 'none'}.`, { intent: id, path: file, known });
   }
 }
 

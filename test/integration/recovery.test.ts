@@ -162,3 +162,15 @@ describe('a second clone', () => {
     expect(existsSync(join(clone, '.orchestration', 'agent_trace.jsonl'))).toBe(true);
   });
 });
+
+describe('verify --intent', () => {
+  it('refuses an intent the registry does not know (no false findings), accepts a known one', () => {
+    const { wt } = setup(1);
+    const r = intent(wt, ['verify', '--intent', 'INT-999', '--json']);
+    expect(r.status).toBe(1);
+    expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'UNKNOWN_INTENT', data: { intent: 'INT-999', known: ['INT-001'] } });
+    const h = intent(wt, ['verify', '--intent', 'INT-999']);
+    expect(h.stderr).toContain('Unknown intent "INT-999" for --intent');
+    expect(intent(wt, ['verify', 'HEAD~1..HEAD', '--intent', 'INT-001']).status).toBe(0);
+  });
+});
