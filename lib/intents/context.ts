@@ -57,17 +57,20 @@ const bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
 function fitText(s: string, max: number, escape: (s: string) => string = xmlText): { text: string; cut: boolean } {
   const full = escape(s);
   if (bytes(full) <= max) return { text: full, cut: false };
-  let out = '';
   let used = 0;
   const budget = Math.max(0, max - 3); // "…" is 3 bytes
-  for (const ch of Array.from(xmlClean(s))) {
-    const e = escape(ch);
-    const n = bytes(e);
-    if (used + n > budget) break;
-    out += e;
-    used += n;
+  const chars = Array.from(xmlClean(s));
+  let n = 0;
+  while (n < chars.length && used + bytes(escape(chars[n])) <= budget) used += bytes(escape(chars[n++]));
+  // Not mid-word: back to the last whitespace. Only one over-long word (no whitespace before the
+  // cut) is cut inside, as nothing else would be left of it.
+  if (n < chars.length && !/\s/.test(chars[n])) {
+    let k = n;
+    while (k > 0 && !/\s/.test(chars[k - 1])) k--;
+    if (k > 0) n = k;
   }
-  return { text: out + '…', cut: true };
+  while (n > 0 && /\s/.test(chars[n - 1])) n--;
+  return { text: chars.slice(0, n).map(escape).join('') + '…', cut: true };
 }
 
 function attrs(list: [string, string | number | undefined][]): string {
