@@ -353,14 +353,17 @@ function validate(text: string): { intents: Intent[]; problems: RegistryProblem[
       problems.push({ ...at(item as Node), field: label, message: 'each intent must be a mapping with id, name, status and owned_scope' });
       return;
     }
-    const intent = checkIntent(item, label, at, problems);
-    if (!intent) return;
-    const firstLine = seen.get(intent.id);
-    if (seen.has(intent.id)) {
-      problems.push({ ...at(item.get('id', true) as Node), intent: intent.id, field: 'id', message: `duplicate id; "${intent.id}" is already defined${firstLine ? ` on line ${firstLine}` : ''}` });
+    // A duplicate id is reported even when the entry has other problems too.
+    const rawId = item.get('id');
+    if (typeof rawId === 'string' && seen.has(rawId)) {
+      const firstLine = seen.get(rawId);
+      problems.push({ ...at(item.get('id', true) as Node), intent: rawId, field: 'id', message: `duplicate id; "${rawId}" is already defined${firstLine ? ` on line ${firstLine}` : ''}` });
+      checkIntent(item, label, at, problems);
       return;
     }
-    seen.set(intent.id, at(item.get('id', true) as Node).line);
+    if (typeof rawId === 'string') seen.set(rawId, at(item.get('id', true) as Node).line);
+    const intent = checkIntent(item, label, at, problems);
+    if (!intent) return;
     intents.push(intent);
     const status = spanOf(text, item.get('status', true));
     const updated = spanOf(text, item.get('updated_at', true));

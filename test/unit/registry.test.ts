@@ -471,3 +471,13 @@ active_intents:
     expect(readFileSync(file, 'utf8')).toBe(MIXED);
   });
 });
+
+describe('a duplicate id', () => {
+  it('is reported even when that entry has another problem too', () => {
+    const text = 'active_intents:\n  - id: INT-001\n    name: a\n    status: PENDING\n    owned_scope: ["src/**"]\n' +
+      '  - id: INT-001\n    name: b\n    status: NOT_A_STATUS\n    owned_scope: ["lib/**"]\n';
+    const { problems } = checkRegistry(text);
+    expect(problems.some((p) => p.field === 'id' && p.message.startsWith('duplicate id; "INT-001" is already defined on line 2'))).toBe(true);
+    expect(problems.some((p) => p.field !== 'id' && /status/.test(`${p.field} ${p.message}`))).toBe(true);
+  });
+});
