@@ -36,6 +36,8 @@ export interface ConfigRecord {
   fetch: { key: string; value: string }[];
   /** Whether intent turned extensions.worktreeConfig on. */
   worktreeConfig: boolean;
+  /** The `notes.<ref>.mergeStrategy` key intent set (absent when the user had set it). */
+  mergeStrategy?: { key: string; value: string };
 }
 
 export interface InstallRecord {

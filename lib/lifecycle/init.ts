@@ -95,7 +95,7 @@ export function installAll(repo: Repo): InstallResult {
   const hooks = HOOKS.map((h) => installHook(targets, h, record, repo.commonDir));
   // Intent worktrees made by an earlier version get this version's hooks too.
   const worktreeHooks = worktreeHooksDir(repo) ? restoreWorktreeHooks(repo).restored : [];
-  const notes = [...configureNotes(repo, record), ...configureNotesMerge(repo)];
+  const notes = [...configureNotes(repo, record), ...configureNotesMerge(repo, record)];
   const fetch = addNotesFetchRefspecs(repo);
   for (const line of fetch) {
     const [key, value] = line.split(' += ');
@@ -123,11 +123,12 @@ export const REWRITE_REF = `${NOTES_REF.slice(0, -1)}[${NOTES_REF.slice(-1)}]`;
  * A plain `git notes merge` of the intents notes merges as `intent sync` does (cat_sort_uniq: one
  * valid note, the same on every clone). Sets `notes.intents.mergeStrategy` when unset; returns what it set.
  */
-function configureNotesMerge(repo: Repo): string[] {
+function configureNotesMerge(repo: Repo, record: InstallRecord): string[] {
   const cwd = repo.mainRoot;
   const key = `notes.${NOTES_REF.replace(/^refs\/notes\//, '')}.mergeStrategy`;
   if (gitRaw(['config', '--get', key], { cwd }).stdout.trim() !== '') return [];
   git(['config', key, NOTES_MERGE_STRATEGY], { cwd });
+  record.config.mergeStrategy = { key, value: NOTES_MERGE_STRATEGY };
   return [`${key} = ${NOTES_MERGE_STRATEGY}`];
 }
 

@@ -53,6 +53,14 @@ export function uninstall(cwd: string, opts: { removeData?: boolean } = {}): Uni
   };
   for (const v of record?.config.rewriteRef ?? []) unset('notes.rewriteRef', v);
   for (const f of record?.config.fetch ?? []) unset(f.key, f.value);
+  const merge = record?.config.mergeStrategy;
+  if (merge) {
+    unset(merge.key, merge.value);
+    const section = merge.key.slice(0, merge.key.lastIndexOf('.'));
+    if (!gitRaw(['config', '--get-regexp', `^${section.replace(/\./g, '\\.')}\\.`], { cwd: repo.mainRoot }).stdout.trim()) {
+      gitRaw(['config', '--remove-section', section], { cwd: repo.mainRoot });
+    }
+  }
   if (config.some((c) => c.startsWith('notes.')) && !gitRaw(['config', '--get-regexp', '^notes\\.'], { cwd: repo.mainRoot }).stdout.trim()) {
     gitRaw(['config', '--remove-section', 'notes'], { cwd: repo.mainRoot });
   }
