@@ -18,7 +18,10 @@ export interface Run {
 /** Runs a program to completion; never throws on a non-zero exit. */
 export function run(cmd: string, args: string[], cwd: string, env: Record<string, string | undefined> = {}, input?: string): Run {
   const res = spawnSync(cmd, args, { cwd, env: { ...process.env, ...env }, encoding: 'utf8', input });
-  if (res.error) throw res.error;
+  // A program that exits without reading its input (a hook that refuses at once) is an outcome,
+  // not an error: EPIPE on the input, with an exit status, is returned like any other exit.
+  const unread = (res.error as NodeJS.ErrnoException | undefined)?.code === 'EPIPE' && res.status !== null;
+  if (res.error && !unread) throw res.error;
   return { status: res.status ?? -1, stdout: res.stdout, stderr: res.stderr };
 }
 

@@ -1,3 +1,5 @@
+import { afterEach } from 'vitest';
+
 // Every test, and every git and hook process it starts, runs with pinned, isolated git settings:
 // no system or global config, fixed identities and dates, UTC.
 const pinned: Record<string, string> = {
@@ -18,3 +20,8 @@ for (const k of ['GIT_DIR', 'GIT_INDEX_FILE', 'GIT_WORK_TREE', 'INTENT_ID']) del
 for (const k of Object.keys(process.env)) {
   if (['CLAUDE_PROJECT_DIR', 'CLAUDECODE', 'CURSOR_TRACE_ID', 'INTENT_AGENT'].includes(k) || k.startsWith('CLINE_')) delete process.env[k];
 }
+
+// Most tests run git and node synchronously. vitest's worker answers its parent over IPC, and a
+// reply that waits behind more than 60 s of synchronous tests times out ("Timeout calling
+// onTaskUpdate"): give the event loop a turn after every test.
+afterEach(() => new Promise<void>((resolve) => setImmediate(resolve)));

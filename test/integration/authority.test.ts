@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { recordCommit } from '../../lib/trace/record-commit.js';
 import { repair } from '../../lib/trace/repair.js';
@@ -141,9 +141,6 @@ afterAll(() => {
   server?.kill('SIGTERM');
   rmSync(root, { recursive: true, force: true });
 });
-
-// Every step here is a synchronous process: let vitest's worker answer its runner between tests.
-afterEach(() => new Promise<void>((resolve) => setImmediate(resolve)));
 
 /** Puts the agent's worktree and the notes back where the server has them. */
 function fresh(): void {
