@@ -3,7 +3,7 @@ import { recordCommit } from '../../dist/lib/trace/record-commit.js';
 import { checkoutIntent, git, governedRepo, intent, run, writeFiles } from '../helpers.js';
 
 describe('intent verify over a few hundred governed commits', () => {
-  it('is clean after amends, an interactive rebase with fixups and cherry-picks, then names tampering', () => {
+  it('is clean after amends, an interactive rebase with fixups and cherry-picks, then names tampering', async () => {
     const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], { 'src/a.ts': 'a\n' });
     const wt = checkoutIntent(repo, 'INT-001');
     // 300 commits recorded by the post-commit code itself (hooks skipped only to save process start-ups).
@@ -12,6 +12,8 @@ describe('intent verify over a few hundred governed commits', () => {
       git(wt, 'add', '-A');
       git(wt, '-c', 'core.hooksPath=/dev/null', 'commit', '-q', '-m', `c${i}`);
       expect(recordCommit(wt, process.env)).not.toBeNull();
+      // A minute of synchronous work starves vitest's worker IPC: give the event loop a turn.
+      if (i % 50 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     }
     // With the real hooks: amend, an interactive rebase with fixups, and a cherry-pick.
     writeFiles(wt, { 'src/amend.ts': 'x\n' });
