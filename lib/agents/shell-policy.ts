@@ -1445,17 +1445,24 @@ function wrapper(name: string, args: Word[], st: State): Verdict {
 
 const SUDO_VALUES = ['-u', '-g', '-C', '-D', '-h', '-p', '-r', '-t', '-U', '-T', '--user', '--group', '--chdir', '--host', '--prompt'];
 
-function sudo(name: string, args: Word[], st: State): Verdict {
+/**
+ * Where a wrapper's (sudo, xargs) own options end and the command it runs begins: after `--` or at
+ * the first word that is not an option. Options in `valued` take the next word; `special` may claim
+ * an option itself and say how many words it used.
+ */
+function commandStart(args: Word[], valued: readonly string[], special?: (t: string, i: number) => number | null): number {
   let i = 0;
   while (i < args.length) {
     const t = args[i].text;
-    if (t === '--') {
-      i++;
-      break;
-    }
+    if (t === '--') return i + 1;
     if (!t.startsWith('-')) break;
-    i += SUDO_VALUES.includes(t) ? 2 : 1;
+    i += special?.(t, i) ?? (valued.includes(t) ? 2 : 1);
   }
+  return i;
+}
+
+function sudo(name: string, args: Word[], st: State): Verdict {
+  const i = commandStart(args, SUDO_VALUES);
   const rest = args.slice(i);
   const out = worst();
   if (rest.length) add(out, classifyWords(rest, { ...st, depth: st.depth + 1 }));
@@ -1496,28 +1503,19 @@ const XARGS_VALUES = [
 ];
 
 function xargs(_name: string, args: Word[], st: State): Verdict {
-  let i = 0;
   let replace: string | null = null;
-  while (i < args.length) {
-    const t = args[i].text;
-    if (t === '--') {
-      i++;
-      break;
-    }
-    if (!t.startsWith('-')) break;
+  const i = commandStart(args, XARGS_VALUES, (t, at) => {
     if (t === '-I') {
-      replace = args[i + 1]?.text ?? '{}';
-      i += 2;
-      continue;
+      replace = args[at + 1]?.text ?? '{}';
+      return 2;
     }
     if (t.startsWith('-I') || t.startsWith('-i') || t.startsWith('--replace')) {
       const eq = t.indexOf('=');
       replace = t.startsWith('--') ? (eq > 0 ? t.slice(eq + 1) : '{}') : t.slice(2) || '{}';
-      i++;
-      continue;
+      return 1;
     }
-    i += XARGS_VALUES.includes(t) ? 2 : 1;
-  }
+    return null;
+  });
   const marker = replace;
   const inner = args.slice(i).map((w) => (marker && w.text.includes(marker) ? { ...w, glob: true } : w));
   if (!inner.length) return ALLOW;
