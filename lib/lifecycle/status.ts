@@ -232,6 +232,14 @@ function budgetText(left: BudgetLeft | null): string {
   return parts.length ? parts.join(', ') : '-';
 }
 
+/** At most OVERLAP_IDS other intents by ID, then how many more (`--json` lists them all). */
+const OVERLAP_IDS = 3;
+function overlapCell(overlaps: readonly Overlap[]): string {
+  if (!overlaps.length) return '-';
+  const ids = overlaps.slice(0, OVERLAP_IDS).map((o) => o.intent).join(', ');
+  return overlaps.length > OVERLAP_IDS ? `${ids} (+${overlaps.length - OVERLAP_IDS} more)` : ids;
+}
+
 /** The human table: one row per intent, columns padded, long scopes and names cut with "…". */
 export function formatStatus(report: StatusReport, opts: { cwd?: string; scopeWidth?: number } = {}): string {
   const hooks = hooksWarning(report.hooks);
@@ -247,7 +255,7 @@ export function formatStatus(report: StatusReport, opts: { cwd?: string; scopeWi
     String(r.changed_lines),
     budgetText(r.budget_left),
     r.breaker.open ? 'OPEN' : r.breaker.recent_rejections ? `closed (${r.breaker.recent_rejections} refused)` : 'closed',
-    r.overlaps.length ? r.overlaps.map((o) => o.intent).join(', ') : '-',
+    overlapCell(r.overlaps),
     cut(r.scope.join(', '), opts.scopeWidth ?? 40),
   ]);
   const len = (s: string) => Array.from(s).length;
