@@ -5,7 +5,7 @@
 //   BENCH_QUICK=1      small sizes and 3 repetitions (to work on the harness; writes to the temp dir)
 //   BENCH_REPS=N       repetitions of each timed measurement (default 10, the minimum for the report)
 //   BENCH_ONLY=1,3     run only these items (1 hooks, 2 big commit, 3 verify, 4 checkout, 5 concurrency, 6 report,
-//                      7 a 10,000-intent registry, 8 each class of commit, 9 intent gate)
+//                      7 a 10,000-intent registry, 8 each class of commit, 9 intent gate, 10 the test suite)
 //   BENCH_OUT=FILE     where to write the report (default BENCHMARKS.md; quick runs: the OS temp dir)
 //   BENCH_KEEP=1       keep the temporary directory
 //
@@ -27,6 +27,10 @@ import { governedHistory, verifyThroughput } from './verify.mjs';
 import { gateSpeed } from './gate.mjs';
 import { reportHistory, reportSpeed } from './report-scale.mjs';
 import { scaleIntents, scaleOverhead, scaleRepo } from './scale.mjs';
+import { suiteReportFile, suiteTime } from './suite.mjs';
+
+// The environment as the user started the benchmark (the items below pin their own).
+const userEnv = { ...process.env };
 
 const SIZES = QUICK ? [1000, 5000] : [1000, 20000, 100000];
 const BIG_FILES = QUICK ? 200 : 2000;
@@ -192,6 +196,16 @@ try {
     const sc = results.scale;
     log(`  status ${sc.big.status.median.toFixed(0)} ms (10 intents: ${sc.small.status.median.toFixed(0)} ms); whole commit +${sc.big.added.median.toFixed(0)} vs +${sc.small.added.median.toFixed(0)} ms; checkout ${sc.big.checkout.median.toFixed(0)} vs ${sc.small.checkout.median.toFixed(0)} ms`);
   });
+
+  // Last, on its own: the README's test command in this checkout (QUICK runs skip it unless asked).
+  if (!QUICK || only?.has('10')) {
+    await item(10, "the README's test command (`npm test`)", async () => {
+      const res = suiteTime(PKG, userEnv, suiteReportFile(root));
+      results.suite = res;
+      log(`  npm test: exit ${res.status} in ${(res.ms / 1000).toFixed(0)} s; ${res.files} files, ${res.tests} tests, ${res.failed} failed`);
+      if (res.status !== 0) throw new BenchError(`npm test failed (exit ${res.status}):\n${res.tail}`);
+    });
+  }
 } catch (e) {
   results.errors.push({ item: 0, name: 'set-up', message: e?.stack ?? String(e) });
   log(`FAILED: ${e?.stack ?? e}`);
