@@ -1,32 +1,43 @@
 import { readFileSync } from 'node:fs';
 import { readBlobs } from '../git/blobs.js';
-import { classifyChanges } from './classify.js';
+import { classifyChanges, explainEvolution } from './classify.js';
 import { IntentError } from '../core/errors.js';
 import { git, splitNul } from '../git/process.js';
 import type { FileChange } from '../git/hunks.js';
 
 const TRAILER = /^Intent-Mutation:[ \t]*(.*?)[ \t]*$/im;
 
+/** The value of a commit message's `Intent-Mutation:` trailer as written, or null; `#` lines are comments. */
+export function mutationClaim(message: string): string | null {
+  return TRAILER.exec(message.split('\n').filter((l) => !l.startsWith('#')).join('\n'))?.[1] ?? null;
+}
+
+/** Whether a commit message claims `Intent-Mutation: AST_REFACTOR` (any case). */
+export function claimsRefactor(message: string): boolean {
+  return mutationClaim(message)?.toUpperCase() === 'AST_REFACTOR';
+}
+
 /**
  * The commit-msg check of an `Intent-Mutation:` trailer. `AST_REFACTOR` is a claim the staged
- * change must bear out by syntax; a false claim is refused naming the first differing construct.
- * Returns the claim (or null when the message makes none).
+ * change must bear out: it is held to the decision the post-commit hook records in the trace note
+ * (`classifyChanges` given the claim, the same diff options), so an accepted claim is always
+ * recorded as AST_REFACTOR; a refused one names the first differing construct (or says the
+ * change is too large to compare). Returns the claim (or null when the message makes none).
  */
 export function checkMutationClaim(cwd: string, messageFile: string): string | null {
-  const message = readFileSync(messageFile, 'utf8').split('\n').filter((l) => !l.startsWith('#')).join('\n');
-  const m = TRAILER.exec(message);
-  if (!m) return null;
-  const claim = m[1].toUpperCase();
+  const written = mutationClaim(readFileSync(messageFile, 'utf8'));
+  if (written === null) return null;
+  const claim = written.toUpperCase();
   if (claim === 'INTENT_EVOLUTION') return claim;
   if (claim !== 'AST_REFACTOR') {
-    throw new IntentError('INVALID_INPUT', `Intent-Mutation: "${m[1]}" is not a mutation class; write AST_REFACTOR or INTENT_EVOLUTION.`, { claim: m[1] });
+    throw new IntentError('INVALID_INPUT', `Intent-Mutation: "${written}" is not a mutation class; write AST_REFACTOR or INTENT_EVOLUTION.`, { claim: written });
   }
   const changes = stagedChanges(cwd);
   const blobs = readBlobs(cwd, changes.flatMap((c) => [c.oldOid, c.newOid]));
   const classes = classifyChanges(changes, blobs, true);
   const wrong = changes.find((c) => classes.get(c.path)?.cls !== 'AST_REFACTOR');
   if (wrong) {
-    const why = classes.get(wrong.path)?.reason ?? `${wrong.path} changes more than layout, names or order`;
+    const why = explainEvolution(changes, blobs, classes, wrong.path);
     throw new IntentError(
       'MUTATION_CLAIM_FALSE',
       `Intent-Mutation: AST_REFACTOR is not true for this commit: ${why}.\nRemove the trailer (or write Intent-Mutation: INTENT_EVOLUTION), or split the behaviour change into its own commit.`,
@@ -36,9 +47,15 @@ export function checkMutationClaim(cwd: string, messageFile: string): string | n
   return claim;
 }
 
-/** The staged changes against HEAD (renames detected), read with the hook's own index. */
+/**
+ * The staged changes against HEAD, read with the hook's own index; renames found as the
+ * post-commit hook's diff finds them (lib/git/diff.ts), so both classify the same changes.
+ */
 function stagedChanges(cwd: string): FileChange[] {
-  const out = git(['-c', 'core.quotePath=false', 'diff', '--cached', '--raw', '-z', '--no-abbrev', '-M', '--no-ext-diff', '--no-relative'], { cwd, inheritRepoEnv: true });
+  const out = git(
+    ['-c', 'core.quotePath=false', 'diff', '--cached', '--raw', '-z', '--no-abbrev', '--find-renames=50%', '--no-ext-diff', '--no-relative', '--ignore-submodules=none'],
+    { cwd, inheritRepoEnv: true },
+  );
   const parts = splitNul(out);
   const changes: FileChange[] = [];
   for (let i = 0; i < parts.length; i++) {

@@ -9,6 +9,8 @@ import { authorsOfCommitted, readAttribution, updateAttribution, type PathAttrib
 import { readBlobs } from '../git/blobs.js';
 import { applyPool, creditPool } from './credit-carry.js';
 import { classifyChanges } from '../mutation/classify.js';
+import { claimsRefactor } from '../mutation/claim.js';
+import { git } from '../git/process.js';
 import { useTypeScriptCodeCache } from '../mutation/ts-cache.js';
 import { commitDiff } from '../git/diff.js';
 import { IntentError } from '../core/errors.js';
@@ -77,7 +79,8 @@ export function recordCommit(
     registry: { path: relative(repo.mainRoot, registryFile).split('\\').join('/'), sha256: sha256Hex(registryBytes) },
     scopeViolations: violations,
     authorship,
-    classes: classifyChanges(diff.changes, blobs),
+    // The decision the commit-msg hook held a claimed refactor to (lib/mutation/claim.ts).
+    classes: classifyChanges(diff.changes, blobs, claimsRefactor(commitMessage(repo.root, diff.sha))),
   });
   withLock(join(stateDir(repo), 'record.lock'), () => {
     writeNote(repo.root, diff.sha, noteText(record));
@@ -98,6 +101,13 @@ export function recordCommit(
   });
   if (credited.length) forgetCommitted(repo, credited);
   return record;
+}
+
+/** A commit's message: the commit object after its headers (no user config can change it). */
+function commitMessage(cwd: string, sha: string): string {
+  const raw = git(['cat-file', 'commit', sha], { cwd });
+  const at = raw.indexOf('\n\n');
+  return at === -1 ? '' : raw.slice(at + 2);
 }
 
 /** During `git cherry-pick`, the picked commit and its record: its model credit carries over. */

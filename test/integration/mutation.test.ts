@@ -78,3 +78,49 @@ describe('Intent-Mutation: AST_REFACTOR is a claim the hooks check by syntax', (
     expect(run('git', ['commit', '-q', '-m', 'x', '-m', 'Intent-Mutation: INTENT_EVOLUTION'], wt).status).toBe(0);
   });
 });
+
+describe('the commit-msg check and the trace note take one decision', () => {
+  /** Claims a refactor; returns git's result and, when it committed, the note's per-file classes. */
+  function claimed(base: Record<string, string>, after: Record<string, string>): { status: number; stderr: string; classes: Record<string, string> | null; commit: string | null } {
+    const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], base);
+    const wt = checkoutIntent(repo, 'INT-001');
+    const head = git(wt, 'rev-parse', 'HEAD');
+    const r = claim(wt, after);
+    const now = git(wt, 'rev-parse', 'HEAD');
+    if (now === head) return { ...r, classes: null, commit: null };
+    const meta = noteOf(wt)!.record.metadata['dev.intent'];
+    const classes = Object.fromEntries(Object.entries(meta.files as Record<string, { mutation_class: string }>).map(([p, f]) => [p, f.mutation_class]));
+    return { ...r, classes: { ...classes, '*': meta.mutation_class }, commit: now.trim() };
+  }
+
+  it('a refactor the syntax comparison proves (numeric spelling, parentheses, escapes, quoted keys) is accepted and recorded as AST_REFACTOR', () => {
+    const r = claimed(
+      { 'src/a.ts': "export function f(x: number) {\n  const o = { 'k': .5 };\n  return (x + 0x10) * o.k + 'it\\'s'.length;\n}\n" },
+      { 'src/a.ts': 'export function f(x: number) {\n  const o = { k: 0.5 };\n  return (x + 16) * o.k + "it\'s".length;\n}\n' },
+    );
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.classes).toEqual({ 'src/a.ts': 'AST_REFACTOR', '*': 'AST_REFACTOR' });
+  });
+
+  it('a refactor the token filter cannot see (shorthand properties renamed, imports split) is accepted and recorded as AST_REFACTOR', () => {
+    const r = claimed(
+      {
+        'src/f.ts': "import { b, a } from './x';\nexport function f(o: { name: string }) {\n  const { name } = o;\n  return a(b({ name }));\n}\n",
+        'src/x.ts': 'export const a = (v: unknown) => v;\nexport const b = (v: unknown) => v;\n',
+      },
+      { 'src/f.ts': "import { a } from './x';\nimport { b } from './x';\nexport function f(input: { name: string }) {\n  const { name: n } = input;\n  return a(b({ name: n }));\n}\n" },
+    );
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.classes).toEqual({ 'src/f.ts': 'AST_REFACTOR', '*': 'AST_REFACTOR' });
+  });
+
+  it('a claimed refactor too large for the syntax comparison is refused (its note would say INTENT_EVOLUTION)', () => {
+    const line = 'total = price+tax*rate-discount/2\n';
+    const big = line.repeat(Math.ceil((2.2 * 1024 * 1024) / line.length));
+    const r = claimed({ 'src/big.md': big }, { 'src/big.md': big.replaceAll('+', ' + ') });
+    expect(r.commit).toBeNull();
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain('Intent-Mutation: AST_REFACTOR is not true for this commit');
+    expect(r.stderr).toMatch(/too large for the syntax comparison \(1 files, 4\.\d MiB of changed text; the limits are 500 files and 4\.0 MiB\)/);
+  });
+});
