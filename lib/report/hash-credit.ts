@@ -4,10 +4,12 @@
  * range (the oldest commit with those bytes wins; longer blocks before shorter ones), like
  * `intent blame`. Instead of hashing every window of every length, the recorded ranges are read
  * once from their commits' blobs and indexed by their first line (or first two lines), so each
- * line of a file costs one or two map lookups and a byte comparison per candidate.
+ * line of a file costs one or two map lookups and a byte comparison per candidate. Part of a
+ * range moved without its boundaries is credited too (lib/trace/block-credit.ts).
  */
 import { lineStarts } from '../trace/hashing.js';
 import { sha256Hex } from '../trace/hashing.js';
+import { bareLines, blockIndex, partialBlocks, type RangeLines } from '../trace/block-credit.js';
 
 /** One range a note recorded. */
 export interface RecordedRange {
@@ -48,6 +50,7 @@ export function creditByHash(ranges: RecordedRange[], blobs: Map<string, Buffer>
   const startsOf = new Map<string, number[]>();
   const one = new Map<string, Candidate[]>();
   const two = new Map<string, Candidate[]>();
+  const parts: RangeLines<RecordedRange>[] = [];
   for (const r of byHash.values()) {
     const key = `${r.commit}:${r.path}`;
     const blob = blobs.get(key);
@@ -65,28 +68,31 @@ export function creditByHash(ranges: RecordedRange[], blobs: Map<string, Buffer>
     const cand = { range: r, bytes, length };
     if (list) list.push(cand);
     else index.set(k, [cand]);
+    if (length > 1) parts.push({ lines: bareLines(bytes), cand: r });
   }
+  const blocks = blockIndex(parts);
 
   const out = new Map<string, LineCredit[]>();
   for (const [path, content] of files) {
     const starts = lineStarts(content);
     const n = starts.length;
-    const matches: { start: number; cand: Candidate }[] = [];
+    const matches: { start: number; length: number; range: RecordedRange }[] = [];
     for (let s = 1; s <= n; s++) {
       const c1 = one.get(slice(content, starts, s, s).toString('latin1'));
-      if (c1) for (const cand of c1) if (cand.bytes.equals(slice(content, starts, s, s))) matches.push({ start: s, cand });
+      if (c1) for (const cand of c1) if (cand.bytes.equals(slice(content, starts, s, s))) matches.push({ start: s, length: 1, range: cand.range });
       if (s === n) continue;
       const c2 = two.get(slice(content, starts, s, s + 1).toString('latin1'));
       if (!c2) continue;
       for (const cand of c2) {
         if (s + cand.length - 1 > n) continue;
-        if (slice(content, starts, s, s + cand.length - 1).equals(cand.bytes)) matches.push({ start: s, cand });
+        if (slice(content, starts, s, s + cand.length - 1).equals(cand.bytes)) matches.push({ start: s, length: cand.length, range: cand.range });
       }
     }
-    matches.sort((a, b) => a.cand.range.time - b.cand.range.time || b.cand.length - a.cand.length || a.start - b.start);
+    for (const m of partialBlocks(blocks, bareLines(content))) matches.push({ start: m.start, length: m.length, range: m.cand });
+    matches.sort((a, b) => a.range.time - b.range.time || b.length - a.length || a.start - b.start);
     const lines: LineCredit[] = new Array(n).fill(null);
-    for (const { start, cand } of matches) {
-      for (let l = start; l < start + cand.length; l++) if (!lines[l - 1]) lines[l - 1] = cand.range;
+    for (const { start, length, range } of matches) {
+      for (let l = start; l < start + length; l++) if (!lines[l - 1]) lines[l - 1] = range;
     }
     out.set(path, lines);
   }

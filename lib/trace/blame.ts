@@ -1,8 +1,9 @@
 /**
  * `intent blame <file>`: per line of the file as it is now, the commit, intent and contributor
  * that wrote it, found by content hash across every note (so a block moved by later commits is
- * still credited to the commit and intent that wrote it), falling back to `git blame` (and that
- * commit's note) for lines no recorded range matches.
+ * still credited to the commit and intent that wrote it, also when only part of a recorded range
+ * moved: lib/trace/block-credit.ts), falling back to `git blame` (and that commit's note) for
+ * lines no recorded range matches.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
@@ -10,6 +11,8 @@ import { isBinary } from '../git/blobs.js';
 import { IntentError } from '../core/errors.js';
 import { git, gitRaw } from '../git/process.js';
 import { hashLines, lineStarts } from './hashing.js';
+import { readBlobs } from '../git/blobs.js';
+import { bareLines, blockIndex, partialBlocks, type RangeLines } from './block-credit.js';
 import { openRepo } from '../git/repo.js';
 import type { TraceRecord } from './record.js';
 import { METADATA_KEY, NOTES_REF } from '../core/version.js';
@@ -66,6 +69,7 @@ export function blame(cwd: string, file: string): { path: string; lines: BlameLi
   const times = commitTimes(repo.root, [...records.keys()]);
   const byHash = new Map<string, Candidate>();
   const lengths = new Set<number>();
+  const multiLine: { key: string; start: number; end: number; hash: string; cand: Candidate }[] = [];
   for (const [sha, rec] of records) {
     const intent = rec.metadata?.[METADATA_KEY]?.intent_id ?? '?';
     for (const f of rec.files) {
@@ -79,6 +83,7 @@ export function blame(cwd: string, file: string): { path: string; lines: BlameLi
           const prev = byHash.get(r.content_hash);
           if (!prev || cand.time < prev.time) byHash.set(r.content_hash, cand);
           lengths.add(cand.length);
+          if (cand.length > 1) multiLine.push({ key: `${sha}:${f.path}`, start: r.start_line, end: r.end_line, hash: r.content_hash, cand });
         }
       }
     }
@@ -86,18 +91,20 @@ export function blame(cwd: string, file: string): { path: string; lines: BlameLi
 
   // Every window of the file whose bytes a recorded range had; the oldest commit's blocks claim
   // their lines first (they wrote them), longer blocks before shorter ones.
-  const matches: { start: number; cand: Candidate }[] = [];
+  const matches: { start: number; length: number; cand: Candidate }[] = [];
   for (const n of lengths) {
     if (n > starts.length) continue;
     for (let s = 1; s + n - 1 <= starts.length; s++) {
       const cand = byHash.get(hashLines(content, starts, s, s + n - 1));
-      if (cand && cand.length === n) matches.push({ start: s, cand });
+      if (cand && cand.length === n) matches.push({ start: s, length: n, cand });
     }
   }
-  matches.sort((a, b) => a.cand.time - b.cand.time || b.cand.length - a.cand.length || a.start - b.start);
+  // Runs of lines that are part of a recorded range (a block moved without the range's boundaries).
+  matches.push(...partialBlocks(blockIndex(rangeLines(repo.root, multiLine)), bareLines(content)));
+  matches.sort((a, b) => a.cand.time - b.cand.time || b.length - a.length || a.start - b.start);
   const lines: (BlameLine | null)[] = texts.map(() => null);
-  for (const { start, cand } of matches) {
-    for (let l = start; l < start + cand.length; l++) {
+  for (const { start, length, cand } of matches) {
+    for (let l = start; l < start + length; l++) {
       if (lines[l - 1]) continue;
       lines[l - 1] = {
         line: l, text: texts[l - 1], commit: cand.commit, intent: cand.intent, contributor: cand.contributor,
@@ -107,6 +114,26 @@ export function blame(cwd: string, file: string): { path: string; lines: BlameLi
   }
   if (lines.some((l) => l === null)) fillFromGitBlame(repo.root, path, abs, lines, texts, records);
   return { path, lines: lines as BlameLine[] };
+}
+
+/**
+ * The lines of recorded ranges, read from their commits in one batch; a range whose bytes there do
+ * not hash to its recorded hash (a note that lies, which verify reports) gives none.
+ */
+function rangeLines(cwd: string, ranges: { key: string; start: number; end: number; hash: string; cand: Candidate }[]): RangeLines<Candidate>[] {
+  if (!ranges.length) return [];
+  const blobs = readBlobs(cwd, [...new Set(ranges.map((r) => r.key))]);
+  const split = new Map<string, { starts: number[]; lines: string[] }>();
+  const out: RangeLines<Candidate>[] = [];
+  for (const r of ranges) {
+    const blob = blobs.get(r.key);
+    if (!blob) continue;
+    let file = split.get(r.key);
+    if (!file) split.set(r.key, (file = { starts: lineStarts(blob), lines: bareLines(blob) }));
+    if (r.start < 1 || r.end < r.start || r.end > file.starts.length || hashLines(blob, file.starts, r.start, r.end) !== r.hash) continue;
+    out.push({ lines: file.lines.slice(r.start - 1, r.end), cand: r.cand });
+  }
+  return out;
 }
 
 /** `git blame --porcelain` of the working copy, then the blamed commit's note for the intent and contributor. */

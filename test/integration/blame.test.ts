@@ -41,6 +41,43 @@ describe('intent blame', () => {
   });
 });
 
+describe('intent blame of a moved block whose boundaries differ from the recorded range', () => {
+  it('credits the moved lines to the commit, intent and model that wrote them (part of a larger range, without its blank line)', () => {
+    const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }, { id: 'INT-002', scope: ['src/**'] }], { 'src/a.ts': 'export const a = 1;\n' });
+    const wt1 = checkoutIntent(repo, 'INT-001');
+    // The model writes two functions in one go: one recorded range (lines 2-12), a blank line between and after.
+    const PARSE = 'export function parseHeader(h: string) {\n  const [kind, value] = h.split(" ");\n  return { kind, value };\n}\n';
+    writeFile({ worktree: wt1, path: 'src/a.ts', content: 'export const a = 1;\n' + PARSE + '\n' + BLOCK + '\n', tool: 'write_to_file', modelId: MODEL, conversationUrl: 'https://chat.example/c/7' });
+    git(wt1, 'commit', '-q', '-m', 'add parseHeader and verifyToken');
+    const c1 = git(wt1, 'rev-parse', 'HEAD').trim();
+    git(repo, 'merge', '-q', '--ff-only', 'intent/INT-001');
+
+    // A human (INT-002) moves verifyToken alone, without the blank lines, between two lines of its own.
+    const wt2 = checkoutIntent(repo, 'INT-002');
+    writeFiles(wt2, {
+      'src/a.ts': 'export const a = 1;\n' + PARSE,
+      'src/token.ts': '// token helpers\n' + BLOCK + 'export const TOKEN_PARTS = 3;\n',
+    });
+    git(wt2, 'add', '-A');
+    const later = new Date(Date.now() + 86_400_000).toISOString();
+    expect(run('git', ['commit', '-q', '-m', 'move verifyToken'], wt2, { GIT_COMMITTER_DATE: later, GIT_AUTHOR_DATE: later }).status).toBe(0);
+    const c2 = git(wt2, 'rev-parse', 'HEAD').trim();
+
+    const r = intent(wt2, ['blame', 'src/token.ts', '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    const lines = JSON.parse(r.stdout).lines;
+    expect(lines).toHaveLength(6);
+    expect(lines[0]).toMatchObject({ line: 1, commit: c2, intent: 'INT-002', contributor: 'human' });
+    for (const l of lines.slice(1, 5)) {
+      expect(l).toMatchObject({ commit: c1, intent: 'INT-001', contributor: 'ai', model_id: MODEL, url: 'https://chat.example/c/7', source: 'hash' });
+    }
+    expect(lines[5]).toMatchObject({ line: 6, commit: c2, intent: 'INT-002', contributor: 'human' });
+    // What stayed keeps its credit too.
+    const a = JSON.parse(intent(wt2, ['blame', 'src/a.ts', '--json']).stdout).lines;
+    expect(a.slice(1).map((l: { commit: string; contributor: string }) => [l.commit, l.contributor])).toEqual(Array(4).fill([c1, 'ai']));
+  });
+});
+
 describe('intent blame on what is not a text file', () => {
   it('a folder and a binary file: exit 1 with a clear error, no stack trace and no binary output', () => {
     const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], { 'src/a.ts': 'a\n', 'img.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0xff, 0xfe]) });

@@ -3,8 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { creditByHash, type RecordedRange } from '../../lib/report/hash-credit.js';
 
 // creditByHash must credit exactly the lines intent blame credits by hash: the bytes of a recorded
-// range, wherever they are now, belong to the oldest commit that recorded them; a range whose
-// committed bytes do not hash to its recorded hash credits nothing.
+// range, wherever they are now, belong to the oldest commit that recorded them (a run of two or
+// more lines with substance of a range, too: part of it moved); a range whose committed bytes do
+// not hash to its recorded hash credits nothing.
 
 const hash = (s: string) => 'sha256:' + createHash('sha256').update(s).digest('hex');
 const range = (commit: string, time: number, path: string, start: number, text: string, extra: Partial<RecordedRange> = {}): RecordedRange => ({
@@ -15,7 +16,7 @@ describe('creditByHash', () => {
   const block = 'function a() {\n  return 1;\n}\n';
   const c1 = 'header\n' + block;
 
-  it('credits a block moved into another file to the commit that wrote it, and only whole blocks', () => {
+  it('credits a block moved into another file to the commit that wrote it, not one line of it', () => {
     const r = range('c1', 10, 'a.ts', 2, block);
     const blobs = new Map([['c1:a.ts', Buffer.from(c1)]]);
     const files = new Map([
@@ -51,5 +52,19 @@ describe('creditByHash', () => {
     expect(out.get('h.ts')!.map((l) => l?.commit ?? null)).toEqual(['first', 'first', 'second', 'second']);
     const out2 = creditByHash([first, second], blobs, new Map([['h.ts', Buffer.from('b\nc\nd\na\nb\n')]]));
     expect(out2.get('h.ts')!.map((l) => l?.commit ?? null)).toEqual(['second', 'second', 'second', 'first', 'first']);
+  });
+
+  it('part of a range moved without the range\'s boundaries is credited to it; a lone brace or one line is not', () => {
+    const two = 'function a() {\n  return 1;\n}\n\nfunction b(x) {\n  return x * 2;\n}\n\n';
+    const r = range('c1', 10, 'a.ts', 1, two);
+    const blobs = new Map([['c1:a.ts', Buffer.from(two)]]);
+    const younger = range('c2', 20, 'b.ts', 1, '// b\nfunction b(x) {\n  return x * 2;\n}\nexport { b };\n');
+    blobs.set('c2:b.ts', Buffer.from('// b\nfunction b(x) {\n  return x * 2;\n}\nexport { b };\n'));
+    const out = creditByHash([r, younger], blobs, new Map([
+      ['b.ts', Buffer.from('// b\nfunction b(x) {\n  return x * 2;\n}\nexport { b };\n')],
+      ['c.ts', Buffer.from('}\n\nfunction c() {\n')],
+    ]));
+    expect(out.get('b.ts')!.map((l) => l?.commit ?? null)).toEqual(['c2', 'c1', 'c1', 'c1', 'c2']);
+    expect(out.get('c.ts')!.every((l) => l === null)).toBe(true);
   });
 });
