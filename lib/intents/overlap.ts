@@ -194,77 +194,100 @@ export function overlapChecker(intents: readonly Intent[], files: readonly strin
     return hit;
   };
   const active = intents.filter((o) => o.status === 'IN_PROGRESS');
-  const activeInfos = active.map((o) => infoOf(o.owned_scope));
-  // Lazily built: which active intents match each file; where their globs start.
+  // Intents with the same scope overlap the same others for the same reasons: the work is done
+  // once per distinct scope (a group), then given to each of its intents.
+  const groupOf = new Map<string, number>();
+  const members: number[][] = [];
+  const groupGlobs: (readonly string[])[] = [];
+  active.forEach((o, k) => {
+    const key = keyOf(o.owned_scope);
+    let g = groupOf.get(key);
+    if (g === undefined) {
+      groupOf.set(key, (g = members.length));
+      members.push([]);
+      groupGlobs.push(o.owned_scope);
+    }
+    members[g].push(k);
+  });
+  const groupInfos = groupGlobs.map(infoOf);
+  // Lazily built: which groups match each file; where their globs start.
   let byFile: Map<number, number[]> | null = null;
   let wildPrefixes: PrefixIndex | null = null; // literal prefixes of wildcard grants
   let scopeStarts: PrefixIndex | null = null; // Scope.starts
   let plainPaths: PrefixIndex | null = null; // plain-path grants that are not tracked files
-  const anyPath: number[] = []; // intents with an unclean plain path: always worth the full test
+  const anyPath: number[] = []; // groups with an unclean plain path: always worth the full test
   const prepare = (): void => {
     if (byFile) return;
     byFile = new Map();
     const wild: [string, number][] = [];
     const starts: [string, number][] = [];
     const plain: [string, number][] = [];
-    activeInfos.forEach((info, k) => {
-      for (const f of filesOf(active[k].owned_scope)) {
+    groupInfos.forEach((info, g) => {
+      for (const f of filesOf(groupGlobs[g])) {
         const list = byFile!.get(f);
-        if (list) list.push(k);
-        else byFile!.set(f, [k]);
+        if (list) list.push(g);
+        else byFile!.set(f, [g]);
       }
-      for (const s of info.scope.starts) starts.push([s, k]);
-      for (const g of info.grants) {
-        if (!g.literal) wild.push([g.prefix, k]);
-        else if (!isCleanPath(g.norm)) anyPath.push(k);
-        else if (!tracked.has(g.norm)) plain.push([g.norm, k]);
+      for (const s of info.scope.starts) starts.push([s, g]);
+      for (const gr of info.grants) {
+        if (!gr.literal) wild.push([gr.prefix, g]);
+        else if (!isCleanPath(gr.norm)) anyPath.push(g);
+        else if (!tracked.has(gr.norm)) plain.push([gr.norm, g]);
       }
     });
     wildPrefixes = new PrefixIndex(wild);
     scopeStarts = new PrefixIndex(starts);
     plainPaths = new PrefixIndex(plain);
   };
-  const counts = new Int32Array(active.length);
-  return (intent) => {
+  const counts = new Int32Array(members.length);
+  /** The groups a scope overlaps, with the shared files (at most MAX_PATHS) and the reason. */
+  const groupOverlaps = (globs: readonly string[]): { group: number; paths: string[]; reason: string }[] => {
     prepare();
     const shared = new Map<number, string[]>();
-    for (const f of filesOf(intent.owned_scope)) {
-      for (const k of byFile!.get(f) ?? []) {
-        const n = ++counts[k];
-        if (n === 1) shared.set(k, [files[f]]);
-        else if (n <= MAX_PATHS) shared.get(k)!.push(files[f]);
+    for (const f of filesOf(globs)) {
+      for (const g of byFile!.get(f) ?? []) {
+        const n = ++counts[g];
+        if (n === 1) shared.set(g, [files[f]]);
+        else if (n <= MAX_PATHS) shared.get(g)!.push(files[f]);
       }
     }
-    // The intents the glob test can say yes for (a superset; the test itself decides).
-    const mine = infoOf(intent.owned_scope);
+    // The groups the glob test can say yes for (a superset; the test itself decides).
+    const mine = infoOf(globs);
     const maybe = new Set<number>(anyPath);
-    const add = (k: number) => maybe.add(k);
-    for (const g of mine.grants) {
-      if (!g.literal) {
-        wildPrefixes!.startingWith(g.prefix, add);
-        wildPrefixes!.prefixesOf(g.prefix, add);
-      } else if (!isCleanPath(g.norm)) {
-        for (let k = 0; k < active.length; k++) maybe.add(k);
-      } else if (!tracked.has(g.norm)) {
-        scopeStarts!.prefixesOf(g.norm, add);
+    const add = (g: number) => maybe.add(g);
+    for (const gr of mine.grants) {
+      if (!gr.literal) {
+        wildPrefixes!.startingWith(gr.prefix, add);
+        wildPrefixes!.prefixesOf(gr.prefix, add);
+      } else if (!isCleanPath(gr.norm)) {
+        for (let g = 0; g < members.length; g++) maybe.add(g);
+      } else if (!tracked.has(gr.norm)) {
+        scopeStarts!.prefixesOf(gr.norm, add);
       }
     }
     for (const s of new Set(mine.scope.starts)) plainPaths!.startingWith(s, add);
-    const out: Overlap[] = [];
-    for (const k of [...new Set([...shared.keys(), ...maybe])].sort((x, y) => x - y)) {
-      const other = active[k];
-      if (other.id === intent.id) continue;
-      const n = counts[k];
+    const out: { group: number; paths: string[]; reason: string }[] = [];
+    for (const g of new Set([...shared.keys(), ...maybe])) {
+      const n = counts[g];
       if (n) {
-        out.push({ intent: other.id, paths: shared.get(k)!, reason: `${n} tracked file${n === 1 ? '' : 's'} match${n === 1 ? 'es' : ''} both scopes` });
+        out.push({ group: g, paths: shared.get(g)!, reason: `${n} tracked file${n === 1 ? '' : 's'} match${n === 1 ? 'es' : ''} both scopes` });
         continue;
       }
       // A tracked plain path both scopes matched would have been a shared file: skip those.
-      const why = infosOverlap(mine, activeInfos[k], tracked);
-      if (why) out.push({ intent: other.id, paths: [], reason: why });
+      const why = infosOverlap(mine, groupInfos[g], tracked);
+      if (why) out.push({ group: g, paths: [], reason: why });
     }
-    for (const k of shared.keys()) counts[k] = 0;
+    for (const g of shared.keys()) counts[g] = 0;
     return out;
+  };
+  const asked = new Map<string, ReturnType<typeof groupOverlaps>>();
+  return (intent) => {
+    const key = keyOf(intent.owned_scope);
+    let found = asked.get(key);
+    if (!found) asked.set(key, (found = groupOverlaps(intent.owned_scope)));
+    const hits: [number, { paths: string[]; reason: string }][] = [];
+    for (const o of found) for (const k of members[o.group]) if (active[k].id !== intent.id) hits.push([k, o]);
+    return hits.sort((x, y) => x[0] - y[0]).map(([k, o]) => ({ intent: active[k].id, paths: [...o.paths], reason: o.reason }));
   };
 }
 

@@ -1,4 +1,4 @@
-import { GLOBSTAR, Minimatch } from 'minimatch';
+import { braceExpand, GLOBSTAR, Minimatch } from 'minimatch';
 import { matchName } from '../git/paths.js';
 
 const MM_OPTIONS = { dot: true, nocomment: true, nonegate: true, optimizationLevel: 2 } as const;
@@ -66,12 +66,12 @@ export function compileScope(globs: readonly string[]): Scope {
   const pos: Matcher[] = [];
   const neg: Matcher[] = [];
   for (const g of globs) {
-    if (g.startsWith('!')) neg.push(matcher(new Minimatch(normalise(g.slice(1)), MM_OPTIONS)));
-    else pos.push(matcher(new Minimatch(normalise(g), MM_OPTIONS)));
+    if (g.startsWith('!')) neg.push(compiled(normalise(g.slice(1))));
+    else pos.push(compiled(normalise(g)));
   }
   return {
     globs,
-    starts: pos.flatMap((m) => literalStarts(m.mm)),
+    starts: pos.flatMap((m) => m.starts),
     matches(path: string): boolean {
       const clean = isCleanPath(path);
       return pos.some((m) => m.match(path, clean)) && !neg.some((m) => m.match(path, clean));
@@ -80,8 +80,48 @@ export function compileScope(globs: readonly string[]): Scope {
 }
 
 interface Matcher {
-  mm: Minimatch;
+  /** The leading literal segments of each of the glob's patterns (see literalStarts). */
+  starts: string[];
   match(path: string, clean: boolean): boolean;
+}
+
+/**
+ * Compiled globs, shared by every scope that names the same glob (a registry of 10,000 intents
+ * repeats its folders): a matcher never changes once made. Bounded for long-running processes.
+ */
+const MATCHERS = new Map<string, Matcher>();
+const MAX_MATCHERS = 50_000;
+
+function compiled(glob: string): Matcher {
+  let m = MATCHERS.get(glob);
+  if (!m) {
+    if (MATCHERS.size >= MAX_MATCHERS) MATCHERS.clear();
+    MATCHERS.set(glob, (m = PLAIN.test(glob) && isCleanPath(glob) ? plainMatcher(glob) : glob.includes('{') ? braceMatcher(glob) : matcher(new Minimatch(glob, MM_OPTIONS))));
+  }
+  return m;
+}
+
+/**
+ * A glob with braces matches what any of its expansions matches (minimatch expands them first,
+ * too): each expansion is compiled on its own, so `src/{a,b}/**` gets two folder shortcuts.
+ */
+function braceMatcher(glob: string): Matcher {
+  const alternatives = braceExpand(glob, MM_OPTIONS);
+  if (alternatives.length < 2 || alternatives.includes(glob)) return matcher(new Minimatch(glob, MM_OPTIONS));
+  const each = alternatives.map(compiled);
+  return { starts: each.flatMap((m) => m.starts), match: (path, clean) => each.some((m) => m.match(path, clean)) };
+}
+
+/** No glob syntax at all (no metacharacter, extglob, brace or escape): the glob is one path. */
+const PLAIN = /^[^*?[\]{}()!+@\\]+$/;
+
+/**
+ * A glob that is one clean path: equality for clean paths; minimatch (made on first need) only
+ * for a path with an empty, `.` or `..` segment, which it normalises.
+ */
+function plainMatcher(glob: string): Matcher {
+  let mm: Minimatch | null = null;
+  return { starts: [glob], match: (path, clean) => (clean ? path === glob : (mm ??= new Minimatch(glob, MM_OPTIONS)).match(path)) };
 }
 
 /** A path with an empty, `.` or `..` segment (git never names a file so; minimatch normalises them). */
@@ -98,15 +138,16 @@ export function isCleanPath(path: string): boolean {
  * folder followed by `**` (a prefix test). test/unit/overlap.test.ts checks them against minimatch.
  */
 function matcher(mm: Minimatch): Matcher {
-  const slow: Matcher = { mm, match: (path) => mm.match(path) };
+  const starts = literalStarts(mm);
+  const slow: Matcher = { starts, match: (path) => mm.match(path) };
   if (mm.set.length !== 1) return slow;
   const parts = mm.set[0];
-  const lit = literalStarts(mm)[0];
+  const lit = starts[0];
   const n = lit === '' ? 0 : lit.split('/').length;
-  if (n === parts.length) return { mm, match: (path, clean) => (clean ? path === lit : mm.match(path)) };
+  if (n === parts.length) return { starts, match: (path, clean) => (clean ? path === lit : mm.match(path)) };
   if (n > 0 && n === parts.length - 1 && parts[n] === GLOBSTAR) {
     const dir = `${lit}/`;
-    return { mm, match: (path, clean) => (clean ? path.length > dir.length && path.startsWith(dir) : mm.match(path)) };
+    return { starts, match: (path, clean) => (clean ? path.length > dir.length && path.startsWith(dir) : mm.match(path)) };
   }
   return slow;
 }

@@ -104,10 +104,14 @@ function randomScope(rand: () => number, files: string[]): string[] {
 function randomRegistry(rand: () => number, files: string[]): Intent[] {
   const n = 2 + Math.floor(rand() * 25);
   const statuses = ['IN_PROGRESS', 'IN_PROGRESS', 'PENDING', 'COMPLETED'] as const;
-  return Array.from({ length: n }, (_, i) => ({
-    id: `I${i}`, name: `i${i}`, status: statuses[Math.floor(rand() * statuses.length)],
-    owned_scope: randomScope(rand, files), constraints: [], acceptance_criteria: [], related_specs: [],
-  }));
+  const out: Intent[] = [];
+  for (let i = 0; i < n; i++) {
+    // A third of the intents share an earlier one's scope (teams give the same folder to several
+    // intents; overlapChecker works once per distinct scope).
+    const owned_scope = i > 0 && rand() < 0.33 ? [...out[Math.floor(rand() * i)].owned_scope] : randomScope(rand, files);
+    out.push({ id: `I${i}`, name: `i${i}`, status: statuses[Math.floor(rand() * statuses.length)], owned_scope, constraints: [], acceptance_criteria: [], related_specs: [] });
+  }
+  return out;
 }
 
 describe('overlap checks at scale give the plain answers', () => {
