@@ -148,7 +148,14 @@ interface Decl {
   children: Decl[];
 }
 
-/** The named declarations of a TS/JS file (functions, classes, methods, …) with their line spans. */
+/**
+ * The named declarations of a TS/JS file (functions, classes, methods, …) with their line spans.
+ * CommonJS counts: `exports.json = function`, `res.status = function status`, `module.exports =
+ * …` are named by what they are assigned to, a named function passed as an argument
+ * (`defineGetter(req, 'protocol', function protocol() {…})`) by its name. A function is a leaf:
+ * its locals (and an anonymous callback's) are not constructs of the file, except the body of a
+ * function called where it is written (a UMD or IIFE module wrapper).
+ */
 export function declarations(ts: TS, path: string, text: string): Decl[] {
   const kind = /\.tsx$/i.test(path) ? ts.ScriptKind.TSX : /\.jsx$/i.test(path) ? ts.ScriptKind.JSX : /\.(js|mjs|cjs)$/i.test(path) ? ts.ScriptKind.JS : ts.ScriptKind.TS;
   const sf = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, kind);
@@ -156,18 +163,49 @@ export function declarations(ts: TS, path: string, text: string): Decl[] {
   const walk = (node: import('typescript').Node, prefix: string): Decl[] => {
     const out: Decl[] = [];
     ts.forEachChild(node, (child) => {
-      const name = declName(ts, child);
+      const name = wrapper(child) ? null : declName(ts, child);
       if (name) {
-        const full = prefix ? `${prefix}.${name.name}` : name.name;
-        out.push({ name: `${name.kind} ${full}`, start: line(child.getStart(sf)), end: line(child.getEnd()), children: walk(child, full) });
-      } else out.push(...walk(child, prefix));
+        const full = prefix && !name.qualified ? `${prefix}.${name.name}` : name.name;
+        out.push({ name: `${name.kind} ${full}`, start: line(child.getStart(sf)), end: line(child.getEnd()), children: name.kind === 'function' || name.kind === 'method' || name.kind === 'accessor' ? [] : walk(child, full) });
+      } else if (!ts.isFunctionLike(child) || wrapper(child)) out.push(...walk(child, prefix));
     });
     return out;
+  };
+  // `(function () { … })()` and `(() => { … })()`: the module's code, not a function's locals.
+  const wrapper = (n: import('typescript').Node): boolean => {
+    let up = n.parent;
+    while (up && ts.isParenthesizedExpression(up)) up = up.parent;
+    const callee = up && ts.isCallExpression(up) ? up.expression : null;
+    return !!callee && (callee === n || (ts.isParenthesizedExpression(callee) && callee.expression === n)) && (ts.isFunctionExpression(n) || ts.isArrowFunction(n));
   };
   return walk(sf, '');
 }
 
-function declName(ts: TS, n: import('typescript').Node): { kind: string; name: string } | null {
+/** A function (or class) as a value, through parentheses: what an assignment or a variable names. */
+function functionValue(ts: TS, e: import('typescript').Expression | undefined): 'function' | 'class' | null {
+  while (e && ts.isParenthesizedExpression(e)) e = e.expression;
+  if (!e) return null;
+  if (ts.isArrowFunction(e) || ts.isFunctionExpression(e)) return 'function';
+  if (ts.isClassExpression(e)) return 'class';
+  return null;
+}
+
+/** `a.b.c` (identifiers, `this`, string keys) as written, or null. */
+function dotted(ts: TS, e: import('typescript').Expression): string | null {
+  if (ts.isIdentifier(e)) return e.text;
+  if (e.kind === ts.SyntaxKind.ThisKeyword) return 'this';
+  if (ts.isPropertyAccessExpression(e) && ts.isIdentifier(e.name)) {
+    const base = dotted(ts, e.expression);
+    return base === null ? null : `${base}.${e.name.text}`;
+  }
+  if (ts.isElementAccessExpression(e) && ts.isStringLiteral(e.argumentExpression)) {
+    const base = dotted(ts, e.expression);
+    return base === null ? null : `${base}.${e.argumentExpression.text}`;
+  }
+  return null;
+}
+
+function declName(ts: TS, n: import('typescript').Node): { kind: string; name: string; qualified?: true } | null {
   const id = (x: import('typescript').Node | undefined) => (x && (ts.isIdentifier(x) || ts.isStringLiteral(x) || ts.isPrivateIdentifier(x)) ? x.text : null);
   if (ts.isFunctionDeclaration(n)) return { kind: 'function', name: id(n.name) ?? 'default' };
   if (ts.isClassDeclaration(n)) return { kind: 'class', name: id(n.name) ?? 'default' };
@@ -179,11 +217,19 @@ function declName(ts: TS, n: import('typescript').Node): { kind: string; name: s
   if (ts.isConstructorDeclaration(n)) return { kind: 'method', name: 'constructor' };
   if (ts.isGetAccessorDeclaration(n) || ts.isSetAccessorDeclaration(n)) return { kind: 'accessor', name: id(n.name) ?? '[computed]' };
   if (ts.isPropertyDeclaration(n)) return { kind: 'property', name: id(n.name) ?? '[computed]' };
+  if (ts.isPropertyAssignment(n) && functionValue(ts, n.initializer) === 'function') return { kind: 'method', name: id(n.name) ?? '[computed]' };
   if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name)) {
-    const init = n.initializer;
-    const fn = init && (ts.isArrowFunction(init) || ts.isFunctionExpression(init));
-    return { kind: fn ? 'function' : ts.isVariableDeclarationList(n.parent) && n.parent.flags & ts.NodeFlags.Const ? 'const' : 'variable', name: n.name.text };
+    const fn = functionValue(ts, n.initializer);
+    return { kind: fn ?? (ts.isVariableDeclarationList(n.parent) && n.parent.flags & ts.NodeFlags.Const ? 'const' : 'variable'), name: n.name.text };
   }
+  // CommonJS: `exports.x = function`, `res.status = function status`, `module.exports = class`.
+  if (ts.isExpressionStatement(n) && ts.isBinaryExpression(n.expression) && n.expression.operatorToken.kind === ts.SyntaxKind.EqualsToken) {
+    const target = dotted(ts, n.expression.left);
+    const fn = functionValue(ts, n.expression.right);
+    if (target && target.includes('.') && fn) return { kind: fn, name: target, qualified: true };
+  }
+  // A named function passed as a value (a callback): `defineGetter(req, 'protocol', function protocol() {…})`.
+  if (ts.isFunctionExpression(n) && n.name) return { kind: 'function', name: n.name.text };
   return null;
 }
 

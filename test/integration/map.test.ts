@@ -32,4 +32,64 @@ describe('intent map', () => {
     const json = JSON.parse(intent(repo, ['map', '--stdout', '--json']).stdout);
     expect(json.intents.map((i: any) => i.id)).toEqual(['INT-001', 'INT-002']);
   });
+
+  it('names CommonJS constructs (exports.x = function, res.status = function status, a named callback, module.exports) and never a function\'s locals', () => {
+    // The shapes of express's lib/response.js and lib/request.js.
+    const before = [
+      "'use strict';",
+      "var http = require('http');",
+      'var res = Object.create(http.ServerResponse.prototype);',
+      'module.exports = res;',
+      '',
+      'res.status = function status(code) {',
+      "  var message = 'invalid';",
+      '  this.statusCode = code;',
+      '  return this;',
+      '};',
+      '',
+      'exports.json = function (obj) {',
+      '  var body = JSON.stringify(obj);',
+      '  return body;',
+      '};',
+      '',
+      "defineGetter(res, 'protocol', function protocol() {",
+      "  var proto = this.connection.encrypted ? 'https' : 'http';",
+      '  return proto;',
+      '});',
+      '',
+      'module.exports.create = function createApplication() {',
+      '  var app = {};',
+      '  return app;',
+      '};',
+      '',
+      'function defineGetter(obj, name, getter) {',
+      '  var desc = { configurable: true, enumerable: true, get: getter };',
+      '  Object.defineProperty(obj, name, desc);',
+      '}',
+      '',
+    ].join('\n');
+    const repo = governedRepo([{ id: 'INT-001', scope: ['lib/**'] }], { 'lib/response.js': before });
+    const wt = checkoutIntent(repo, 'INT-001');
+    const after = before
+      .replace("var message = 'invalid';", "var message = 'invalid status code';")
+      .replace('var body = JSON.stringify(obj);', 'var body = JSON.stringify(obj, null, 2);')
+      .replace("var proto = this.connection.encrypted ? 'https' : 'http';", "var proto = this.connection.encrypted ? 'https' : 'http:';")
+      .replace('var app = {};', 'var app = { settings: {} };')
+      .replace('var desc = { configurable: true,', 'var desc = { configurable: false,')
+      .replace('module.exports = res;', 'module.exports = function createResponse() {\n  var out = Object.create(res);\n  return out;\n};');
+    writeFiles(wt, { 'lib/response.js': after });
+    git(wt, 'commit', '-q', '-am', 'response tweaks');
+
+    const json = JSON.parse(intent(repo, ['map', '--stdout', '--json']).stdout);
+    const ranges = json.intents.find((i: any) => i.id === 'INT-001').files['lib/response.js'];
+    const touches = Object.fromEntries(ranges.map((r: any) => [r.start, r.touches]));
+    expect(touches).toEqual({
+      4: ['function module.exports'],
+      10: ['function res.status'],
+      16: ['function exports.json'],
+      21: ['function protocol'],
+      26: ['function module.exports.create'],
+      31: ['function defineGetter'],
+    });
+  });
 });
