@@ -2,7 +2,7 @@
 // comment, a formatting change, a consistent rename and a move between files. Every class but
 // the evolution survives the token filter and reaches the syntax comparison (lib/ast.ts), which
 // loads the TypeScript compiler.
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPS, check, git, intent, run, stats, writeFiles } from './util.mjs';
 import { runHook } from './hooks.mjs';
@@ -115,12 +115,33 @@ function noteClasses(wt) {
  * hooks disabled · post-commit hook file (checked: every file got the class's mutation class) ·
  * stage the change back · a real commit with every hook (end to end, against a hooks-disabled
  * commit of the same change). Rounds alternate between the classes so drift hits all alike.
+ *
+ * A refactor-like change makes pre-commit start a detached worker that classifies ahead
+ * (lib/mutation/ahead.ts). Its CPU is not in the parent's /proc figures (it is nobody's waited-for
+ * child), so post-commit's trace (INTENT_CLASSIFY_TRACE) is read after every commit: how
+ * post-commit got its classes, and the worker's own wall and CPU time (its node start-up, git
+ * processes and classification), reported next to the hooks' figures.
  */
 export function classCommits(wt, ctx, reps = REPS) {
   writeFiles(wt, classBaseFiles());
   git(wt, ['add', 'src/app']);
   git(wt, ['commit', '-q', '-m', 'class benchmark: base files']);
-  const out = Object.fromEntries(CLASSES.map((c) => [c.name, { node0: [], pre: [], post: [], base: [], hooked: [], added: [], classes: null }]));
+  const traceFile = join(ctx.gitDir, 'BENCH_CLASSIFY_TRACE');
+  const env = { ...ctx.env, INTENT_CLASSIFY_TRACE: traceFile };
+  const tctx = { ...ctx, env };
+  let seen = 0;
+  /** The trace lines written since the last call (post-commit writes one, two when it waited). */
+  const traced = () => {
+    const lines = existsSync(traceFile) ? readFileSync(traceFile, 'utf8').split('\n').filter(Boolean) : [];
+    const fresh = lines.slice(seen).map((l) => JSON.parse(l)).filter((t) => t.outcome !== 'waiting');
+    seen = lines.length;
+    return fresh;
+  };
+  const series = ['node0', 'pre', 'post', 'base', 'hooked', 'added'];
+  const out = Object.fromEntries(CLASSES.map((c) => [c.name, {
+    ...Object.fromEntries(series.map((x) => [x, []])), cpu: Object.fromEntries(series.map((x) => [x, []])),
+    workerCpu: [], workerWall: [], waited: [], outcomes: {}, classes: null,
+  }]));
   let k = 0;
   for (let r = -1; r < reps; r++) {
     for (const cls of CLASSES) {
@@ -128,28 +149,45 @@ export function classCommits(wt, ctx, reps = REPS) {
       const node0 = run(process.execPath, ['-e', '0'], { cwd: wt });
       writeFiles(wt, cls.files(++k));
       git(wt, ['add', 'src/app']);
-      const pre = runHook(ctx, wt, 'pre-commit');
+      const pre = runHook(tctx, wt, 'pre-commit');
       const base = git(wt, ['-c', 'core.hooksPath=/dev/null', 'commit', '-q', '-m', `${cls.name} ${k}`]);
-      const post = runHook(ctx, wt, 'post-commit');
+      const post = runHook(tctx, wt, 'post-commit');
+      const postTrace = traced();
       const classes = noteClasses(wt);
       check(Object.values(classes).every((c) => c === cls.expect), `${cls.name}: the note's classes are ${JSON.stringify(classes)}, expected ${cls.expect}`);
       s.classes = classes;
       // End to end: the change back (the same class), once with every hook, once without.
       writeFiles(wt, cls.files(++k));
       git(wt, ['add', 'src/app']);
-      const hooked = git(wt, ['commit', '-q', '-m', `${cls.name} ${k} (hooks)`]);
+      const hooked = git(wt, ['commit', '-q', '-m', `${cls.name} ${k} (hooks)`], { env });
+      const hookedTrace = traced();
       check(Object.values(noteClasses(wt)).every((c) => c === cls.expect), `${cls.name} (end to end): wrong class`);
       if (r < 0) continue;
-      s.node0.push(node0.ms);
-      s.pre.push(pre.ms);
-      s.post.push(post.ms);
-      s.base.push(base.ms);
-      s.hooked.push(hooked.ms);
+      const sample = { node0, pre, post, base, hooked };
+      for (const x of series.slice(0, 5)) {
+        s[x].push(sample[x].ms);
+        s.cpu[x].push(sample[x].cpu);
+      }
       s.added.push(hooked.ms - base.ms);
+      s.cpu.added.push(hooked.cpu === null || base.cpu === null ? null : hooked.cpu - base.cpu);
+      for (const t of [...postTrace, ...hookedTrace]) {
+        s.outcomes[t.outcome] = (s.outcomes[t.outcome] ?? 0) + 1;
+        if (typeof t.worker_cpu_ms === 'number') {
+          s.workerCpu.push(t.worker_cpu_ms);
+          s.workerWall.push(t.worker_wall_ms);
+        }
+        if (t.outcome !== 'no-syntax') s.waited.push(t.waited_ms);
+      }
     }
   }
   return Object.fromEntries(Object.entries(out).map(([name, s]) => {
-    const st = Object.fromEntries(['node0', 'pre', 'post', 'base', 'hooked', 'added'].map((x) => [x, stats(s[x])]));
-    return [name, { ...st, classes: s.classes, preRatio: st.pre.median / st.node0.median, postRatio: st.post.median / st.node0.median, addedRatio: st.added.median / st.node0.median }];
+    const st = Object.fromEntries(series.map((x) => [x, stats(s[x])]));
+    const cpu = s.cpu.node0.some((x) => x === null) ? null : Object.fromEntries(series.map((x) => [x, stats(s.cpu[x])]));
+    const opt = (xs) => (xs.length ? stats(xs) : null);
+    return [name, {
+      ...st, classes: s.classes, preRatio: st.pre.median / st.node0.median, postRatio: st.post.median / st.node0.median, addedRatio: st.added.median / st.node0.median,
+      cpu: cpu && { ...cpu, preRatio: cpu.pre.median / cpu.node0.median, postRatio: cpu.post.median / cpu.node0.median, addedRatio: cpu.added.median / cpu.node0.median },
+      worker: { cpu: opt(s.workerCpu), wall: opt(s.workerWall), waited: opt(s.waited), outcomes: s.outcomes },
+    }];
   }));
 }

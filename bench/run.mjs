@@ -183,7 +183,10 @@ try {
     }
     results.classes = classCommits(small.wt, small.ctx);
     for (const [name, c] of Object.entries(results.classes)) {
-      log(`  ${name}: pre-commit ${c.preRatio.toFixed(2)}×, post-commit ${c.postRatio.toFixed(2)}×, whole commit +${c.added.median.toFixed(0)} ms (${c.addedRatio.toFixed(2)}×) node -e 0`);
+      log(`  ${name}: pre-commit ${c.preRatio.toFixed(2)}×, post-commit ${c.postRatio.toFixed(2)}×, whole commit +${c.added.median.toFixed(0)} ms (${c.addedRatio.toFixed(2)}×) node -e 0` +
+        (c.cpu ? `; CPU ${c.cpu.preRatio.toFixed(2)}× / ${c.cpu.postRatio.toFixed(2)}× / ${c.cpu.addedRatio.toFixed(2)}×` : '') +
+        (c.worker.cpu ? `; background worker: CPU ${c.worker.cpu.median.toFixed(0)} ms, wall ${c.worker.wall.median.toFixed(0)} ms; post-commit waited ${c.worker.waited.median.toFixed(0)} ms` : '') +
+        `; outcomes ${JSON.stringify(c.worker.outcomes)}`);
     }
   });
 

@@ -1,5 +1,5 @@
 import { splitNulPaths } from './paths.js';
-import { git, gitBuffer } from './process.js';
+import { git, gitBuffer, gitRawAsync } from './process.js';
 import { parseRawPatch, type FileChange } from './hunks.js';
 
 /**
@@ -33,6 +33,34 @@ export function commitDiff(cwd: string, rev: string): CommitDiff {
   const [sha, ...parents] = (nl === -1 ? out : out.slice(0, nl)).trim().split(' ');
   if (!/^[0-9a-f]{40,64}$/.test(sha)) throw new Error(`git diff-tree ${rev}: unexpected output ${JSON.stringify(out.slice(0, 200))}`);
   return { sha, parents, changes: parseRawPatch(nl === -1 ? '' : out.slice(nl + 1).replace(/^\n+/, '')) };
+}
+
+/**
+ * The changes from tree (or commit) `from` to tree `to`, with the same pinned options as
+ * `commitDiff`: for a commit made from `to` on `from`, the same change list.
+ */
+export function treeDiff(cwd: string, from: string, to: string): FileChange[] {
+  const out = git([...CONFIG, 'diff-tree', ...DIFF_FLAGS, from, to, '--'], { cwd });
+  return parseRawPatch(out.replace(/^\n+/, ''));
+}
+
+/** `treeDiff` without blocking: the git process runs while the caller does other work. */
+export async function treeDiffAsync(cwd: string, from: string, to: string): Promise<FileChange[]> {
+  const args = [...CONFIG, 'diff-tree', ...DIFF_FLAGS, from, to, '--'];
+  const res = await gitRawAsync(args, { cwd });
+  if (res.status !== 0) throw new Error(`git diff-tree ${from} ${to} failed (exit ${res.status}): ${res.stderr.trim()}`);
+  return parseRawPatch(res.stdout.replace(/^\n+/, ''));
+}
+
+/**
+ * The staged change as a `-U0` patch without rename detection (for a quick look at the changed
+ * lines), read with the hook's own index.
+ */
+export function stagedPatch(cwd: string): string {
+  return git(
+    [...CONFIG, 'diff', '--cached', '-U0', '--no-renames', '--no-color', '--no-ext-diff', '--no-textconv', '--no-relative', '--ignore-submodules=none', '-O/dev/null'],
+    { cwd, inheritRepoEnv: true },
+  );
 }
 
 /**

@@ -74,3 +74,27 @@ export function orchestrationPath(repo: Repo, name: string): string {
 export function stateDir(repo: Repo): string {
   return join(repo.commonDir, 'intent');
 }
+
+/**
+ * The commit HEAD points at, read from the ref files (no process): null when the branch is unborn
+ * or the refs are stored another way (reftable), where the caller must not guess.
+ */
+export function headOid(repo: Repo): string | null {
+  const oid = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+  try {
+    const head = readFileSync(join(repo.gitDir, 'HEAD'), 'utf8').trim();
+    if (oid.test(head)) return head;
+    if (!head.startsWith('ref: refs/')) return null;
+    const ref = head.slice(5);
+    if (existsSync(join(repo.commonDir, 'reftable'))) return null;
+    try {
+      const loose = readFileSync(join(repo.commonDir, ref), 'utf8').trim();
+      return oid.test(loose) ? loose : null;
+    } catch { /* packed, or unborn */ }
+    const line = readFileSync(join(repo.commonDir, 'packed-refs'), 'utf8').split('\n').find((l) => l.endsWith(` ${ref}`));
+    const packed = line?.split(' ')[0] ?? '';
+    return oid.test(packed) ? packed : null;
+  } catch {
+    return null;
+  }
+}

@@ -13,7 +13,9 @@ import { loadIgnore } from '../intents/ignore.js';
 /** What the pre-commit check decided. */
 export type PreCommitResult =
   | { governed: false; reason: string }
-  | { governed: true; intent: Intent; paths: string[]; warnings: string[] };
+  | { governed: true; intent: Intent; paths: string[]; warnings: string[]; repo: Repo };
+
+export { startClassifyAhead } from './ahead-start.js';
 
 /** Refusals that count towards an intent's circuit breaker (and leave a lesson). */
 /**
@@ -83,7 +85,7 @@ export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = pr
     const overlap = await import('../intents/overlap.js');
     warnings = overlap.describeConflicts(intent.id, overlap.conflictsAhead(repo, registry, intent.id, paths));
   }
-  return { governed: true, intent, paths, warnings };
+  return { governed: true, intent, paths, warnings, repo };
 }
 
 /**

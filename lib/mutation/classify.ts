@@ -13,6 +13,9 @@ import { classifyChange as astClassify } from './syntax.js';
 import { isBinary } from '../git/blobs.js';
 import type { FileChange } from '../git/hunks.js';
 import { classifyFile, type MutationClass } from './classes.js';
+import { tokenSignature } from './tokens.js';
+
+export { tokenSignature } from './tokens.js';
 
 export const MAX_SYNTAX_BYTES = 4 * 1024 * 1024;
 export const MAX_SYNTAX_FILES = 500;
@@ -24,52 +27,6 @@ export const MAX_SYNTAX_FILES = 500;
  */
 export type FileClasses = Map<string, { cls: MutationClass; reason?: string; overSize?: true }>;
 
-const KEYWORDS = new Set(('break case catch class const continue debugger default delete do else export extends finally for function if import in ' +
-  'instanceof new return super switch this throw try typeof var void while with yield let static enum await implements package protected ' +
-  'interface private public as async from get set of type declare readonly abstract namespace module keyof infer is asserts satisfies ' +
-  'true false null undefined def elif lambda pass raise not and or None True False self fn func struct impl pub mut use go').split(' '));
-
-/**
- * The multiset signature of a text's tokens, blind to layout, comments, names, quotes, escapes,
- * numeric spelling, parentheses, `;` and `,`. Coarser than the syntax comparison: texts it tells
- * apart, syntax tells apart too (a string that could be a property name counts as a name).
- */
-export function tokenSignature(text: string): string {
-  const noComments = text.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/(^|[^:\\])\/\/[^\n]*/g, '$1 ');
-  const tokens = noComments.match(/[A-Za-z_$][\w$]*|\d[\w.]*|\.\d[\w]*|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|`(?:\\.|[^`\\])*`|[^\s\w]/g) ?? [];
-  const norm = tokens
-    .filter((t) => t !== ';' && t !== ',' && t !== '(' && t !== ')')
-    .map((t) => (/^[A-Za-z_$]/.test(t) ? (KEYWORDS.has(t) ? t : 'I')
-      : t.startsWith('`') ? `t:${t.slice(1, -1).replace(/[A-Za-z_$][\w$]*/g, 'I')}` // names inside ${…} may be renamed
-        : /^["']/.test(t) ? stringKey(cook(t.slice(1, -1)))
-          : /^\.?\d/.test(t) ? numberKey(t) : t));
-  return norm.sort().join('\u0000');
-}
-
-/** A quoted string by its value; one that could be a property name (`{ 'a': 1 }` is `{ a: 1 }`) as a name. */
-function stringKey(value: string): string {
-  return /^[A-Za-z_$][\w$]*$/.test(value) ? 'I' : /^\d+$/.test(value) ? numberKey(value) : `s:${value}`;
-}
-
-/** The value of a string literal's body: escapes (`\'`, `\n`, `\x41`, `\u{1F600}`) replaced by what they mean. */
-function cook(body: string): string {
-  const simple: Record<string, string> = { n: '\n', t: '\t', r: '\r', b: '\b', f: '\f', v: '\v', 0: '\0', '\n': '', '\r': '' };
-  return body.replace(/\\(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|\r\n|[^])/g, (_, e: string) => {
-    if (e[0] === 'u' || e[0] === 'x') {
-      const code = parseInt(e[1] === '{' ? e.slice(2, -1) : e.slice(1), 16);
-      return code <= 0x10ffff ? String.fromCodePoint(code) : e;
-    }
-    return e === '\r\n' ? '' : simple[e] ?? e;
-  });
-}
-
-/** A number by its value (`0x10`, `16` and `1_6` alike; `.5` and `0.50` alike); a number it cannot read (a word that starts with a digit) as a name. */
-function numberKey(t: string): string {
-  const v = Number(t.replace(/_/g, ''));
-  if (Number.isFinite(v)) return `n:${v}`;
-  return /^\d+n$/i.test(t.replace(/_/g, '')) ? `n:${BigInt(t.replace(/_/g, '').slice(0, -1))}n` : 'N';
-}
-
 /**
  * Classifies a commit's changes from their bytes: the one decision the trace note records and a
  * claimed refactor is checked against. `claimedRefactor` (the commit's message says
@@ -77,8 +34,20 @@ function numberKey(t: string): string {
  * names the first differing construct.
  */
 export function classifyChanges(changes: FileChange[], blobs: Map<string, Buffer>, claimedRefactor = false): FileClasses {
+  const { out, survivors } = cheapClasses(changes, blobs, claimedRefactor);
+  return survivors.length ? syntaxClasses(out, survivors) : out;
+}
+
+/** The changes the cheap rules could not settle, with their texts: they need the syntax comparison. */
+export type Survivor = { c: FileChange; oldText: string | null; newText: string | null };
+
+/**
+ * The cheap part of `classifyChanges`: the classes the byte and token rules settle, and the
+ * changes left for the syntax comparison (`syntaxClasses`), which may load the TypeScript compiler.
+ */
+export function cheapClasses(changes: FileChange[], blobs: Map<string, Buffer>, claimedRefactor = false): { out: FileClasses; survivors: Survivor[] } {
   const out: FileClasses = new Map();
-  const candidates: { c: FileChange; oldText: string | null; newText: string | null }[] = [];
+  const candidates: Survivor[] = [];
   for (const c of changes) {
     const oldB = c.oldMode === '000000' ? undefined : blobs.get(c.oldOid);
     const newB = c.newMode === '000000' ? undefined : blobs.get(c.newOid);
@@ -89,13 +58,13 @@ export function classifyChanges(changes: FileChange[], blobs: Map<string, Buffer
     else if (binary || special || (c.oldMode !== c.newMode && c.oldMode !== '000000' && c.newMode !== '000000')) out.set(c.path, { cls: 'INTENT_EVOLUTION' });
     else candidates.push({ c, oldText: oldB ? oldB.toString('utf8') : null, newText: newB ? newB.toString('utf8') : null });
   }
-  if (!candidates.length) return out;
+  if (!candidates.length) return { out, survivors: [] };
   // A very large change is settled by the byte-level rule: the syntax comparison would cost
   // seconds in the post-commit hook (and a claimed refactor of it is refused: lib/mutation/claim.ts).
   const size = changedTextBytes(candidates);
   if (size > MAX_SYNTAX_BYTES || candidates.length > MAX_SYNTAX_FILES) {
     for (const x of candidates) out.set(x.c.path, { cls: 'INTENT_EVOLUTION', overSize: true });
-    return out;
+    return { out, survivors: [] };
   }
   let survivors = candidates;
   if (!claimedRefactor) {
@@ -106,6 +75,11 @@ export function classifyChanges(changes: FileChange[], blobs: Map<string, Buffer
     survivors = whole ? candidates : candidates.filter((x) => x.oldText !== null && x.newText !== null && sig(x.oldText) === sig(x.newText));
     for (const x of candidates) if (!survivors.includes(x)) out.set(x.c.path, { cls: 'INTENT_EVOLUTION' });
   }
+  return { out, survivors };
+}
+
+/** The syntax comparison of the survivors of `cheapClasses`, added to its classes `out` (returned). */
+export function syntaxClasses(out: FileClasses, survivors: Survivor[]): FileClasses {
   if (!survivors.length) return out;
   const verdict = astClassify(survivors.map((x) => ({ path: x.c.path, oldText: x.oldText, newText: x.newText, ...(x.c.oldPath ? { oldPath: x.c.oldPath } : {}) })));
   for (const x of survivors) {

@@ -19,6 +19,7 @@ import { posix } from 'node:path';
 import type * as TS from 'typescript';
 import type { MutationClass } from './classes.js';
 import { requireTypeScript } from './ts-cache.js';
+import { syntaxOf } from './languages.js';
 
 export type { MutationClass };
 
@@ -139,15 +140,6 @@ function tooBig(s: string | null): boolean {
   return s !== null && s.length > MAX_SYNTAX_BYTES / 4 && Buffer.byteLength(s, 'utf8') > MAX_SYNTAX_BYTES;
 }
 
-type SyntaxKindName = 'ts' | 'tsx' | 'js' | 'jsx';
-const SYNTAX_EXT: Record<string, SyntaxKindName> = {
-  '.ts': 'ts', '.mts': 'ts', '.cts': 'ts', '.tsx': 'tsx',
-  '.js': 'js', '.mjs': 'js', '.cjs': 'js', '.jsx': 'jsx',
-};
-
-function syntaxOf(path: string): SyntaxKindName | undefined {
-  return SYNTAX_EXT[posix.extname(path).toLowerCase()];
-}
 
 function analyse(files: readonly SourceChange[]): Entry[] {
   const entries = files.map(toEntry);
@@ -339,6 +331,11 @@ function compareFallback(items: { e: Entry; note: string }[]): void {
 
 type Ts = typeof TS;
 let tsModule: Ts | null | undefined;
+
+/** Loads the TypeScript compiler now (the classify-ahead worker, while git works); false when it is not installed. */
+export function preloadCompiler(): boolean {
+  return loadTypeScript() !== null;
+}
 
 function loadTypeScript(): Ts | null {
   if (tsModule === undefined) {

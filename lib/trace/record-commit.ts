@@ -8,7 +8,7 @@ import { resolveIntentId } from '../intents/active.js';
 import { authorsOfCommitted, readAttribution, updateAttribution, type PathAttribution } from './line-credit.js';
 import { readBlobs } from '../git/blobs.js';
 import { applyPool, creditPool } from './credit-carry.js';
-import { classifyChanges } from '../mutation/classify.js';
+import { classifyCommitChanges } from '../mutation/classify-commit.js';
 import { claimsRefactor } from '../mutation/claim.js';
 import { git } from '../git/process.js';
 import { useTypeScriptCodeCache } from '../mutation/ts-cache.js';
@@ -70,6 +70,10 @@ export function recordCommit(
   useTypeScriptCodeCache(stateDir(repo));
   const touched = diff.changes.flatMap((c) => (c.oldPath ? [c.oldPath, c.path] : [c.path]));
   const violations = outOfScope(touched, compileScope(intent.owned_scope), loadIgnore(repo), !repo.isMainWorktree);
+  // The decision the commit-msg hook held a claimed refactor to (lib/mutation/claim.ts); a
+  // refactor-like change may have been classified ahead by a worker pre-commit started.
+  const classified = classifyCommitChanges(stateDir(repo), diff.changes, blobs, diff.parents[0], env, claimsRefactor(commitMessage(repo.root, diff.sha)));
+  if (classified.warning) process.stderr.write(classified.warning);
   const record = buildRecord({
     sha: diff.sha,
     parents: diff.parents,
@@ -79,8 +83,7 @@ export function recordCommit(
     registry: { path: relative(repo.mainRoot, registryFile).split('\\').join('/'), sha256: sha256Hex(registryBytes) },
     scopeViolations: violations,
     authorship,
-    // The decision the commit-msg hook held a claimed refactor to (lib/mutation/claim.ts).
-    classes: classifyChanges(diff.changes, blobs, claimsRefactor(commitMessage(repo.root, diff.sha))),
+    classes: classified.classes,
   });
   withLock(join(stateDir(repo), 'record.lock'), () => {
     writeNote(repo.root, diff.sha, noteText(record));

@@ -1,0 +1,197 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkoutIntent, forFile, git, governedRepo, noteOf, run, tempDir, writeFiles } from '../helpers.js';
+import { aheadKey } from '../../lib/mutation/ahead.js';
+import { treeDiff } from '../../lib/git/diff.js';
+
+// Classifying ahead (lib/mutation/ahead.ts): pre-commit starts a worker for a refactor-like
+// change, post-commit takes its result. Real `git commit` with the installed hooks; post-commit
+// reports how it got its classes through INTENT_CLASSIFY_TRACE.
+
+const AUTH = 'export function login(user: string) {\n  const ttl = 3600;\n  return `${user}:${ttl}`;\n}\n\nexport function logout(user: string) {\n  return user;\n}\n';
+const MATH = 'export function diff(a: number, b: number) {\n  return a - b;\n}\n';
+
+let repo: string;
+let wtA: string;
+let wtB: string;
+let traceDir: string;
+let n = 0;
+
+beforeAll(() => forFile(() => {
+  repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }, { id: 'INT-002', scope: ['lib/**'] }], {
+    'src/auth.ts': AUTH, 'src/math.ts': MATH, 'lib/auth.ts': AUTH, 'lib/math.ts': MATH, 'README.md': '# t\n',
+  });
+  wtA = checkoutIntent(repo, 'INT-001');
+  wtB = checkoutIntent(repo, 'INT-002');
+  traceDir = tempDir('intent-ahead-trace-');
+}));
+
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+});
+
+const aheadDir = () => join(repo, '.git', 'intent', 'classify-ahead');
+const files = (suffix: string) => (existsSync(aheadDir()) ? readdirSync(aheadDir()).filter((f) => f.endsWith(suffix)) : []);
+
+/** Stages `changes` in `wt`; returns the trace file post-commit will write to. */
+function stage(wt: string, changes: Record<string, string>): string {
+  writeFiles(wt, changes);
+  git(wt, 'add', '-A');
+  return join(traceDir, `trace-${++n}.jsonl`);
+}
+
+function traced(file: string): { outcome: string }[] {
+  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+}
+
+/** How post-commit got its classes, without the line it writes before waiting for a worker. */
+function outcomes(file: string): string[] {
+  return traced(file).map((t) => t.outcome).filter((o) => o !== 'waiting');
+}
+
+function classes(wt: string): Record<string, string> {
+  const meta = noteOf(wt)!.record.metadata['dev.intent'];
+  return Object.fromEntries(Object.entries(meta.files as Record<string, { mutation_class: string }>).map(([p, f]) => [p, f.mutation_class]));
+}
+
+/** The key post-commit will compute for what is staged in `wt` (for planting entries). */
+function stagedKey(wt: string): string {
+  const tree = git(wt, 'write-tree').trim();
+  return aheadKey(treeDiff(wt, git(wt, 'rev-parse', 'HEAD').trim(), tree));
+}
+
+/** Waits (without a time limit that could fail the test) until the workers are done. */
+async function workersDone(): Promise<void> {
+  while (files('.pending').length) await new Promise((r) => setTimeout(r, 20));
+}
+
+/** A process that stands for a worker and never writes a result. */
+function fakeWorker(parent: string): ChildProcess {
+  const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 120000)'], { stdio: 'ignore' });
+  children.push(child);
+  writeFileSync(join(aheadDir(), 'planted.pending'), JSON.stringify({ parent, tree: '0'.repeat(40), pid: child.pid }));
+  return child;
+}
+
+describe('classifying ahead of post-commit', () => {
+  it('a refactor is classified by the worker pre-commit starts; post-commit uses and removes its entry', async () => {
+    const trace = stage(wtA, { 'src/auth.ts': AUTH.replace(/\bttl\b/g, 'lifetime') });
+    const r = run('git', ['commit', '-q', '-m', 'rename ttl'], wtA, { INTENT_CLASSIFY_TRACE: trace });
+    expect(r.status, r.stderr).toBe(0);
+    expect(outcomes(trace)).toEqual([expect.stringMatching(/^(cache|waited)$/)]);
+    expect(classes(wtA)).toEqual({ 'src/auth.ts': 'AST_REFACTOR' });
+    await workersDone();
+    expect(files('.json')).toEqual([]);
+  });
+
+  it('an ordinary change starts no worker', async () => {
+    const trace = stage(wtA, { 'src/math.ts': MATH.replace('a - b', 'a - b - 1') });
+    const r = run('git', ['commit', '-q', '-m', 'off by one'], wtA, { INTENT_CLASSIFY_TRACE: trace });
+    expect(r.status, r.stderr).toBe(0);
+    expect(traced(trace).map((t) => t.outcome)).toEqual(['no-syntax']);
+    expect(files('.pending')).toEqual([]);
+    expect(classes(wtA)).toEqual({ 'src/math.ts': 'INTENT_EVOLUTION' });
+
+    // Reworded prose keeps its token signature, but no compiler is needed for it: no worker either.
+    writeFiles(wtA, { 'src/notes.md': 'The token expires after one hour.\n' });
+    git(wtA, 'add', '-A');
+    git(wtA, 'commit', '-q', '-m', 'notes');
+    const prose = stage(wtA, { 'src/notes.md': 'The session lapses after some time.\n' });
+    const p = run('git', ['commit', '-q', '-m', 'reword'], wtA, { INTENT_CLASSIFY_TRACE: prose });
+    expect(p.status, p.stderr).toBe(0);
+    expect(traced(prose).map((t) => t.outcome)).toEqual(['no-compiler']);
+    expect(files('.pending')).toEqual([]);
+    expect(classes(wtA)).toEqual({ 'src/notes.md': 'INTENT_EVOLUTION' });
+  });
+
+  it('a change with the same tokens that the syntax comparison finds to be new behaviour keeps its class', async () => {
+    const trace = stage(wtA, { 'src/math.ts': readFileSync(join(wtA, 'src/math.ts'), 'utf8').replace('a - b - 1', 'b - a - 1') });
+    const r = run('git', ['commit', '-q', '-m', 'swap'], wtA, { INTENT_CLASSIFY_TRACE: trace });
+    expect(r.status, r.stderr).toBe(0);
+    expect(outcomes(trace)).toEqual([expect.stringMatching(/^(cache|waited)$/)]);
+    expect(classes(wtA)).toEqual({ 'src/math.ts': 'INTENT_EVOLUTION' });
+    await workersDone();
+  });
+
+  it('a garbled entry, an entry with another key inside and one that contradicts the cheap rules are ignored, with a warning', async () => {
+    const plant = (i: number) => `export function twice(v${i}: number) {\n  return v${i} * 2;\n}\n`;
+    stage(wtA, { 'src/plant.ts': plant(0) });
+    git(wtA, 'commit', '-q', '-m', 'plant.ts');
+    const bad = [
+      () => '{"format":1,"key":',
+      (key: string) => JSON.stringify({ format: 1, key: key.replace(/^./, (c) => (c === '0' ? '1' : '0')), classes: {}, worker: { pid: 1, wall_ms: 1, cpu_ms: 1 } }),
+      // src/auth.ts only gains or loses a blank line (the byte rule settles it as a refactor): the entry says otherwise.
+      (key: string) => JSON.stringify({
+        format: 1, key, worker: { pid: 1, wall_ms: 1, cpu_ms: 1 },
+        classes: { 'src/auth.ts': { cls: 'INTENT_EVOLUTION' }, 'src/plant.ts': { cls: 'AST_REFACTOR' } },
+      }),
+    ];
+    for (const [i, make] of bad.entries()) {
+      const auth = readFileSync(join(wtA, 'src/auth.ts'), 'utf8');
+      const trace = stage(wtA, { 'src/auth.ts': i % 2 ? auth.replace(/\n\n$/, '\n') : `${auth}\n`, 'src/plant.ts': plant(i + 1) });
+      const key = stagedKey(wtA);
+      writeFileSync(join(aheadDir(), `${key}.json`), make(key));
+      // No worker: the planted entry is all post-commit finds.
+      const r = run('git', ['commit', '-q', '-m', `planted ${i}`], wtA, { INTENT_CLASSIFY_TRACE: trace, INTENT_CLASSIFY_AHEAD: '0' });
+      expect(r.status, r.stderr).toBe(0);
+      expect(traced(trace).map((t) => t.outcome)).toEqual(['rejected']);
+      expect(r.stderr).toContain('ignored the classification cache entry');
+      expect(classes(wtA)).toEqual({ 'src/auth.ts': 'AST_REFACTOR', 'src/plant.ts': 'AST_REFACTOR' });
+      expect(files('.json')).toEqual([]);
+    }
+  });
+
+  it('git commit --no-verify still gets the right class', async () => {
+    const trace = stage(wtA, { 'src/auth.ts': readFileSync(join(wtA, 'src/auth.ts'), 'utf8').replace(/\blifetime\b/g, 'seconds') });
+    const r = run('git', ['commit', '--no-verify', '-q', '-m', 'rename lifetime'], wtA, { INTENT_CLASSIFY_TRACE: trace });
+    expect(r.status, r.stderr).toBe(0);
+    expect(outcomes(trace)).toEqual([expect.stringMatching(/^(cache|waited|computed)$/)]);
+    expect(classes(wtA)).toEqual({ 'src/auth.ts': 'AST_REFACTOR' });
+    await workersDone();
+  });
+
+  it('two worktrees committing at once do not mix their results', async () => {
+    const traceA = stage(wtA, { 'src/auth.ts': readFileSync(join(wtA, 'src/auth.ts'), 'utf8').replace(/\bseconds\b/g, 'span') });
+    const traceB = stage(wtB, { 'lib/math.ts': MATH.replace('a - b', 'b - a') });
+    const commit = (wt: string, trace: string) => new Promise<number>((resolve) => {
+      const c = spawn('git', ['commit', '-q', '-m', 'at once'], { cwd: wt, env: { ...process.env, INTENT_CLASSIFY_TRACE: trace }, stdio: 'ignore' });
+      c.on('close', (code) => resolve(code ?? -1));
+    });
+    expect(await Promise.all([commit(wtA, traceA), commit(wtB, traceB)])).toEqual([0, 0]);
+    expect(classes(wtA)).toEqual({ 'src/auth.ts': 'AST_REFACTOR' });
+    expect(classes(wtB)).toEqual({ 'lib/math.ts': 'INTENT_EVOLUTION' });
+    for (const t of [traceA, traceB]) expect(outcomes(t)).toEqual([expect.stringMatching(/^(cache|waited)$/)]);
+    await workersDone();
+  });
+
+  it('a worker that never answers is waited for up to the bound; one that is killed, not at all', async () => {
+    const parent = git(wtA, 'rev-parse', 'HEAD').trim();
+    fakeWorker(parent);
+    let trace = stage(wtA, { 'src/auth.ts': readFileSync(join(wtA, 'src/auth.ts'), 'utf8').replace(/\bspan\b/g, 'period') });
+    let r = run('git', ['commit', '-q', '-m', 'stuck worker'], wtA, { INTENT_CLASSIFY_TRACE: trace, INTENT_CLASSIFY_AHEAD: '0', INTENT_CLASSIFY_WAIT_MS: '300' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(traced(trace).map((t) => t.outcome)).toEqual(['waiting', 'timeout']);
+    expect(classes(wtA)).toEqual({ 'src/auth.ts': 'AST_REFACTOR' });
+
+    // A bound far beyond the test's own time limit: only the worker's death ends the wait.
+    const worker = fakeWorker(git(wtA, 'rev-parse', 'HEAD').trim());
+    trace = stage(wtA, { 'src/auth.ts': readFileSync(join(wtA, 'src/auth.ts'), 'utf8').replace(/\bperiod\b/g, 'span') });
+    const done = new Promise<number>((resolve) => {
+      const c = spawn('git', ['commit', '-q', '-m', 'killed worker'], {
+        cwd: wtA, env: { ...process.env, INTENT_CLASSIFY_TRACE: trace, INTENT_CLASSIFY_AHEAD: '0', INTENT_CLASSIFY_WAIT_MS: '600000' }, stdio: 'ignore',
+      });
+      c.on('close', (code) => resolve(code ?? -1));
+    });
+    // Kill it once post-commit is waiting for it (the trace says so before the wait).
+    while (!existsSync(trace) || !traced(trace).some((t) => t.outcome === 'waiting')) await new Promise((res) => setTimeout(res, 20));
+    worker.kill('SIGKILL');
+    expect(await done).toBe(0);
+    expect(traced(trace).map((t) => t.outcome)).toEqual(['waiting', 'worker-gone']);
+    expect(classes(wtA)).toEqual({ 'src/auth.ts': 'AST_REFACTOR' });
+    r = run('git', ['status', '--porcelain'], wtA);
+    expect(r.stdout).toBe('');
+  });
+});
