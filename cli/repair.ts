@@ -11,7 +11,7 @@ export function run(opts: { cwd: string; range: string[]; json: boolean }): void
       r.recorded.length ? `recorded ${n(r.recorded.length, 'missing note')}` : '',
       r.tornBytes ? `cut off a torn last ledger line (${n(r.tornBytes, 'byte')})` : '',
       r.rechained || (r.quarantined && !r.tornBytes)
-        ? `healed the ledger from line ${r.brokeAt}: ${n(r.quarantined, 'damaged line')} set aside, ${n(r.rechained, 'record')} re-chained behind a repair entry`
+        ? `healed the ledger from line ${r.brokeAt}: ${n(r.quarantined, 'damaged line')}${r.duplicates ? ` (${n(r.duplicates, 'record')} written twice)` : ''} set aside, ${n(r.rechained, 'record')} re-chained behind a repair entry`
         : '',
       r.ledgerAppended ? `appended ${n(r.ledgerAppended, 'missing ledger line')}` : '',
     ].filter(Boolean);

@@ -1,6 +1,7 @@
 /**
  * Healing the local ledger after damage anywhere in it: a torn line (a crash or a full disk
- * mid-append, later closed off by the next append), a line removed, bytes that are not a record.
+ * mid-append, later closed off by the next append), a line removed, bytes that are not a record,
+ * a record line written twice (the second copy is damage: one commit, one ledger line).
  * Lines before the first break stay byte for byte; the damaged lines go to a quarantine side file
  * (nothing is thrown away); a repair entry is written where the break was, saying what was done;
  * the intact records after it are re-chained (only their prev_line_sha256 changes).
@@ -16,8 +17,10 @@ import { METADATA_KEY } from '../core/version.js';
 export interface LedgerHeal {
   /** 1-based line number of the first break, or null when the chain was whole. */
   brokeAt: number | null;
-  /** Lines moved to the quarantine file (not records). */
+  /** Lines moved to the quarantine file (not records, or a second copy of a record). */
   quarantined: number;
+  /** Of those, second copies of a record the ledger has (the same id). */
+  duplicates: number;
   /** Intact records after the break whose prev_line_sha256 was rewritten. */
   rechained: number;
   /** The repair entry written at the break (its id), or null. */
@@ -31,8 +34,11 @@ export interface LedgerRepairMeta {
   ledger_repair: {
     /** Where the break was (1-based line number in the ledger before the repair). */
     broke_at_line: number;
-    /** Line numbers (before the repair) of the lines moved to the quarantine file, with their SHA-256. */
-    quarantined: { line: number; sha256: string; bytes: number }[];
+    /**
+     * Line numbers (before the repair) of the lines moved to the quarantine file, with their
+     * SHA-256; `duplicate_of`: the line of the record it repeated.
+     */
+    quarantined: { line: number; sha256: string; bytes: number; duplicate_of?: number }[];
     /** How many intact records after the break were re-chained. */
     rechained: number;
     /** The side file (in the repository's intent state folder) that keeps the original lines. */
@@ -43,10 +49,15 @@ export interface LedgerRepairMeta {
 
 /** A ledger line's record metadata, or null when the line is not a ledger record. */
 function metaOf(line: string): Record<string, unknown> | null {
+  return recordOf(line)?.meta ?? null;
+}
+
+/** A ledger line's record id and metadata, or null when the line is not a ledger record. */
+function recordOf(line: string): { id: unknown; meta: Record<string, unknown> } | null {
   try {
-    const rec = JSON.parse(line) as { metadata?: Record<string, unknown> } | null;
+    const rec = JSON.parse(line) as { id?: unknown; metadata?: Record<string, unknown> } | null;
     const meta = rec && typeof rec === 'object' ? rec.metadata?.[METADATA_KEY] : null;
-    return meta && typeof meta === 'object' ? (meta as Record<string, unknown>) : null;
+    return meta && typeof meta === 'object' ? { id: rec!.id, meta: meta as Record<string, unknown> } : null;
   } catch {
     return null;
   }
@@ -71,7 +82,7 @@ export function assertWritable(path: string, what: string): void {
 
 /** Heals the ledger at `path` (the caller holds the record lock); keeps the damage in `quarantinePath`. */
 export function healLedger(path: string, quarantinePath: string, now = new Date()): LedgerHeal {
-  const none: LedgerHeal = { brokeAt: null, quarantined: 0, rechained: 0, entry: null, tornBytes: 0 };
+  const none: LedgerHeal = { brokeAt: null, quarantined: 0, duplicates: 0, rechained: 0, entry: null, tornBytes: 0 };
   if (!existsSync(path)) return none;
   const text = readFileSync(path, 'utf8');
   if (text === '') return none;
@@ -108,10 +119,23 @@ export function healLedger(path: string, quarantinePath: string, now = new Date(
 
   const quarantined: LedgerRepairMeta['ledger_repair']['quarantined'] = [];
   const keep: Record<string, unknown>[] = [];
+  /** Record id → the 1-based line that has it (the intact lines before the break, then the kept ones). */
+  const lineOf = new Map<unknown, number>();
+  for (let i = 0; i < k; i++) {
+    const id = recordOf(lines[i])?.id;
+    if (typeof id === 'string' && !lineOf.has(id)) lineOf.set(id, i + 1);
+  }
+  let duplicates = 0;
   for (let i = k; i < lines.length; i++) {
-    const meta = metaOf(lines[i]);
-    if (meta) keep.push(JSON.parse(lines[i]) as Record<string, unknown>);
-    else quarantined.push({ line: i + 1, sha256: sha256Hex(lines[i]), bytes: Buffer.byteLength(lines[i]) });
+    const rec = recordOf(lines[i]);
+    const first = rec && typeof rec.id === 'string' ? lineOf.get(rec.id) : undefined;
+    if (rec && first === undefined) {
+      keep.push(JSON.parse(lines[i]) as Record<string, unknown>);
+      if (typeof rec.id === 'string') lineOf.set(rec.id, i + 1);
+      continue;
+    }
+    quarantined.push({ line: i + 1, sha256: sha256Hex(lines[i]), bytes: Buffer.byteLength(lines[i]), ...(first !== undefined ? { duplicate_of: first } : {}) });
+    if (first !== undefined) duplicates++;
   }
   const id = randomUUID();
   // The side file first: the original lines from the break on, exactly as they were.
@@ -141,7 +165,7 @@ export function healLedger(path: string, quarantinePath: string, now = new Date(
     closeSync(wfd);
   }
   renameSync(tmp, path);
-  return { brokeAt: k + 1, quarantined: quarantined.length, rechained: keep.length, entry: id, tornBytes: 0 };
+  return { brokeAt: k + 1, quarantined: quarantined.length, duplicates, rechained: keep.length, entry: id, tornBytes: 0 };
 }
 
 /** Appends `text` to the quarantine side file (created when missing), durably. */

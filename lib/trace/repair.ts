@@ -2,8 +2,8 @@
  * `intent repair`: puts back what a crash (a killed hook, a full disk, a power cut) can leave
  * behind: governed commits without a note get one (recorded from the commit itself, as
  * post-commit would have); damage anywhere in the ledger is healed (trace/ledger-heal: the
- * damaged lines kept in a side file, the chain re-linked behind a repair entry; a torn last line
- * just cut off); notes missing from the ledger are appended to it. A read-only ledger is refused
+ * damaged lines, a second copy of a record among them, kept in a side file, the chain re-linked
+ * behind a repair entry; a torn last line just cut off); notes missing from the ledger are appended to it. A read-only ledger is refused
  * with a clear error before anything changes.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -29,8 +29,10 @@ export interface RepairResult {
   ledgerAppended: number;
   /** Bytes of a torn last ledger line that were cut off. */
   tornBytes: number;
-  /** Ledger lines that were not records, moved to the quarantine file. */
+  /** Ledger lines that were not records (or repeated one), moved to the quarantine file. */
   quarantined: number;
+  /** Of those, second copies of a record the ledger has. */
+  duplicates: number;
   /** Records after a break in the ledger that were re-chained behind a repair entry. */
   rechained: number;
   /** The 1-based ledger line where the first break was, or null when the chain was whole. */
@@ -64,7 +66,7 @@ export function repair(cwd: string, range: string[] = ['--branches'], env: NodeJ
   // Notes whose record never reached the ledger (killed between the note and the ledger line).
   const ledgerAppended = withLock(lock, () => appendMissingRecords(repo));
   return {
-    recorded, unknown, ledgerAppended, tornBytes: healed.tornBytes, quarantined: healed.quarantined, rechained: healed.rechained,
+    recorded, unknown, ledgerAppended, tornBytes: healed.tornBytes, quarantined: healed.quarantined, duplicates: healed.duplicates, rechained: healed.rechained,
     brokeAt: healed.brokeAt, quarantineFile: healed.quarantined || healed.rechained ? quarantine : null,
   };
 }

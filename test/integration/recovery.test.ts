@@ -129,6 +129,64 @@ describe('ledger and notes cross-checked, repair heals', () => {
   });
 });
 
+describe('repair reports exactly what it did', () => {
+  it('several kinds of damage at once: the printed and --json counts equal what changed in the ledger and the side file', () => {
+    const { repo, wt, ledger, shas } = setup(6);
+    const original = readFileSync(ledger, 'utf8').split('\n').filter((l) => l !== '');
+    expect(original).toHaveLength(6);
+    // Damage: line 2 lost, line 4 torn in the middle (a full disk, closed off by the next line),
+    // line 6 never written (killed between note and ledger line), line 1 written again, a stray
+    // line, a torn last line.
+    const torn4 = original[3].slice(0, 40);
+    const tornLast = original[0].slice(0, 25);
+    writeFileSync(ledger, [original[0], original[2], torn4, original[4], original[0], 'not a record'].join('\n') + '\n' + tornLast);
+    // A commit that never got its note (hooks skipped).
+    writeFiles(wt, { 'src/a.ts': 'a\n7\n' });
+    expect(run('git', ['-c', 'core.hooksPath=/dev/null', 'commit', '-q', '-am', 'c7'], wt).status).toBe(0);
+    const c7 = git(wt, 'rev-parse', 'HEAD').trim();
+    const quarantine = join(repo, '.git', 'intent', 'ledger-quarantine.txt');
+    expect(existsSync(quarantine)).toBe(false);
+
+    const r = intent(wt, ['repair', '--json']);
+    expect(r.status, r.stderr + r.stdout).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j).toEqual({
+      recorded: [c7], unknown: [], ledgerAppended: 3, tornBytes: 0, quarantined: 4, duplicates: 1, rechained: 2, brokeAt: 2, quarantineFile: quarantine,
+    });
+    // The ledger: line 1 as it was, the repair entry, the two intact records re-chained, the new
+    // note's record, then the three lost records (commits 2, 4, 6), oldest first.
+    const now = ledgerLines(repo).map((l) => JSON.parse(l));
+    expect(now).toHaveLength(8);
+    expect(JSON.stringify(now[0])).toBe(original[0]);
+    const entry = now[1].metadata['dev.intent'].ledger_repair;
+    expect(entry).toMatchObject({ broke_at_line: 2, rechained: j.rechained });
+    expect(entry.quarantined.map((q: any) => [q.line, q.duplicate_of ?? null])).toEqual([[3, null], [5, 1], [6, null], [7, null]]);
+    expect(entry.quarantined).toHaveLength(j.quarantined);
+    expect(now.slice(2, 5).map((rec) => rec.vcs.revision)).toEqual([shas[2], shas[4], c7]);
+    expect(now.slice(5).map((rec) => rec.vcs.revision).sort()).toEqual([shas[1], shas[3], shas[5]].sort()); // by commit time (one second: by sha)
+    // The side file: the lines from the break on, as they were (the damaged ones among them).
+    const side = readFileSync(quarantine, 'utf8').split('\n');
+    expect(side[0]).toMatch(/lines 2-7 as they were \(the last one unterminated\); quarantined: 3, 5, 6, 7$/);
+    expect(side.slice(1, -1)).toEqual([original[2], torn4, original[4], original[0], 'not a record', tornLast]);
+    expect(verifyJson(wt).findings).toEqual([]);
+    // The same counts in words; a second run has nothing to do.
+    expect(intent(wt, ['repair']).stdout).toBe('intent repair: nothing to repair.\n');
+  });
+
+  it('the human output names each count; a record written twice is set aside, not kept twice', () => {
+    const { repo, wt, ledger } = setup(4);
+    const original = readFileSync(ledger, 'utf8').split('\n').filter((l) => l !== '');
+    writeFileSync(ledger, [original[0], original[2], 'garbage', original[2]].join('\n') + '\n');
+    const r = intent(wt, ['repair']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toBe(
+      'intent repair: healed the ledger from line 2: 2 damaged lines (1 record written twice) set aside, 1 record re-chained behind a repair entry; appended 2 missing ledger lines.\n' +
+      `  the lines taken out of the ledger are kept in ${join(repo, '.git', 'intent', 'ledger-quarantine.txt')}\n`,
+    );
+    expect(ledgerLines(repo)).toHaveLength(5);
+  });
+});
+
 describe('a second clone', () => {
   it('without notes: one NOTES_ABSENT (not one NOTE_MISSING per commit); after init and git fetch a hint to sync; after sync clean', () => {
     const { repo } = setup(3);
