@@ -30,7 +30,7 @@ export function startClassifyAhead(repo: Repo, paths: readonly string[], env: No
     if (pendingAlive(dir, parent, tree)) return null;
     const childEnv = { ...env };
     for (const k of ['GIT_INDEX_FILE', 'GIT_DIR', 'GIT_WORK_TREE', 'GIT_PREFIX']) delete childEnv[k];
-    const child = spawn(process.execPath, [join(PKG_ROOT, 'dist', 'bin', 'hook.js'), 'classify-ahead', parent, tree], {
+    const child = spawn(process.execPath, [join(PKG_ROOT, 'dist', 'bin', 'hook.js'), 'classify-ahead', parent, tree, stateDir(repo)], {
       cwd: repo.root, env: childEnv, detached: true, stdio: 'ignore',
     });
     child.on('error', () => { /* post-commit classifies by itself */ });

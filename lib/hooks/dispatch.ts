@@ -16,7 +16,7 @@ export async function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv,
   if (hook === 'restore-worktree-hooks') return restore(cwd, args[0] ?? '');
   if (hook === 'classify-ahead') {
     // Not a git hook: the background worker pre-commit starts (detached, nobody reads its output).
-    await (await import('./classify-ahead.js')).classifyAhead(cwd, args[0] ?? '', args[1] ?? '');
+    await (await import('./classify-ahead.js')).classifyAhead(cwd, args[0] ?? '', args[1] ?? '', args[2]);
     return { code: 0, stderr: '' };
   }
   const out = await dispatch(hook, cwd, env, stdin, args);

@@ -57,7 +57,11 @@ export function recordCommit(
   const pending = readAttribution(repo);
   const credited = diff.changes.flatMap((c) => (pending[c.path] ? [[c.path, pending[c.path]] as const] : []));
   const oids = diff.changes.flatMap((c) => [c.oldOid, c.newOid]);
-  const blobs = readBlobs(repo.root, [...oids, ...credited.map(([, e]) => e.blob)]);
+  // The commit object comes with the blobs, from the same `git cat-file --batch` (its message says
+  // whether the commit claims a refactor): no process of its own.
+  const blobs = readBlobs(repo.root, [...oids, ...credited.map(([, e]) => e.blob), diff.sha]);
+  const commitObject = blobs.get(diff.sha);
+  blobs.delete(diff.sha);
   const fresh = new Map(
     credited.flatMap(([path, entry]) => {
       const committed = blobs.get(diff.changes.find((c) => c.path === path)!.newOid);
@@ -72,7 +76,7 @@ export function recordCommit(
   const violations = outOfScope(touched, compileScope(intent.owned_scope), loadIgnore(repo), !repo.isMainWorktree);
   // The decision the commit-msg hook held a claimed refactor to (lib/mutation/claim.ts); a
   // refactor-like change may have been classified ahead by a worker pre-commit started.
-  const classified = classifyCommitChanges(stateDir(repo), diff.changes, blobs, diff.parents[0], env, claimsRefactor(commitMessage(repo.root, diff.sha)));
+  const classified = classifyCommitChanges(stateDir(repo), diff.changes, blobs, diff.parents[0], env, claimsRefactor(commitMessage(repo.root, diff.sha, commitObject)));
   if (classified.warning) process.stderr.write(classified.warning);
   const record = buildRecord({
     sha: diff.sha,
@@ -107,8 +111,8 @@ export function recordCommit(
 }
 
 /** A commit's message: the commit object after its headers (no user config can change it). */
-function commitMessage(cwd: string, sha: string): string {
-  const raw = git(['cat-file', 'commit', sha], { cwd });
+function commitMessage(cwd: string, sha: string, object?: Buffer): string {
+  const raw = object ? object.toString('utf8') : git(['cat-file', 'commit', sha], { cwd });
   const at = raw.indexOf('\n\n');
   return at === -1 ? '' : raw.slice(at + 2);
 }
