@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { readBlobs } from '../git/blobs.js';
-import { classifyChanges, explainEvolution } from './classify.js';
+import { classifyChanges, explainEvolution, type FileClasses } from './classify.js';
 import { IntentError } from '../core/errors.js';
-import { git, splitNul } from '../git/process.js';
+import { git, gitRaw, splitNul } from '../git/process.js';
 import type { FileChange } from '../git/hunks.js';
 
 const TRAILER = /^Intent-Mutation:[ \t]*(.*?)[ \t]*$/im;
@@ -32,7 +32,7 @@ export function checkMutationClaim(cwd: string, messageFile: string): string | n
   if (claim !== 'AST_REFACTOR') {
     throw new IntentError('INVALID_INPUT', `Intent-Mutation: "${written}" is not a mutation class; write AST_REFACTOR or INTENT_EVOLUTION.`, { claim: written });
   }
-  const changes = stagedChanges(cwd);
+  const changes = stagedChanges(cwd, amending() ? amendBase(cwd) : 'HEAD');
   const blobs = readBlobs(cwd, changes.flatMap((c) => [c.oldOid, c.newOid]));
   const classes = classifyChanges(changes, blobs, true);
   const wrong = changes.find((c) => classes.get(c.path)?.cls !== 'AST_REFACTOR');
@@ -48,12 +48,54 @@ export function checkMutationClaim(cwd: string, messageFile: string): string | n
 }
 
 /**
- * The staged changes against HEAD, read with the hook's own index; renames found as the
- * post-commit hook's diff finds them (lib/git/diff.ts), so both classify the same changes.
+ * The warning for a commit whose message claims AST_REFACTOR but whose change against its parent
+ * is not one ('' when the claim holds). The commit-msg check compares the index with HEAD, so it
+ * cannot see a whole amended commit (nor a commit made without the hook: `--no-verify`, a rebase);
+ * the note records what the commit is, and the committer hears why.
  */
-function stagedChanges(cwd: string): FileChange[] {
+export function unmetClaimWarning(sha: string, changes: FileChange[], classes: FileClasses): string {
+  const wrong = changes.find((c) => classes.get(c.path)?.cls !== 'AST_REFACTOR');
+  if (!wrong) return '';
+  const why = classes.get(wrong.path)?.reason ?? `${wrong.path} changes more than layout, names or order`;
+  return `intent: WARNING: commit ${sha.slice(0, 12)} claims Intent-Mutation: AST_REFACTOR, but against its parent it is not one: ${why}.\n` +
+    'intent: it is recorded as INTENT_EVOLUTION. The commit-msg check compares the staged change with HEAD, so an amend (or a commit made without ' +
+    'the hook) is not checked as a whole; to drop the claim: git commit --amend, without the trailer.\n';
+}
+
+/**
+ * Whether the git process this hook runs for is `git commit --amend` (its command line, read from
+ * /proc: git → the hook's shell → node). git tells commit-msg nothing else; where there is no
+ * /proc this says no, and post-commit warns about a claim the whole amended commit does not bear out.
+ */
+function amending(): boolean {
+  try {
+    let pid = process.ppid;
+    for (let i = 0; i < 5 && pid > 1; i++) {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0');
+      if (/(^|\/)git$/.test(argv[0] ?? '')) {
+        const end = argv.indexOf('--');
+        return (end === -1 ? argv : argv.slice(0, end)).some((a) => /^--am(e(nd?)?)?$/.test(a));
+      }
+      pid = Number(readFileSync(`/proc/${pid}/stat`, 'latin1').replace(/^[\s\S]*\) /, '').split(' ')[1]);
+    }
+  } catch { /* no /proc: not known */ }
+  return false;
+}
+
+/** What an amended commit will be compared with by post-commit: HEAD's first parent (the empty tree for a root commit). */
+function amendBase(cwd: string): string {
+  const parent = gitRaw(['rev-parse', '-q', '--verify', 'HEAD^1'], { cwd, inheritRepoEnv: true });
+  return parent.status === 0 ? parent.stdout.trim() : git(['hash-object', '-t', 'tree', '--stdin'], { cwd, input: '' }).trim();
+}
+
+/**
+ * The staged changes against `base` (HEAD, or HEAD's parent for an amend), read with the hook's
+ * own index; renames found as the post-commit hook's diff finds them (lib/git/diff.ts), so both
+ * classify the same changes.
+ */
+function stagedChanges(cwd: string, base: string): FileChange[] {
   const out = git(
-    ['-c', 'core.quotePath=false', 'diff', '--cached', '--raw', '-z', '--no-abbrev', '--find-renames=50%', '--no-ext-diff', '--no-relative', '--ignore-submodules=none'],
+    ['-c', 'core.quotePath=false', 'diff', '--cached', '--raw', '-z', '--no-abbrev', '--find-renames=50%', '--no-ext-diff', '--no-relative', '--ignore-submodules=none', base, '--'],
     { cwd, inheritRepoEnv: true },
   );
   const parts = splitNul(out);

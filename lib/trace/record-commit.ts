@@ -9,7 +9,7 @@ import { authorsOfCommitted, readAttribution, updateAttribution, type PathAttrib
 import { readBlobs } from '../git/blobs.js';
 import { applyPool, creditPool } from './credit-carry.js';
 import { classifyCommitChanges } from '../mutation/classify-commit.js';
-import { claimsRefactor } from '../mutation/claim.js';
+import { claimsRefactor, unmetClaimWarning } from '../mutation/claim.js';
 import { git } from '../git/process.js';
 import { useTypeScriptCodeCache } from '../mutation/ts-cache.js';
 import { commitDiff } from '../git/diff.js';
@@ -76,8 +76,10 @@ export function recordCommit(
   const violations = outOfScope(touched, compileScope(intent.owned_scope), loadIgnore(repo), !repo.isMainWorktree);
   // The decision the commit-msg hook held a claimed refactor to (lib/mutation/claim.ts); a
   // refactor-like change may have been classified ahead by a worker pre-commit started.
-  const classified = classifyCommitChanges(stateDir(repo), diff.changes, blobs, diff.parents[0], env, claimsRefactor(commitMessage(repo.root, diff.sha, commitObject)));
+  const claimed = claimsRefactor(commitMessage(repo.root, diff.sha, commitObject));
+  const classified = classifyCommitChanges(stateDir(repo), diff.changes, blobs, diff.parents[0], env, claimed);
   if (classified.warning) process.stderr.write(classified.warning);
+  if (claimed) process.stderr.write(unmetClaimWarning(diff.sha, diff.changes, classified.classes));
   const record = buildRecord({
     sha: diff.sha,
     parents: diff.parents,

@@ -123,4 +123,39 @@ describe('the commit-msg check and the trace note take one decision', () => {
     expect(r.stderr).toContain('Intent-Mutation: AST_REFACTOR is not true for this commit');
     expect(r.stderr).toMatch(/too large for the syntax comparison \(1 files, 4\.\d MiB of changed text; the limits are 500 files and 4\.0 MiB\)/);
   });
+
+  it('an amend is checked as the whole commit it makes: a false claim is refused, a true one recorded as AST_REFACTOR', () => {
+    const wt = setup();
+    writeFiles(wt, { 'src/util.ts': 'export const one = 1;\nexport function two() {\n  return 2;\n}\n' });
+    git(wt, 'commit', '-q', '-am', 'two');
+    const head = git(wt, 'rev-parse', 'HEAD');
+    // Only formatting is staged now, but the amended commit, against its parent, adds a function.
+    writeFiles(wt, { 'src/util.ts': 'export const one = 1\nexport function two() { return 2 }\n' });
+    const r = run('git', ['commit', '-q', '-a', '--amend', '-m', 'two', '-m', 'Intent-Mutation: AST_REFACTOR'], wt);
+    if (process.platform === 'linux') {
+      // commit-msg reads git's command line (/proc) to know it is an amend.
+      expect(r.status).not.toBe(0);
+      expect(r.stderr).toContain('Intent-Mutation: AST_REFACTOR is not true for this commit');
+      expect(r.stderr).toMatch(/two/);
+      expect(git(wt, 'rev-parse', 'HEAD')).toBe(head);
+    } else expect(r.stderr).toContain('claims Intent-Mutation: AST_REFACTOR, but against its parent it is not one');
+    // A true claim on an amend: the amended commit is a refactor of its parent.
+    const wt2 = setup();
+    writeFiles(wt2, { 'src/util.ts': 'export const one = 1;  \n' });
+    git(wt2, 'commit', '-q', '-am', 'spaces');
+    writeFiles(wt2, { 'src/util.ts': 'export const one = 1\n' });
+    const ok = run('git', ['commit', '-q', '-a', '--amend', '-m', 'layout', '-m', 'Intent-Mutation: AST_REFACTOR'], wt2);
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(noteOf(wt2)!.record.metadata['dev.intent'].mutation_class).toBe('AST_REFACTOR');
+  });
+
+  it('a claim the commit-msg hook never checked (--no-verify) that the commit does not bear out: recorded as INTENT_EVOLUTION, and the committer is told', () => {
+    const wt = setup();
+    writeFiles(wt, { 'src/util.ts': 'export const one = 2;\n' });
+    const r = run('git', ['commit', '-q', '-a', '--no-verify', '-m', 'one', '-m', 'Intent-Mutation: AST_REFACTOR'], wt);
+    expect(r.status, r.stderr).toBe(0);
+    expect(noteOf(wt)!.record.metadata['dev.intent'].mutation_class).toBe('INTENT_EVOLUTION');
+    expect(r.stderr).toContain(`intent: WARNING: commit ${git(wt, 'rev-parse', 'HEAD').slice(0, 12)} claims Intent-Mutation: AST_REFACTOR, but against its parent it is not one: `);
+    expect(r.stderr).toContain('it is recorded as INTENT_EVOLUTION');
+  });
 });
