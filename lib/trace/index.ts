@@ -2,7 +2,8 @@
  * trace: the audit trail. The Agent Trace record and its hashes (record, hashing), which model or
  * human wrote each line and how that survives rewrites (line-credit, credit-carry), recording a
  * commit as a note plus a ledger line (record-commit, ledger), and what reads the trail back:
- * verify, repair, sync of the notes between clones, blame by content hash, and the intent map.
+ * verify, repair, sync of the notes between clones, blame by content hash (whole recorded ranges
+ * and, block-credit, runs of one that moved without its boundaries), and the intent map.
  * Imports: core, git, intents, mutation.
  */
 export { blame } from './blame.js';
