@@ -35,31 +35,40 @@ export function checkMutationClaim(cwd: string, messageFile: string): string | n
   const changes = stagedChanges(cwd, amending() ? amendBase(cwd) : 'HEAD');
   const blobs = readBlobs(cwd, changes.flatMap((c) => [c.oldOid, c.newOid]));
   const classes = classifyChanges(changes, blobs, true);
-  const wrong = changes.find((c) => classes.get(c.path)?.cls !== 'AST_REFACTOR');
-  if (wrong) {
-    const why = explainEvolution(changes, blobs, classes, wrong.path);
+  const why = unmet(changes, blobs, classes);
+  if (why !== null) {
+    const wrong = changes.find((c) => classes.get(c.path)?.cls !== 'AST_REFACTOR');
     throw new IntentError(
       'MUTATION_CLAIM_FALSE',
       `Intent-Mutation: AST_REFACTOR is not true for this commit: ${why}.\nRemove the trailer (or write Intent-Mutation: INTENT_EVOLUTION), or split the behaviour change into its own commit.`,
-      { path: wrong.path, reason: why },
+      { path: wrong?.path ?? null, reason: why },
     );
   }
   return claim;
 }
 
 /**
- * The warning for a commit whose message claims AST_REFACTOR but whose change against its parent
- * is not one ('' when the claim holds). The commit-msg check compares the index with HEAD, so it
- * cannot see a whole amended commit (nor a commit made without the hook: `--no-verify`, a rebase);
- * the note records what the commit is, and the committer hears why.
+ * Why a claimed refactor is not one, or null when it is: a file the decision calls an evolution,
+ * or no file at all (a commit that changes nothing is recorded as INTENT_EVOLUTION: classifyCommit).
  */
-export function unmetClaimWarning(sha: string, changes: FileChange[], classes: FileClasses): string {
+function unmet(changes: FileChange[], blobs: Map<string, Buffer>, classes: FileClasses): string | null {
+  if (!changes.length) return 'the commit changes no file';
   const wrong = changes.find((c) => classes.get(c.path)?.cls !== 'AST_REFACTOR');
-  if (!wrong) return '';
-  const why = classes.get(wrong.path)?.reason ?? `${wrong.path} changes more than layout, names or order`;
+  return wrong ? explainEvolution(changes, blobs, classes, wrong.path) : null;
+}
+
+/**
+ * The post-commit warning for a commit whose message claims AST_REFACTOR but whose change against
+ * its parent is not one ('' when the claim holds): a claim the commit-msg check did not see whole
+ * (`--no-verify`, a rebase, an amend where git's command line cannot be read). The note records
+ * what the commit is; the committer hears why.
+ */
+export function unmetClaimWarning(sha: string, changes: FileChange[], blobs: Map<string, Buffer>, classes: FileClasses): string {
+  const why = unmet(changes, blobs, classes);
+  if (why === null) return '';
   return `intent: WARNING: commit ${sha.slice(0, 12)} claims Intent-Mutation: AST_REFACTOR, but against its parent it is not one: ${why}.\n` +
-    'intent: it is recorded as INTENT_EVOLUTION. The commit-msg check compares the staged change with HEAD, so an amend (or a commit made without ' +
-    'the hook) is not checked as a whole; to drop the claim: git commit --amend, without the trailer.\n';
+    'intent: it is recorded as INTENT_EVOLUTION. The commit-msg hook did not check this commit as a whole (--no-verify, a rebase, or an amend ' +
+    'where git\'s command line cannot be read); to drop the claim: git commit --amend, without the trailer.\n';
 }
 
 /**

@@ -79,7 +79,7 @@ export function recordCommit(
   const claimed = claimsRefactor(commitMessage(repo.root, diff.sha, commitObject));
   const classified = classifyCommitChanges(stateDir(repo), diff.changes, blobs, diff.parents[0], env, claimed);
   if (classified.warning) process.stderr.write(classified.warning);
-  if (claimed) process.stderr.write(unmetClaimWarning(diff.sha, diff.changes, classified.classes));
+  if (claimed) process.stderr.write(unmetClaimWarning(diff.sha, diff.changes, blobs, classified.classes));
   const record = buildRecord({
     sha: diff.sha,
     parents: diff.parents,

@@ -68,6 +68,13 @@ describe('Intent-Mutation: AST_REFACTOR is a claim the hooks check by syntax', (
     }
   });
 
+  it('refuses a refactor claim for a commit that changes nothing (its note would say INTENT_EVOLUTION)', () => {
+    const wt = setup();
+    const r = run('git', ['commit', '-q', '--allow-empty', '-m', 'nothing', '-m', 'Intent-Mutation: AST_REFACTOR'], wt);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain('Intent-Mutation: AST_REFACTOR is not true for this commit: the commit changes no file.');
+  });
+
   it('refuses an unknown claim and accepts INTENT_EVOLUTION', () => {
     const wt = setup();
     writeFiles(wt, { 'src/util.ts': 'export const one = 2;\n' });
