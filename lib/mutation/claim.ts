@@ -32,7 +32,7 @@ export function checkMutationClaim(cwd: string, messageFile: string): string | n
   if (claim !== 'AST_REFACTOR') {
     throw new IntentError('INVALID_INPUT', `Intent-Mutation: "${written}" is not a mutation class; write AST_REFACTOR or INTENT_EVOLUTION.`, { claim: written });
   }
-  const changes = stagedChanges(cwd, amending() ? amendBase(cwd) : 'HEAD');
+  const changes = stagedChanges(cwd, commitOrEmptyTree(cwd, amending() ? 'HEAD^1' : 'HEAD'));
   const blobs = readBlobs(cwd, changes.flatMap((c) => [c.oldOid, c.newOid]));
   const classes = classifyChanges(changes, blobs, true);
   const why = unmet(changes, blobs, classes);
@@ -91,10 +91,13 @@ function amending(): boolean {
   return false;
 }
 
-/** What an amended commit will be compared with by post-commit: HEAD's first parent (the empty tree for a root commit). */
-function amendBase(cwd: string): string {
-  const parent = gitRaw(['rev-parse', '-q', '--verify', 'HEAD^1'], { cwd, inheritRepoEnv: true });
-  return parent.status === 0 ? parent.stdout.trim() : git(['hash-object', '-t', 'tree', '--stdin'], { cwd, input: '' }).trim();
+/**
+ * What post-commit will compare the commit with: HEAD (an amend: HEAD's first parent), or the
+ * empty tree when there is none (the first commit of a branch, an amended root commit).
+ */
+function commitOrEmptyTree(cwd: string, rev: string): string {
+  const r = gitRaw(['rev-parse', '-q', '--verify', `${rev}^{commit}`], { cwd, inheritRepoEnv: true });
+  return r.status === 0 ? r.stdout.trim() : git(['hash-object', '-t', 'tree', '--stdin'], { cwd, input: '' }).trim();
 }
 
 /**

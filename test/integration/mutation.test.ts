@@ -75,6 +75,15 @@ describe('Intent-Mutation: AST_REFACTOR is a claim the hooks check by syntax', (
     expect(r.stderr).toContain('Intent-Mutation: AST_REFACTOR is not true for this commit: the commit changes no file.');
   });
 
+  it('checks a claim on the first commit of a repository against nothing (every file added: an evolution)', () => {
+    const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], BASE);
+    git(repo, 'checkout', '-q', '--orphan', 'fresh');
+    const r = run('git', ['commit', '-q', '-m', 'first', '-m', 'Intent-Mutation: AST_REFACTOR'], repo);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain('Intent-Mutation: AST_REFACTOR is not true for this commit');
+    expect(r.stderr).not.toContain('fatal');
+  });
+
   it('refuses an unknown claim and accepts INTENT_EVOLUTION', () => {
     const wt = setup();
     writeFiles(wt, { 'src/util.ts': 'export const one = 2;\n' });
