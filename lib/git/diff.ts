@@ -54,12 +54,13 @@ export async function treeDiffAsync(cwd: string, from: string, to: string): Prom
 
 /**
  * The staged change as a `-U0` patch without rename detection (for a quick look at the changed
- * lines), read with the hook's own index.
+ * lines), of the paths `pathspecs` match (all when none), read with the hook's own index. Throws
+ * when git fails or its output exceeds `maxBytes`.
  */
-export function stagedPatch(cwd: string): string {
+export function stagedPatch(cwd: string, pathspecs: readonly string[] = [], maxBytes?: number): string {
   return git(
-    [...CONFIG, 'diff', '--cached', '-U0', '--no-renames', '--no-color', '--no-ext-diff', '--no-textconv', '--no-relative', '--ignore-submodules=none', '-O/dev/null'],
-    { cwd, inheritRepoEnv: true },
+    [...CONFIG, 'diff', '--cached', '-U0', '--no-renames', '--no-color', '--no-ext-diff', '--no-textconv', '--no-relative', '--ignore-submodules=none', '-O/dev/null', '--', ...pathspecs],
+    { cwd, inheritRepoEnv: true, ...(maxBytes ? { maxBuffer: maxBytes } : {}) },
   );
 }
 

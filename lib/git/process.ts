@@ -21,6 +21,8 @@ export interface GitOptions {
   env?: Record<string, string | undefined>;
   /** Return stdout as a Buffer (binary-safe). */
   binary?: boolean;
+  /** Stop git (and throw GIT_FAILED) once its output exceeds this many bytes (default 1 GiB). */
+  maxBuffer?: number;
 }
 
 const REPO_ENV = [
@@ -55,7 +57,7 @@ export function gitRaw(args: string[], opts: GitOptions): GitResult & { stdoutBu
     cwd: opts.cwd,
     env: gitEnv(opts),
     input: typeof opts.input === 'string' ? Buffer.from(opts.input, 'utf8') : opts.input,
-    maxBuffer: 1024 * 1024 * 1024,
+    maxBuffer: opts.maxBuffer ?? 1024 * 1024 * 1024,
 
   });
   if (res.error) {

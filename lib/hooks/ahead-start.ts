@@ -11,18 +11,23 @@ import { stagedPatch } from '../git/diff.js';
 import { gitRaw } from '../git/process.js';
 import { headOid, stateDir, type Repo } from '../git/repo.js';
 import { aheadDir, pendingAlive, predictsSyntax, writePending } from '../mutation/ahead.js';
-import { syntaxOf } from '../mutation/languages.js';
+import { COMPILED_PATHSPECS as COMPILED } from '../mutation/languages.js';
 
-/** At most this many staged paths are looked at (the classifier's own limit is 500). */
-const MAX_PATHS = 500;
+/** At most this many staged TS/JS files are looked at (the classifier's own limit is 500). */
+const MAX_FILES = 500;
 
-/** Starts the worker for the staged change when it looks refactor-like; returns its pid or null. */
-export function startClassifyAhead(repo: Repo, paths: readonly string[], env: NodeJS.ProcessEnv = process.env): number | null {
-  // Only TS and JS files make post-commit load the TypeScript compiler.
-  if (!paths.length || paths.length > MAX_PATHS || env.INTENT_CLASSIFY_AHEAD === '0' || !paths.some((p) => syntaxOf(p))) return null;
+/**
+ * Starts the worker for the staged change when its TS/JS part looks refactor-like (only those
+ * files make post-commit load the compiler); returns the worker's pid or null.
+ */
+export function startClassifyAhead(repo: Repo, env: NodeJS.ProcessEnv = process.env): number | null {
+  if (env.INTENT_CLASSIFY_AHEAD === '0') return null;
   try {
     const parent = headOid(repo);
-    if (!parent || !predictsSyntax(stagedPatch(repo.root))) return null;
+    if (!parent) return null;
+    // A patch over 1 MB is not looked at (git is stopped there): a change that big is no quick win.
+    const patch = stagedPatch(repo.root, COMPILED, 1_000_000);
+    if (!predictsSyntax(patch) || patch.split('\ndiff --git ').length > MAX_FILES) return null;
     const res = gitRaw(['write-tree'], { cwd: repo.root, inheritRepoEnv: true });
     const tree = res.stdout.trim();
     if (res.status !== 0 || !/^[0-9a-f]{40,64}$/.test(tree)) return null;

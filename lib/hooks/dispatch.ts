@@ -42,12 +42,12 @@ async function restore(cwd: string, hook: string): Promise<HookOutcome> {
 async function dispatch(hook: string, cwd: string, env: NodeJS.ProcessEnv, stdin: () => string, args: string[]): Promise<HookOutcome> {
   switch (hook) {
     case 'pre-commit':
-      return commitCheck(async () => checkAndClassifyAhead(cwd, env), 'intent: commit blocked.');
+      return commitCheck(async () => (await import('./pre-commit.js')).checkStagedCommit(cwd, env), 'intent: commit blocked.');
     case 'prepare-commit-msg':
       // An intent worktree's commit that pre-commit did not see (cherry-pick, revert, --no-verify):
       // the same check, here (see WORKTREE_ONLY_HOOKS in install.ts).
       return commitCheck(
-        async () => checkAndClassifyAhead(cwd, env),
+        async () => (await import('./pre-commit.js')).checkStagedCommit(cwd, env),
         'intent: commit blocked. cherry-pick, revert and --no-verify skip pre-commit; intent checks their commits here. ' +
           'To undo what a refused cherry-pick or revert left staged: git cherry-pick --abort or git revert --abort while git says one is in progress, ' +
           'otherwise git reset --merge (your own unstaged edits stay).',
@@ -119,17 +119,6 @@ async function dispatch(hook: string, cwd: string, env: NodeJS.ProcessEnv, stdin
     default:
       return { code: 1, stderr: `intent: unknown hook "${hook}"; re-run \`intent init\` to reinstall the hooks.\n` };
   }
-}
-
-/**
- * The pre-commit check; a governed commit whose staged change looks like a refactor also gets
- * its syntax comparison started in the background (lib/hooks/ahead-start.ts), for post-commit.
- */
-async function checkAndClassifyAhead(cwd: string, env: NodeJS.ProcessEnv): Promise<{ governed: boolean; warnings?: string[] }> {
-  const m = await import('./pre-commit.js');
-  const r = await m.checkStagedCommit(cwd, env);
-  if (r.governed) m.startClassifyAhead(r.repo, r.paths, env);
-  return r;
 }
 
 /**

@@ -9,13 +9,12 @@ import { loadRegistry, type Intent, type Registry } from '../intents/registry.js
 import { openRepo, orchestrationPath, stateDir, type Repo } from '../git/repo.js';
 import { compileScope, outOfScope } from '../intents/scope.js';
 import { loadIgnore } from '../intents/ignore.js';
+import { startClassifyAhead } from './ahead-start.js';
 
 /** What the pre-commit check decided. */
 export type PreCommitResult =
   | { governed: false; reason: string }
-  | { governed: true; intent: Intent; paths: string[]; warnings: string[]; repo: Repo };
-
-export { startClassifyAhead } from './ahead-start.js';
+  | { governed: true; intent: Intent; paths: string[]; warnings: string[] };
 
 /** Refusals that count towards an intent's circuit breaker (and leave a lesson). */
 /**
@@ -50,6 +49,9 @@ export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = pr
       {},
     );
   }
+  // A refactor-like TS/JS change: its syntax comparison starts now, in the background, for
+  // post-commit (as early as possible; a refused commit only leaves an entry that is swept).
+  startClassifyAhead(repo, env);
   const registryFile = orchestrationPath(repo, 'active_intents.yaml');
   let registry: Registry | null = null;
   let intent: Intent | null = null;
@@ -85,7 +87,7 @@ export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = pr
     const overlap = await import('../intents/overlap.js');
     warnings = overlap.describeConflicts(intent.id, overlap.conflictsAhead(repo, registry, intent.id, paths));
   }
-  return { governed: true, intent, paths, warnings, repo };
+  return { governed: true, intent, paths, warnings };
 }
 
 /**
