@@ -223,9 +223,12 @@ function declName(ts: TS, n: import('typescript').Node): { kind: string; name: s
     return { kind: fn ?? (ts.isVariableDeclarationList(n.parent) && n.parent.flags & ts.NodeFlags.Const ? 'const' : 'variable'), name: n.name.text };
   }
   // CommonJS: `exports.x = function`, `res.status = function status`, `module.exports = class`.
+  // A chain (`res.contentType = res.type = function contentType`) is named by its first target.
   if (ts.isExpressionStatement(n) && ts.isBinaryExpression(n.expression) && n.expression.operatorToken.kind === ts.SyntaxKind.EqualsToken) {
     const target = dotted(ts, n.expression.left);
-    const fn = functionValue(ts, n.expression.right);
+    let value = n.expression.right;
+    while (ts.isBinaryExpression(value) && value.operatorToken.kind === ts.SyntaxKind.EqualsToken) value = value.right;
+    const fn = functionValue(ts, value);
     if (target && target.includes('.') && fn) return { kind: fn, name: target, qualified: true };
   }
   // A named function passed as a value (a callback): `defineGetter(req, 'protocol', function protocol() {…})`.

@@ -33,7 +33,7 @@ describe('intent map', () => {
     expect(json.intents.map((i: any) => i.id)).toEqual(['INT-001', 'INT-002']);
   });
 
-  it('names CommonJS constructs (exports.x = function, res.status = function status, a named callback, module.exports) and never a function\'s locals', () => {
+  it('names CommonJS constructs (exports.x = function, res.status = function status, a chain, a named callback, module.exports) and never a function\'s locals', () => {
     // The shapes of express's lib/response.js and lib/request.js.
     const before = [
       "'use strict';",
@@ -62,6 +62,11 @@ describe('intent map', () => {
       '  return app;',
       '};',
       '',
+      'res.contentType = res.type = function contentType(type) {',
+      "  var ct = type.indexOf('/') === -1 ? 'application/' + type : type;",
+      "  return this.set('Content-Type', ct);",
+      '};',
+      '',
       'function defineGetter(obj, name, getter) {',
       '  var desc = { configurable: true, enumerable: true, get: getter };',
       '  Object.defineProperty(obj, name, desc);',
@@ -76,6 +81,7 @@ describe('intent map', () => {
       .replace("var proto = this.connection.encrypted ? 'https' : 'http';", "var proto = this.connection.encrypted ? 'https' : 'http:';")
       .replace('var app = {};', 'var app = { settings: {} };')
       .replace('var desc = { configurable: true,', 'var desc = { configurable: false,')
+      .replace("'application/' + type", "'text/' + type")
       .replace('module.exports = res;', 'module.exports = function createResponse() {\n  var out = Object.create(res);\n  return out;\n};');
     writeFiles(wt, { 'lib/response.js': after });
     git(wt, 'commit', '-q', '-am', 'response tweaks');
@@ -89,7 +95,8 @@ describe('intent map', () => {
       16: ['function exports.json'],
       21: ['function protocol'],
       26: ['function module.exports.create'],
-      31: ['function defineGetter'],
+      31: ['function res.contentType'],
+      36: ['function defineGetter'],
     });
   });
 });
