@@ -43,7 +43,7 @@ export const contentCases: Case[] = [
     ],
   },
   {
-    name: 'a 100 MB binary file in scope: recorded without ranges, quickly',
+    name: 'a 100 MB binary file in scope: recorded without ranges (its speed: bench item 2)',
     // Loose objects stored uncompressed: the test measures intent, not zlib.
     setup: { gitConfig: { 'core.looseCompression': '0' } },
     timeout: 180,
@@ -52,9 +52,9 @@ export const contentCases: Case[] = [
       { git: ['add', 'src/big.bin'] },
       {
         commit: ['-q', '-m', '100 MB'],
-        expect: { maxSeconds: 20, ranges: { 'src/big.bin': [] }, meta: { 'src/big.bin': { status: 'A', binary: true, added_lines: 0 } }, summaryContains: ['1 file, 0 ranges'] },
+        expect: { ranges: { 'src/big.bin': [] }, meta: { 'src/big.bin': { status: 'A', binary: true, added_lines: 0 } }, summaryContains: ['1 file, 0 ranges'] },
       },
-      { verify: [], expect: { maxSeconds: 30 } },
+      { verify: [] },
     ],
   },
   {
@@ -137,8 +137,8 @@ export const contentCases: Case[] = [
     steps: [
       { write: manyFiles(1000) },
       { git: ['add', '-A'] },
-      { commit: ['-q', '-m', 'many'], expect: { maxSeconds: 30, summaryContains: ['1000 files, 1000 ranges'] } },
-      { verify: [], expect: { maxSeconds: 30 } },
+      { commit: ['-q', '-m', 'many'], expect: { summaryContains: ['1000 files, 1000 ranges'] } },
+      { verify: [] },
     ],
   },
 ];

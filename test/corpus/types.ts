@@ -67,8 +67,6 @@ export interface Expect {
    * list. Default: true when the expected exit is not 0.
    */
   unchanged?: boolean;
-  /** The step must finish within this many seconds. */
-  maxSeconds?: number;
 }
 
 export interface CommitExpect extends Expect {
@@ -92,7 +90,6 @@ export interface CommitExpect extends Expect {
 export interface VerifyExpect {
   /** The finding codes `intent verify --json` must report (sorted); [] for clean (default). 'any': it must not crash. */
   findings?: string[] | 'any';
-  maxSeconds?: number;
 }
 
 export type Step =

@@ -55,12 +55,10 @@ interface Proc {
   stderr: Buffer;
   out: string;
   err: string;
-  seconds: number;
 }
 
 function exec(cmd: string, args: string[], cwd: string, env: Env = {}, input?: string): Promise<Proc> {
   return new Promise((resolve, reject) => {
-    const t0 = performance.now();
     const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
@@ -76,7 +74,6 @@ function exec(cmd: string, args: string[], cwd: string, env: Env = {}, input?: s
         stderr,
         out: stdout.toString('utf8'),
         err: stderr.toString('utf8'),
-        seconds: (performance.now() - t0) / 1000,
       });
     });
     if (input !== undefined) {
@@ -351,7 +348,6 @@ function expectOutput(expect: ExpectStatic, r: Proc, e: Expect, ctx: Ctx, what: 
   for (const s of e.stdoutContains ?? []) expect(r.out, show).toContain(placeholders(s, ctx));
   for (const s of e.stderrContains ?? []) expect(r.err, show).toContain(placeholders(s, ctx));
   for (const s of e.stderrNotContains ?? []) expect(r.err, show).not.toContain(placeholders(s, ctx));
-  if (e.maxSeconds !== undefined) expect(r.seconds, `${what} took ${r.seconds.toFixed(1)} s`).toBeLessThan(e.maxSeconds);
 }
 
 /** The lines start..end (1-based, inclusive) of `content`, each with its "\n" where it has one. */
@@ -527,7 +523,6 @@ async function runVerify(expect: ExpectStatic, ctx: Ctx, step: Extract<Step, { v
     expect(codes, what).toEqual(want);
     expect(r.status, what).toBe(want.length ? 1 : 0);
   }
-  if (e.maxSeconds !== undefined) expect(r.seconds, `${what} took ${r.seconds.toFixed(1)} s`).toBeLessThan(e.maxSeconds);
 }
 
 async function runStep(expect: ExpectStatic, ctx: Ctx, step: Step, n: number): Promise<void> {
