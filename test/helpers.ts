@@ -1,7 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach } from 'vitest';
 
@@ -102,15 +105,164 @@ export function read(root: string, p: string): string {
   return readFileSync(join(root, p), 'utf8');
 }
 
+/**
+ * Repositories built once per test file and copied for each test: the dates and identities are
+ * pinned, so a rebuilt repository would have the very same commits, and a copy costs one `cp -a`
+ * instead of the git, `intent init`, `intent checkout` and hook processes that built it.
+ *
+ * A template is a folder holding `repo` (and, after a checkout, `repo.worktrees/`). Copies keep
+ * hard links (`cp -a`: the hooks of intent worktrees are checked with `-ef`) and times; the few
+ * files that name the folder (install record, worktree links, hooks of intent worktrees) are
+ * rewritten to name the copy's folder, with their times kept.
+ */
+interface Template { root: string; key: string; worktree?: string }
+const templates = new Map<string, Template>();
+/** Repositories returned by the helpers → the template they are an unchanged copy of. */
+const copies = new Map<string, Template>();
+let templateRoot: string | null = null;
+afterAll(() => {
+  if (templateRoot) rmSync(templateRoot, { recursive: true, force: true });
+  templateRoot = null;
+  templates.clear();
+  copies.clear();
+});
+
+let templateCount = 0;
+function newTemplateDir(): string {
+  templateRoot ??= realpathSync(mkdtempSync(join(tmpdir(), 'intent-templates-')));
+  const d = join(templateRoot, String(templateCount++));
+  mkdirSync(d);
+  return d;
+}
+
+/** Every file (and symbolic link, with `links`) under `dir`, links not followed, `.git/objects` left out. */
+function filesUnder(dir: string, out: string[] = [], links = false): string[] {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) {
+      if (!(e.name === 'objects' && p.endsWith(`${sep}.git${sep}objects`))) filesUnder(p, out, links);
+    } else if (e.isFile() || (links && e.isSymbolicLink())) out.push(p);
+  }
+  return out;
+}
+
+/**
+ * Copies each folder `from` into its folder `to` (`cp -a`), then rewrites every file and symbolic
+ * link under the copies that names one of the `from` folders to name its copy.
+ */
+function copyFolders(pairs: [from: string, to: string][]): void {
+  for (const [from, to] of pairs) {
+    const cp = run('cp', ['-a', `${from}/.`, to], to);
+    if (cp.status !== 0) throw new Error(`cp -a ${from} failed: ${cp.stderr}`);
+  }
+  const names = pairs.map(([from]) => Buffer.from(from));
+  const rename = (text: string): string => pairs.reduce((t, [from, to]) => t.split(from).join(to), text);
+  for (const [, to] of pairs) {
+    for (const f of filesUnder(to, [], true)) {
+      if (lstatSync(f).isSymbolicLink()) {
+        const target = readlinkSync(f);
+        if (rename(target) !== target) {
+          rmSync(f);
+          symlinkSync(rename(target), f);
+        }
+        continue;
+      }
+      const bytes = readFileSync(f);
+      if (!names.some((n) => bytes.includes(n))) continue;
+      const st = statSync(f);
+      writeFileSync(f, rename(bytes.toString('latin1')), 'latin1');
+      utimesSync(f, st.atime, st.mtime);
+    }
+  }
+}
+
+function copyFolder(from: string, to: string): void {
+  copyFolders([[from, to]]);
+}
+
+/**
+ * What `build` returns, built once per `name` in a test file, then copied for each call: `build`
+ * makes its folders with the helpers (`tempDir`, `governedRepo`, `checkoutIntent`, ...); each call
+ * gets copies of those folders (`cp -a`, the files that name them rewritten) and `build`'s value
+ * with every path into them changed to the copies'. For setups of several processes (commits,
+ * clones) that many tests repeat; the dates and identities are pinned, so the copies hold the very
+ * commits a rebuild would make.
+ */
+export function fixture<T>(name: string, build: () => T): T {
+  let f = fixtures.get(name);
+  if (!f) {
+    const start = made.length;
+    const value = build();
+    const roots = made.splice(start);
+    for (const r of roots) copies.delete(join(r, 'repo'));
+    f = { roots, value: JSON.stringify(value) };
+    fixtures.set(name, f);
+  }
+  const pairs = f.roots.map((r): [string, string] => [r, tempDir()]);
+  copyFolders(pairs);
+  // A checkout in the copy's repository can be copied too (checkoutIntent), while it is unchanged.
+  if (pairs.length === 1) copies.set(join(pairs[0][1], 'repo'), { root: pairs[0][0], key: `fixture ${name}` });
+  return JSON.parse(pairs.reduce((t, [from, to]) => t.split(JSON.stringify(from).slice(1, -1)).join(JSON.stringify(to).slice(1, -1)), f.value)) as T;
+}
+const fixtures = new Map<string, { roots: string[]; value: string }>();
+afterAll(() => {
+  for (const f of fixtures.values()) for (const r of f.roots) rmSync(r, { recursive: true, force: true });
+  fixtures.clear();
+});
+
+/** Copies template `t` into a fresh temporary folder; returns that folder's `repo`. */
+function copyTemplate(t: Template): string {
+  const to = tempDir();
+  copyFolder(t.root, to);
+  const repo = join(to, 'repo');
+  copies.set(repo, t);
+  return repo;
+}
+
+/** The template built by `build` (given the template's `repo` folder) once per `key` in a file. */
+function template(what: string, build: (repo: string) => void): Template {
+  // What the processes that build it see of the environment is part of what a template is.
+  const env = Object.entries(process.env).filter(([k]) => /^(GIT_|INTENT|HOME$|PATH$|CLAUDE|CURSOR|CLINE)/.test(k)).sort();
+  const key = `${what} ${JSON.stringify(env)}`;
+  let t = templates.get(key);
+  if (!t) {
+    const root = newTemplateDir();
+    mkdirSync(join(root, 'repo'));
+    build(join(root, 'repo'));
+    t = { root, key };
+    templates.set(key, t);
+  }
+  return t;
+}
+
+/** Whether `repo` is still exactly the copy of its template the helpers made (nothing written since). */
+function unchangedCopy(repo: string): Template | null {
+  const t = copies.get(repo);
+  if (!t) return null;
+  const to = dirname(repo);
+  const mine = filesUnder(to).map((f) => f.slice(to.length)).sort();
+  const theirs = filesUnder(t.root).map((f) => f.slice(t.root.length)).sort();
+  if (mine.join('\0') !== theirs.join('\0')) return null;
+  for (const rel of mine) {
+    const a = readFileSync(to + rel);
+    const b = readFileSync(t.root + rel);
+    if (!a.equals(b) && a.toString('latin1') !== b.toString('latin1').split(t.root).join(to)) return null;
+  }
+  return t;
+}
+
+function fileKey(files: Record<string, string | Buffer>): string {
+  return JSON.stringify(Object.entries(files).map(([p, c]) => [p, typeof c === 'string' ? c : `buffer:${c.toString('base64')}`]));
+}
+
 /** A new repository (branch main) with `files` committed as the first commit. */
 export function makeRepo(files: Record<string, string | Buffer> = { 'README.md': '# test\n' }): string {
-  const dir = join(tempDir(), 'repo');
-  mkdirSync(dir);
-  git(dir, 'init', '-q', '-b', 'main');
-  writeFiles(dir, files);
-  git(dir, 'add', '-A');
-  git(dir, 'commit', '-q', '-m', 'initial');
-  return dir;
+  return copyTemplate(template(`plain ${fileKey(files)}`, (dir) => {
+    git(dir, 'init', '-q', '-b', 'main');
+    writeFiles(dir, files);
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'initial');
+  }));
 }
 
 /** A registry YAML for the given intents (id → scope), all PENDING unless given. */
@@ -129,20 +281,45 @@ export function governedRepo(
   intents: { id: string; name?: string; status?: string; scope: string[] }[],
   files: Record<string, string | Buffer> = { 'README.md': '# test\n' },
 ): string {
-  const dir = makeRepo(files);
-  const r = intent(dir, ['init']);
-  if (r.status !== 0) throw new Error(`intent init failed: ${r.stderr}`);
-  writeFiles(dir, { '.orchestration/active_intents.yaml': registryYaml(intents) });
-  git(dir, 'add', '.orchestration');
-  git(dir, 'commit', '-q', '-m', 'register intents');
-  return dir;
+  return copyTemplate(template(`governed ${JSON.stringify(intents)} ${fileKey(files)}`, (dir) => {
+    git(dir, 'init', '-q', '-b', 'main');
+    writeFiles(dir, files);
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'initial');
+    const r = intent(dir, ['init']);
+    if (r.status !== 0) throw new Error(`intent init failed: ${r.stderr}`);
+    writeFiles(dir, { '.orchestration/active_intents.yaml': registryYaml(intents) });
+    git(dir, 'add', '.orchestration');
+    git(dir, 'commit', '-q', '-m', 'register intents');
+  }));
 }
 
-/** `intent checkout <id> --json` via the CLI; returns the worktree path. */
+/**
+ * `intent checkout <id> --json` via the CLI; returns the worktree path. In a repository the helpers
+ * made and nothing has changed since, the checkout is run once per file on the template and copied.
+ */
 export function checkoutIntent(repo: string, id: string, extra: string[] = []): string {
-  const r = intent(repo, ['checkout', id, '--json', ...extra]);
-  if (r.status !== 0) throw new Error(`intent checkout ${id} failed (${r.status}): ${r.stderr}${r.stdout}`);
-  return (JSON.parse(r.stdout) as { path: string }).path;
+  const real = (cwd: string): string => {
+    const r = intent(cwd, ['checkout', id, '--json', ...extra]);
+    if (r.status !== 0) throw new Error(`intent checkout ${id} failed (${r.status}): ${r.stderr}${r.stdout}`);
+    return (JSON.parse(r.stdout) as { path: string }).path;
+  };
+  const base = unchangedCopy(repo);
+  if (!base) return real(repo);
+  let worktree = '';
+  const t = template(`${base.key} checkout ${JSON.stringify([id, extra])}`, (dir) => {
+    rmSync(dir, { recursive: true });
+    copyFolder(base.root, dirname(dir));
+    worktree = real(dir);
+    if (!worktree.startsWith(dirname(dir) + sep)) throw new Error(`checkoutIntent: the worktree ${worktree} is outside ${dirname(dir)}`);
+  });
+  if (worktree) t.worktree = worktree.slice(t.root.length);
+  const to = dirname(repo);
+  rmSync(to, { recursive: true, force: true });
+  mkdirSync(to);
+  copyFolder(t.root, to);
+  copies.set(repo, t);
+  return to + t.worktree!;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkoutIntent, git, governedRepo, intent, run, writeFiles } from '../helpers.js';
+import { checkoutIntent, fixture, git, governedRepo, intent, run, writeFiles } from '../helpers.js';
 
 // `intent approve`, `intent reject` and `intent requests` as real processes: the human side of
 // scope expansion, checked end to end through the pre-commit hook.
@@ -32,12 +32,15 @@ function humanEnv(extra: Record<string, string | undefined> = {}): Record<string
   return { ...env, ...extra };
 }
 
+/** A governed repository with REGISTRY committed and INT-001 checked out (built once per file, copied). */
 function setup(): { repo: string; wt: string } {
-  const repo = governedRepo([{ id: 'INT-001', scope: ['src/auth/**'] }], { 'README.md': '# r\n', 'src/auth/a.ts': 'a\n' });
-  writeFiles(repo, { '.orchestration/active_intents.yaml': REGISTRY });
-  git(repo, 'commit', '-q', '-am', 'hand-written registry');
-  const wt = checkoutIntent(repo, 'INT-001');
-  return { repo, wt };
+  return fixture('setup', () => {
+    const repo = governedRepo([{ id: 'INT-001', scope: ['src/auth/**'] }], { 'README.md': '# r\n', 'src/auth/a.ts': 'a\n' });
+    writeFiles(repo, { '.orchestration/active_intents.yaml': REGISTRY });
+    git(repo, 'commit', '-q', '-am', 'hand-written registry');
+    const wt = checkoutIntent(repo, 'INT-001');
+    return { repo, wt };
+  });
 }
 
 const registryText = (repo: string) => readFileSync(join(repo, '.orchestration', 'active_intents.yaml'), 'utf8');

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkoutIntent, git, governedRepo, intent, noteOf, run, tempDir, writeFiles } from '../helpers.js';
+import { checkoutIntent, fixture, git, governedRepo, intent, noteOf, run, tempDir, writeFiles } from '../helpers.js';
 
 // `intent checkout` as a real process against real repositories.
 
@@ -37,12 +37,15 @@ active_intents:
 
 /** A governed repository whose committed registry is REGISTRY. */
 function repoWithRegistry(): string {
-  const repo = governedRepo([{ id: 'INT-001', scope: ['src/auth/**'] }], {
-    'README.md': '# r\n', 'src/auth/a.ts': 'a\n', 'src/deep/er/x.ts': 'x\n',
+  // Built once per file; each test gets a copy.
+  return fixture('repoWithRegistry', () => {
+    const repo = governedRepo([{ id: 'INT-001', scope: ['src/auth/**'] }], {
+      'README.md': '# r\n', 'src/auth/a.ts': 'a\n', 'src/deep/er/x.ts': 'x\n',
+    });
+    writeFiles(repo, { '.orchestration/active_intents.yaml': REGISTRY });
+    git(repo, 'commit', '-q', '-am', 'hand-written registry');
+    return repo;
   });
-  writeFiles(repo, { '.orchestration/active_intents.yaml': REGISTRY });
-  git(repo, 'commit', '-q', '-am', 'hand-written registry');
-  return repo;
 }
 
 const registryText = (repo: string) => readFileSync(join(repo, '.orchestration', 'active_intents.yaml'), 'utf8');

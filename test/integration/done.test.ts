@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkoutIntent, git, governedRepo, intent, run, tempDir, writeFiles } from '../helpers.js';
+import { checkoutIntent, fixture, git, governedRepo, intent, run, tempDir, writeFiles } from '../helpers.js';
 
 // `intent done` and `intent abandon` as real processes: acceptance checks, merge, cleanup.
 
@@ -27,14 +27,17 @@ active_intents:
 
 /** A governed repository whose INT-001 has `checks`, checked out with one governed commit. */
 function setup(checks: string[] = ['test -f src/auth/b.ts', 'echo checked; echo to-stderr >&2']): { repo: string; wt: string } {
-  const repo = governedRepo([{ id: 'INT-001', scope: ['src/auth/**'] }], { 'README.md': '# r\n', 'src/auth/a.ts': 'a\n' });
-  writeFiles(repo, { '.orchestration/active_intents.yaml': registry(checks) });
-  git(repo, 'commit', '-q', '-am', 'hand-written registry');
-  const wt = checkoutIntent(repo, 'INT-001');
-  writeFiles(wt, { 'src/auth/b.ts': 'export const b = 1;\n' });
-  git(wt, 'add', '-A');
-  git(wt, 'commit', '-q', '-m', 'add b');
-  return { repo, wt };
+  // Built once per set of checks in this file; each test gets a copy.
+  return fixture(`setup ${JSON.stringify(checks)}`, () => {
+    const repo = governedRepo([{ id: 'INT-001', scope: ['src/auth/**'] }], { 'README.md': '# r\n', 'src/auth/a.ts': 'a\n' });
+    writeFiles(repo, { '.orchestration/active_intents.yaml': registry(checks) });
+    git(repo, 'commit', '-q', '-am', 'hand-written registry');
+    const wt = checkoutIntent(repo, 'INT-001');
+    writeFiles(wt, { 'src/auth/b.ts': 'export const b = 1;\n' });
+    git(wt, 'add', '-A');
+    git(wt, 'commit', '-q', '-m', 'add b');
+    return { repo, wt };
+  });
 }
 
 const registryText = (repo: string) => readFileSync(join(repo, '.orchestration', 'active_intents.yaml'), 'utf8');

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkoutIntent, git, intent, makeRepo, run, writeFiles, type Run } from '../helpers.js';
+import { checkoutIntent, fixture, git, intent, makeRepo, run, writeFiles, type Run } from '../helpers.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -41,13 +41,16 @@ const FILES = {
 
 /** `intent init`, the registry committed on main. */
 function repoWith(specs: Spec[], files: Record<string, string> = FILES): string {
-  const repo = makeRepo(files);
-  const r = intent(repo, ['init']);
-  expect(r.status, r.stderr).toBe(0);
-  writeFiles(repo, { '.orchestration/active_intents.yaml': registry(specs) });
-  git(repo, 'add', '.orchestration');
-  git(repo, 'commit', '-q', '-m', 'register intents');
-  return repo;
+  // Built once per registry and files in this file; each test gets a copy.
+  return fixture(`repoWith ${JSON.stringify([specs, files])}`, () => {
+    const repo = makeRepo(files);
+    const r = intent(repo, ['init']);
+    expect(r.status, r.stderr).toBe(0);
+    writeFiles(repo, { '.orchestration/active_intents.yaml': registry(specs) });
+    git(repo, 'add', '.orchestration');
+    git(repo, 'commit', '-q', '-m', 'register intents');
+    return repo;
+  });
 }
 
 const registryText = (repo: string) => readFileSync(join(repo, '.orchestration', 'active_intents.yaml'), 'utf8');

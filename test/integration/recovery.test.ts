@@ -1,17 +1,25 @@
 import { chmodSync, appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkoutIntent, git, governedRepo, intent, ledgerLines, noteOf, run, tempDir, writeFiles } from '../helpers.js';
+import { checkoutIntent, fixture, git, governedRepo, intent, ledgerLines, noteOf, run, tempDir, writeFiles } from '../helpers.js';
 
 // Recovery from what crashes, full disks and read-only files leave behind: verify sees every loss
 // (ledger and notes are cross-checked), repair heals it and says exactly what it did.
 
+/**
+ * A governed repository with `commits` governed commits in INT-001's worktree: built once per file
+ * (each from the one with a commit less) and copied for every test.
+ */
 function setup(commits: number): { repo: string; wt: string; ledger: string; shas: string[] } {
-  const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], { 'src/a.ts': 'a\n' });
-  const wt = checkoutIntent(repo, 'INT-001');
-  const shas: string[] = [];
-  for (let i = 1; i <= commits; i++) shas.push(commitIn(wt, i));
-  return { repo, wt, ledger: join(repo, '.orchestration', 'agent_trace.jsonl'), shas };
+  return fixture(`setup ${commits}`, () => {
+    if (commits === 0) {
+      const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], { 'src/a.ts': 'a\n' });
+      const wt = checkoutIntent(repo, 'INT-001');
+      return { repo, wt, ledger: join(repo, '.orchestration', 'agent_trace.jsonl'), shas: [] };
+    }
+    const s = setup(commits - 1);
+    return { ...s, shas: [...s.shas, commitIn(s.wt, commits)] };
+  });
 }
 
 function commitIn(wt: string, i: number): string {

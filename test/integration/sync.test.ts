@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI, checkoutIntent, git, governedRepo, intent, run, tempDir, writeFiles, spawnAsync } from '../helpers.js';
+import { CLI, checkoutIntent, fixture, git, governedRepo, intent, run, tempDir, writeFiles, spawnAsync } from '../helpers.js';
 
 // `intent sync` and the notes fetch refspec, with real git: a bare remote and two clones that
 // each ran `intent init` and make governed commits in intent worktrees.
@@ -13,23 +13,28 @@ const ZERO = /^0+$/;
 
 interface SyncJson { remote: string; fetched: boolean; merged: number; pushed: boolean; attempts: number }
 
-/** A bare remote (reflog on, to audit every update of its notes ref) and clones A and B of it, both initialised. */
+/**
+ * A bare remote (reflog on, to audit every update of its notes ref) and clones A and B of it, both
+ * initialised: built once per file, each test gets a copy.
+ */
 function twoClones(): { remote: string; a: string; b: string } {
-  const remote = join(tempDir(), 'remote.git');
-  git(dirname(remote), 'init', '-q', '--bare', '-b', 'main', remote);
-  git(remote, 'config', 'core.logAllRefUpdates', 'always');
-  const a = governedRepo([{ id: 'INT-001', scope: ['src/a/**'] }, { id: 'INT-002', scope: ['src/b/**'] }]);
-  git(a, 'remote', 'add', 'origin', remote);
-  git(a, 'push', '-q', '-u', 'origin', 'main');
-  const initA = intent(a, ['init', '--json']); // now that origin exists: adds the fetch refspec
-  expect(initA.status, initA.stderr).toBe(0);
-  expect(JSON.parse(initA.stdout).config).toEqual([`remote.origin.fetch += ${GLOB}`]);
-  const b = join(dirname(remote), 'B');
-  git(dirname(remote), 'clone', '-q', remote, b);
-  const initB = intent(b, ['init']);
-  expect(initB.status, initB.stderr).toBe(0);
-  expect(initB.stdout).toContain(`config   remote.origin.fetch += ${GLOB}`);
-  return { remote, a, b };
+  return fixture('twoClones', () => {
+    const remote = join(tempDir(), 'remote.git');
+    git(dirname(remote), 'init', '-q', '--bare', '-b', 'main', remote);
+    git(remote, 'config', 'core.logAllRefUpdates', 'always');
+    const a = governedRepo([{ id: 'INT-001', scope: ['src/a/**'] }, { id: 'INT-002', scope: ['src/b/**'] }]);
+    git(a, 'remote', 'add', 'origin', remote);
+    git(a, 'push', '-q', '-u', 'origin', 'main');
+    const initA = intent(a, ['init', '--json']); // now that origin exists: adds the fetch refspec
+    expect(initA.status, initA.stderr).toBe(0);
+    expect(JSON.parse(initA.stdout).config).toEqual([`remote.origin.fetch += ${GLOB}`]);
+    const b = join(dirname(remote), 'B');
+    git(dirname(remote), 'clone', '-q', remote, b);
+    const initB = intent(b, ['init']);
+    expect(initB.status, initB.stderr).toBe(0);
+    expect(initB.stdout).toContain(`config   remote.origin.fetch += ${GLOB}`);
+    return { remote, a, b };
+  });
 }
 
 /** A governed commit in worktree `wt`; returns its sha and the note bytes its post-commit hook wrote. */

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bypassCommit, checkoutIntent, git, governedRepo, intent, noteOf, registryYaml, run, writeFiles } from '../helpers.js';
+import { bypassCommit, checkoutIntent, fixture, git, governedRepo, intent, noteOf, registryYaml, run, writeFiles } from '../helpers.js';
 
 function verifyJson(cwd: string, args: string[] = []): { status: number; out: any } {
   const r = intent(cwd, ['verify', ...args, '--json']);
@@ -12,18 +12,20 @@ function codes(out: any): string[] {
   return out.findings.map((f: any) => `${f.code} ${f.commit?.slice(0, 7) ?? '-'}`).sort();
 }
 
-/** A repo with an intent worktree and three governed commits. */
+/** A repo with an intent worktree and three governed commits (built once per file, copied). */
 function history(): { repo: string; wt: string; shas: string[] } {
-  const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }, { id: 'INT-002', scope: ['docs/**'] }], { 'src/a.ts': 'a\n', 'docs/x.md': 'x\n' });
-  const wt = checkoutIntent(repo, 'INT-001');
-  const shas: string[] = [];
-  for (let i = 1; i <= 3; i++) {
-    writeFiles(wt, { 'src/a.ts': readFileSync(join(wt, 'src/a.ts'), 'utf8') + `line ${i}\n`, [`src/f${i}.ts`]: `f${i}\n` });
-    git(wt, 'add', '-A');
-    git(wt, 'commit', '-q', '-m', `c${i}`);
-    shas.push(git(wt, 'rev-parse', 'HEAD').trim());
-  }
-  return { repo, wt, shas };
+  return fixture('history', () => {
+    const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }, { id: 'INT-002', scope: ['docs/**'] }], { 'src/a.ts': 'a\n', 'docs/x.md': 'x\n' });
+    const wt = checkoutIntent(repo, 'INT-001');
+    const shas: string[] = [];
+    for (let i = 1; i <= 3; i++) {
+      writeFiles(wt, { 'src/a.ts': readFileSync(join(wt, 'src/a.ts'), 'utf8') + `line ${i}\n`, [`src/f${i}.ts`]: `f${i}\n` });
+      git(wt, 'add', '-A');
+      git(wt, 'commit', '-q', '-m', `c${i}`);
+      shas.push(git(wt, 'rev-parse', 'HEAD').trim());
+    }
+    return { repo, wt, shas };
+  });
 }
 
 describe('intent verify', () => {
