@@ -4,8 +4,8 @@
 // and where, or correct handling, and nothing lost. The cases are split over two test files so
 // that vitest runs them in two forks side by side (one file held the slowest tail of the suite).
 //
-// Cases run a few at a time (CORPUS_CONCURRENCY, default 3) with asynchronous processes, so the
-// git and hook processes of one case overlap with another's. Each case's repository is built by
+// Cases run a few at a time (CORPUS_CONCURRENCY, default 2 in each of the two files) with
+// asynchronous processes, so the git and hook processes of one case overlap with another's. Each case's repository is built by
 // copying a prepared `intent init`ed template (one per object format and pre-init config) and
 // committing its base files with hooks off: only the steps run the hooks under test.
 // CORPUS_FILTER=<substring> runs only matching cases; CORPUS_KEEP=1 keeps the temporary folders.
@@ -23,7 +23,7 @@ import { validate as validTrace } from '../trace-validator.js';
 import { BASE_FILES, intentYaml, type Case, type CommitExpect, type Env, type Expect, type FileContent, type FileMap, type Setup, type Step, type VerifyExpect, type Where } from './types.js';
 
 const KEY = 'dev.intent';
-const CONCURRENCY = Math.max(1, Number(process.env.CORPUS_CONCURRENCY ?? 3));
+const CONCURRENCY = Math.max(1, Number(process.env.CORPUS_CONCURRENCY ?? 2));
 const KEEP = process.env.CORPUS_KEEP === '1';
 const FILTER = process.env.CORPUS_FILTER ?? '';
 const TIMES = process.env.CORPUS_TIMES === '1';
