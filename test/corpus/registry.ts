@@ -274,7 +274,7 @@ export const registryCases: Case[] = [
     setup: { registry: tenThousand(), checkout: false },
     timeout: 150,
     steps: [
-      { intent: ['checkout', 'INT-09999'] },
+      { intent: ['checkout', 'INT-09999'], expect: { exit: 0 } },
       { write: { 'src/m9999/a.ts': 'x\n' }, in: 'dir:repo.worktrees/INT-09999' },
       { git: ['add', 'src/m9999/a.ts'], in: 'dir:repo.worktrees/INT-09999' },
       { commit: ['-q', '-m', 'in scope'], in: 'dir:repo.worktrees/INT-09999', expect: { governed: 'INT-09999', ranges: { 'src/m9999/a.ts': [[1, 1]] } } },
