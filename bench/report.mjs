@@ -214,7 +214,7 @@ export function writeReport(R, file) {
   L.push('## Machine and versions', '');
   L.push(table(['', ''], [
     ['CPU', `${m.cpu} (${m.cores} cores)`], ['RAM', `${m.ramGiB} GiB (${m.freeGiB} GiB free at the start)`], ['OS', m.os],
-    ['load average (1, 5, 15 min)', `${R.meta.loadStart} at the start, ${R.meta.loadEnd} at the end (a shared machine: other jobs were running)`],
+    ['load average (1, 5, 15 min)', `${R.meta.loadStart} at the start, ${R.meta.loadEnd} at the end (the run's own processes included: item 10, the test suite, keeps both cores busy at the end; the machine is a shared VM)`],
     ['node', m.node], ['git', m.git], ['intent-governance', `${m.pkg} (${m.commit})`],
   ]));
   L.push('', '## Targets', '');
@@ -406,7 +406,7 @@ export function writeReport(R, file) {
     '- Item 5 runs once: its 400 commits are the sample, and its pass/fail is a correctness check (a missing note or ledger line fails the benchmark with exit 1).',
     '- Items 7 and 8 check their own results too: status must list every intent, each checkout must create the worktree, each class commit\'s note must carry the expected mutation class.',
     '- Item 10 runs the README\'s test command once, last, in the package\'s own checkout (not in the temporary directory): its time is the whole run of `npm test`, its pass/fail is the suite\'s.',
-    '- Re-run: `npm run bench` (about 15 minutes on 2 cores, the test suite included); `BENCH_QUICK=1 npm run bench` for a quick run with small sizes (report in the OS temp dir); `BENCH_ONLY=1,4` to run some items; `BENCH_REPS=N`; `BENCH_KEEP=1` keeps the repositories.');
+    '- Re-run: `npm run bench` (about 18 minutes on 2 cores, the test suite included); `BENCH_QUICK=1 npm run bench` for a quick run with small sizes (report in the OS temp dir); `BENCH_ONLY=1,4` to run some items; `BENCH_REPS=N`; `BENCH_KEEP=1` keeps the repositories.');
   L.push('');
   writeFileSync(file, L.join('\n'));
 

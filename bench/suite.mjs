@@ -3,7 +3,7 @@
 // It runs in the package's own checkout with the user's environment (not the benchmark's pinned
 // one): what a developer who types the README's command gets.
 import { readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import { run } from './util.mjs';
 
 /** Runs `npm test` in `pkgDir`; `env` is the environment the benchmark started with. */
@@ -16,7 +16,7 @@ export function suiteTime(pkgDir, env, outFile) {
     report = JSON.parse(readFileSync(outFile, 'utf8'));
   } catch { /* reported below: no per-file times */ }
   const files = (report?.testResults ?? []).map((t) => ({
-    file: t.name.startsWith(pkgDir) ? t.name.slice(pkgDir.length + 1) : t.name,
+    file: isAbsolute(t.name) ? relative(pkgDir, t.name) : t.name,
     ms: t.endTime - t.startTime,
     tests: t.assertionResults?.length ?? 0,
     status: t.status,
