@@ -219,10 +219,6 @@ export function waitBound(env: NodeJS.ProcessEnv): number {
   return env.INTENT_CLASSIFY_WAIT_MS !== undefined && Number.isFinite(n) && n >= 0 ? Math.min(n, 60_000) : DEFAULT_WAIT_MS;
 }
 
-export function sleep(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
 export function remove(file: string): void {
   try {
     unlinkSync(file);

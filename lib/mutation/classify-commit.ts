@@ -3,10 +3,11 @@
  * computed ahead when it fits (lib/mutation/ahead.ts explains the scheme).
  */
 import { join } from 'node:path';
+import { sleepSync } from '../core/files.js';
 import { cheapClasses, syntaxClasses, type FileClasses } from './classify.js';
 import type { FileChange } from '../git/hunks.js';
 import { syntaxOf } from './languages.js';
-import { aheadDir, aheadKey, alive, readEntry, remove, sleep, trace, validEntry, waitBound, workersFor, type Entry } from './ahead.js';
+import { aheadDir, aheadKey, alive, readEntry, remove, trace, validEntry, waitBound, workersFor, type Entry } from './ahead.js';
 
 /** How post-commit got its classes: for the trace (INTENT_CLASSIFY_TRACE) and the tests. */
 export type AheadOutcome = 'no-syntax' | 'no-compiler' | 'waiting' | 'cache' | 'waited' | 'computed' | 'timeout' | 'worker-gone' | 'rejected';
@@ -56,7 +57,7 @@ export function classifyCommitChanges(
         outcome = 'timeout';
         break;
       }
-      sleep(pause);
+      sleepSync(pause);
       pause = Math.min(pause * 2, 10);
       entry = readEntry(file);
       if (entry === undefined) workers = workers.filter((w) => alive(w));

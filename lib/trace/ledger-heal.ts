@@ -7,9 +7,10 @@
  * the intact records after it are re-chained (only their prev_line_sha256 changes).
  */
 import { randomUUID } from 'node:crypto';
-import { appendFileSync, closeSync, existsSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, fsyncSync, ftruncateSync, openSync, readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { IntentError } from '../core/errors.js';
+import { writeFileAtomic } from '../core/files.js';
 import { sha256Hex } from './hashing.js';
 import { METADATA_KEY } from '../core/version.js';
 
@@ -156,15 +157,7 @@ export function healLedger(path: string, quarantinePath: string, now = new Date(
     line = JSON.stringify(rec);
     out.push(line);
   }
-  const tmp = `${path}.repair-${process.pid}`;
-  const wfd = openSync(tmp, 'w');
-  try {
-    writeSync(wfd, out.join('\n') + '\n');
-    fsyncSync(wfd);
-  } finally {
-    closeSync(wfd);
-  }
-  renameSync(tmp, path);
+  writeFileAtomic(path, out.join('\n') + '\n');
   return { brokeAt: k + 1, quarantined: quarantined.length, duplicates, rechained: keep.length, entry: id, tornBytes: 0 };
 }
 

@@ -5,6 +5,29 @@ import { writeFile } from '../../lib/agents/adapter.js';
 import { checkoutIntent, git, governedRepo, intent, run, writeFiles } from '../helpers.js';
 
 const MODEL = 'openai/gpt-5';
+/** Commits what is staged a day later (so the move is the newer commit) and returns its sha. */
+function commitNextDay(wt: string, message: string): string {
+  const later = new Date(Date.now() + 86_400_000).toISOString();
+  expect(run('git', ['commit', '-q', '-m', message], wt, { GIT_COMMITTER_DATE: later, GIT_AUTHOR_DATE: later }).status).toBe(0);
+  return git(wt, 'rev-parse', 'HEAD').trim();
+}
+
+/**
+ * `intent blame --json` of src/token.ts: its first line written by INT-002 in `c2` (a human), the
+ * next four (BLOCK, moved there) credited to INT-001's model in `c1`; returns the six lines.
+ */
+function blameMovedBlock(wt: string, c1: string, c2: string, url: string): { line: number }[] {
+  const r = intent(wt, ['blame', 'src/token.ts', '--json']);
+  expect(r.status, r.stderr).toBe(0);
+  const lines = JSON.parse(r.stdout).lines;
+  expect(lines).toHaveLength(6);
+  expect(lines[0]).toMatchObject({ line: 1, commit: c2, intent: 'INT-002', contributor: 'human' });
+  for (const l of lines.slice(1, 5)) {
+    expect(l).toMatchObject({ commit: c1, intent: 'INT-001', contributor: 'ai', model_id: MODEL, url, source: 'hash' });
+  }
+  return lines;
+}
+
 const BLOCK = 'export function verifyToken(t: string) {\n  if (!t) throw new Error("no token");\n  return t.split(".").length === 3;\n}\n';
 
 describe('intent blame', () => {
@@ -20,19 +43,10 @@ describe('intent blame', () => {
     const wt2 = checkoutIntent(repo, 'INT-002');
     writeFiles(wt2, { 'src/a.ts': 'export const a = 1;\n', 'src/token.ts': '// token helpers\n' + BLOCK });
     git(wt2, 'add', '-A');
-    const later = new Date(Date.now() + 86_400_000).toISOString();
-    expect(run('git', ['commit', '-q', '-m', 'move verifyToken'], wt2, { GIT_COMMITTER_DATE: later, GIT_AUTHOR_DATE: later }).status).toBe(0);
-    const c2 = git(wt2, 'rev-parse', 'HEAD').trim();
+    const c2 = commitNextDay(wt2, 'move verifyToken');
     writeFileSync(join(wt2, 'src/token.ts'), '// token helpers\n' + BLOCK + 'export const draft = 1;\n');
 
-    const r = intent(wt2, ['blame', 'src/token.ts', '--json']);
-    expect(r.status, r.stderr).toBe(0);
-    const lines = JSON.parse(r.stdout).lines;
-    expect(lines).toHaveLength(6);
-    expect(lines[0]).toMatchObject({ line: 1, commit: c2, intent: 'INT-002', contributor: 'human' });
-    for (const l of lines.slice(1, 5)) {
-      expect(l).toMatchObject({ commit: c1, intent: 'INT-001', contributor: 'ai', model_id: MODEL, url: 'https://chat.example/c/1', source: 'hash' });
-    }
+    const lines = blameMovedBlock(wt2, c1, c2, 'https://chat.example/c/1');
     expect(lines[5]).toMatchObject({ line: 6, commit: null, source: 'uncommitted' });
 
     const human = intent(wt2, ['blame', 'src/token.ts']);
@@ -59,18 +73,9 @@ describe('intent blame of a moved block whose boundaries differ from the recorde
       'src/token.ts': '// token helpers\n' + BLOCK + 'export const TOKEN_PARTS = 3;\n',
     });
     git(wt2, 'add', '-A');
-    const later = new Date(Date.now() + 86_400_000).toISOString();
-    expect(run('git', ['commit', '-q', '-m', 'move verifyToken'], wt2, { GIT_COMMITTER_DATE: later, GIT_AUTHOR_DATE: later }).status).toBe(0);
-    const c2 = git(wt2, 'rev-parse', 'HEAD').trim();
+    const c2 = commitNextDay(wt2, 'move verifyToken');
 
-    const r = intent(wt2, ['blame', 'src/token.ts', '--json']);
-    expect(r.status, r.stderr).toBe(0);
-    const lines = JSON.parse(r.stdout).lines;
-    expect(lines).toHaveLength(6);
-    expect(lines[0]).toMatchObject({ line: 1, commit: c2, intent: 'INT-002', contributor: 'human' });
-    for (const l of lines.slice(1, 5)) {
-      expect(l).toMatchObject({ commit: c1, intent: 'INT-001', contributor: 'ai', model_id: MODEL, url: 'https://chat.example/c/7', source: 'hash' });
-    }
+    const lines = blameMovedBlock(wt2, c1, c2, 'https://chat.example/c/7');
     expect(lines[5]).toMatchObject({ line: 6, commit: c2, intent: 'INT-002', contributor: 'human' });
     // What stayed keeps its credit too.
     const a = JSON.parse(intent(wt2, ['blame', 'src/a.ts', '--json']).stdout).lines;
