@@ -23,6 +23,8 @@ export interface GitOptions {
   binary?: boolean;
   /** Stop git (and throw GIT_FAILED) once its output exceeds this many bytes (default 1 GiB). */
   maxBuffer?: number;
+  /** With maxBuffer: return what was read, marked `truncated`, instead of throwing. */
+  truncate?: boolean;
 }
 
 const REPO_ENV = [
@@ -52,7 +54,7 @@ export function gitEnv(opts: Pick<GitOptions, 'inheritRepoEnv' | 'env'> = {}): N
 }
 
 /** Runs git and returns its exit status and output without throwing on failure. */
-export function gitRaw(args: string[], opts: GitOptions): GitResult & { stdoutBuf?: Buffer } {
+export function gitRaw(args: string[], opts: GitOptions): GitResult & { stdoutBuf?: Buffer; truncated?: boolean } {
   const res = spawnSync('git', args, {
     cwd: opts.cwd,
     env: gitEnv(opts),
@@ -60,11 +62,13 @@ export function gitRaw(args: string[], opts: GitOptions): GitResult & { stdoutBu
     maxBuffer: opts.maxBuffer ?? 1024 * 1024 * 1024,
 
   });
-  if (res.error) {
+  const truncated = !!opts.truncate && (res.error as NodeJS.ErrnoException | undefined)?.code === 'ENOBUFS';
+  if (res.error && !truncated) {
     throw new IntentError('GIT_FAILED', `could not run git ${args[0]}: ${res.error.message}`, { args });
   }
   const stdoutBuf = res.stdout as Buffer;
   return {
+    ...(truncated ? { truncated } : {}),
     status: res.status ?? 128,
     stdout: opts.binary ? '' : stdoutBuf.toString('utf8'),
     stderr: (res.stderr as Buffer).toString('utf8'),

@@ -7,27 +7,35 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { PKG_ROOT } from '../core/version.js';
-import { stagedPatch } from '../git/diff.js';
+import { stagedPaths, stagedPathsAndPatch } from '../git/diff.js';
 import { gitRaw } from '../git/process.js';
 import { headOid, stateDir, type Repo } from '../git/repo.js';
 import { aheadDir, pendingAlive, predictsSyntax, writePending } from '../mutation/ahead.js';
-import { COMPILED_PATHSPECS as COMPILED } from '../mutation/languages.js';
 
-/** At most this many staged TS/JS files are looked at (the classifier's own limit is 500). */
-const MAX_FILES = 500;
+/** Makes git diff only TS/JS files (what the prediction reads); shipped with the package. */
+const COMPILED_ATTRIBUTES = join(PKG_ROOT, 'git-hooks', 'compiled.gitattributes');
+/** A patch over this size is not looked at (git is stopped there): a change that big is no quick win. */
+const MAX_PATCH_BYTES = 1_000_000;
 
 /**
- * Starts the worker for the staged change when its TS/JS part looks refactor-like (only those
- * files make post-commit load the compiler); returns the worker's pid or null.
+ * The staged paths, and with them (same git process) the staged patch of the TS/JS files when
+ * classifying ahead is on and there is a parent commit; otherwise the paths alone.
  */
-export function startClassifyAhead(repo: Repo, env: NodeJS.ProcessEnv = process.env): number | null {
-  if (env.INTENT_CLASSIFY_AHEAD === '0') return null;
+export function stagedForCommit(repo: Repo, env: NodeJS.ProcessEnv = process.env): { paths: string[]; patch: string | null } {
+  if (env.INTENT_CLASSIFY_AHEAD === '0' || !headOid(repo)) return { paths: stagedPaths(repo.root), patch: null };
+  return stagedPathsAndPatch(repo.root, COMPILED_ATTRIBUTES, MAX_PATCH_BYTES);
+}
+
+/**
+ * Starts the worker for the staged change when the TS/JS part of its patch (`stagedForCommit`)
+ * looks refactor-like (only those files make post-commit load the compiler); returns the worker's
+ * pid or null.
+ */
+export function startClassifyAhead(repo: Repo, patch: string | null, env: NodeJS.ProcessEnv = process.env): number | null {
+  if (env.INTENT_CLASSIFY_AHEAD === '0' || patch === null) return null;
   try {
     const parent = headOid(repo);
-    if (!parent) return null;
-    // A patch over 1 MB is not looked at (git is stopped there): a change that big is no quick win.
-    const patch = stagedPatch(repo.root, COMPILED, 1_000_000);
-    if (!predictsSyntax(patch) || patch.split('\ndiff --git ').length > MAX_FILES) return null;
+    if (!parent || !predictsSyntax(patch)) return null;
     const res = gitRaw(['write-tree'], { cwd: repo.root, inheritRepoEnv: true });
     const tree = res.stdout.trim();
     if (res.status !== 0 || !/^[0-9a-f]{40,64}$/.test(tree)) return null;

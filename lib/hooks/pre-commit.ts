@@ -2,14 +2,13 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { requireActive, resolveIntentId } from '../intents/active.js';
 import { loadConfig, type Config } from '../intents/config.js';
-import { stagedPaths } from '../git/diff.js';
 import { IntentError, NO_ACTIVE_INTENT_MESSAGE, scopeViolationMessage } from '../core/errors.js';
 import { gitRaw } from '../git/process.js';
 import { loadRegistry, type Intent, type Registry } from '../intents/registry.js';
 import { openRepo, orchestrationPath, stateDir, type Repo } from '../git/repo.js';
 import { compileScope, outOfScope } from '../intents/scope.js';
 import { loadIgnore } from '../intents/ignore.js';
-import { startClassifyAhead } from './ahead-start.js';
+import { stagedForCommit, startClassifyAhead } from './ahead-start.js';
 
 /** What the pre-commit check decided. */
 export type PreCommitResult =
@@ -49,9 +48,11 @@ export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = pr
       {},
     );
   }
-  // A refactor-like TS/JS change: its syntax comparison starts now, in the background, for
-  // post-commit (as early as possible; a refused commit only leaves an entry that is swept).
-  startClassifyAhead(repo, env);
+  // One git process lists the staged paths and, for the prediction, the TS/JS files' patch. A
+  // refactor-like change's syntax comparison starts now, in the background, for post-commit (as
+  // early as possible; a refused commit only leaves an entry that is swept).
+  const staged = stagedForCommit(repo, env);
+  startClassifyAhead(repo, staged.patch, env);
   const registryFile = orchestrationPath(repo, 'active_intents.yaml');
   let registry: Registry | null = null;
   let intent: Intent | null = null;
@@ -62,7 +63,7 @@ export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = pr
     const budget = intent.budget ? await import('../guardrails/budget.js') : null;
     // With a max_changed_lines budget, one numstat gives both the paths and the line count.
     const numstat = budget && intent.budget?.max_changed_lines !== undefined ? budget.stagedNumstat(repo.root) : null;
-    paths = numstat ? numstat.paths : stagedPaths(repo.root);
+    paths = numstat ? numstat.paths : staged.paths;
     const bad = outOfScope(paths, compileScope(intent.owned_scope), loadIgnore(repo), !repo.isMainWorktree);
     if (bad.length) {
       const lines = bad.map((p) => scopeViolationMessage(intent!.id, p));

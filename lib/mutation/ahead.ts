@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { TOOL_VERSION } from '../core/version.js';
 import type { FileChange } from '../git/hunks.js';
 import type { FileClasses } from './classify.js';
+import { syntaxOf } from './languages.js';
 import { tokenSignature } from './tokens.js';
 
 /** Bumped whenever the classifier may decide differently for the same input. */
@@ -33,6 +34,8 @@ const DEFAULT_WAIT_MS = 4000;
 const MAX_AGE_MS = 10 * 60_000;
 /** Patches larger than this are not predicted (the worker would not pay off). */
 const MAX_PATCH_CHARS = 1_000_000;
+/** Nor are changes to more TS/JS files than this (the classifier's own limit is 500). */
+const MAX_FILES = 500;
 
 /** The folder of the cache, in the repository's state folder. */
 export function aheadDir(stateDir: string): string {
@@ -47,8 +50,9 @@ export function aheadKey(changes: readonly FileChange[], claimedRefactor = false
 
 /**
  * Whether a staged `-U0` patch (`git diff --cached -U0 --no-renames`) looks like a change the
- * syntax comparison will see: the removed and added lines have the same token signature, in one
- * file or over all files together (a move). Only a guess, to spare ordinary commits a worker.
+ * syntax comparison will see: the removed and added lines of its TS/JS files have the same token
+ * signature, in one file or over all of them together (a move). Other files' parts are skipped.
+ * Only a guess, to spare ordinary commits a worker.
  */
 export function predictsSyntax(patch: string): boolean {
   if (!patch || patch.length > MAX_PATCH_CHARS) return false;
@@ -57,8 +61,9 @@ export function predictsSyntax(patch: string): boolean {
   let body = false;
   for (const line of patch.split('\n')) {
     if (line.startsWith('diff --git ')) {
-      cur = { removed: [], added: [] };
-      files.push(cur);
+      // Without renames both names are the same: the extension is the line's (quotes aside).
+      cur = syntaxOf(line.endsWith('"') ? line.slice(0, -1) : line) ? { removed: [], added: [] } : null;
+      if (cur) files.push(cur);
       body = false;
     } else if (!cur) continue;
     else if (line.startsWith('@@')) body = true;
@@ -66,7 +71,7 @@ export function predictsSyntax(patch: string): boolean {
     else if (body && line.startsWith('+')) cur.added.push(line.slice(1));
   }
   const changed = files.filter((f) => f.removed.length || f.added.length);
-  if (!changed.length) return false;
+  if (!changed.length || files.length > MAX_FILES) return false;
   const same = (r: string[], a: string[]) => tokenSignature(r.join('\n')) === tokenSignature(a.join('\n'));
   if (changed.some((f) => f.removed.length && f.added.length && same(f.removed, f.added))) return true;
   // Comments added or removed alone, and moves between files.

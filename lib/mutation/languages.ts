@@ -16,6 +16,3 @@ const SYNTAX_EXT: Record<string, SyntaxKindName> = {
 export function syntaxOf(path: string): SyntaxKindName | undefined {
   return SYNTAX_EXT[posix.extname(path).toLowerCase()];
 }
-
-/** The same files as git pathspecs (any folder, any case). */
-export const COMPILED_PATHSPECS: readonly string[] = Object.keys(SYNTAX_EXT).map((ext) => `:(icase)*${ext}`);

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkoutIntent, forFile, git, governedRepo, noteOf, run, tempDir, writeFiles } from '../helpers.js';
@@ -87,6 +87,20 @@ describe('classifying ahead of post-commit', () => {
     expect(files('.json')).toEqual([]);
   });
 
+  it('a refactor committed with other files (prose, data) is still predicted from its TS part alone', async () => {
+    const data = JSON.stringify({ rows: Array.from({ length: 2000 }, (_, i) => ({ i, v: `row ${i}` })) }, null, 1);
+    const trace = stage(wtA, { 'src/auth.ts': readFileSync(join(wtA, 'src/auth.ts'), 'utf8').replace('logout(user: string) {\n  return user;', 'logout(who: string) {\n  return who;'), 'src/notes.md': 'New behaviour: logout clears.\n', 'src/data.json': data });
+    // The repository's own attributes come first: with every file diffable the patch has their
+    // lines too, and the prediction must skip them.
+    writeFileSync(join(repo, '.git', 'info', 'attributes'), '* diff\n');
+    const r = run('git', ['commit', '-q', '-m', 'rename a parameter, notes, data'], wtA, { INTENT_CLASSIFY_TRACE: trace });
+    rmSync(join(repo, '.git', 'info', 'attributes'));
+    expect(r.status, r.stderr).toBe(0);
+    expect(outcomes(trace)).toEqual([expect.stringMatching(/^(cache|waited)$/)]);
+    expect(classes(wtA)).toEqual({ 'src/auth.ts': 'AST_REFACTOR', 'src/data.json': 'INTENT_EVOLUTION', 'src/notes.md': 'INTENT_EVOLUTION' });
+    await workersDone();
+  });
+
   it('an ordinary change starts no worker', async () => {
     const trace = stage(wtA, { 'src/math.ts': MATH.replace('a - b', 'a - b - 1') });
     const r = run('git', ['commit', '-q', '-m', 'off by one'], wtA, { INTENT_CLASSIFY_TRACE: trace });
@@ -99,11 +113,15 @@ describe('classifying ahead of post-commit', () => {
     writeFiles(wtA, { 'src/notes.md': 'The token expires after one hour.\n' });
     git(wtA, 'add', '-A');
     git(wtA, 'commit', '-q', '-m', 'notes');
+    // (With every file diffable by the repository's attributes, the prose's lines are in the patch.)
     const prose = stage(wtA, { 'src/notes.md': 'The session lapses after some time.\n' });
+    writeFileSync(join(repo, '.git', 'info', 'attributes'), '* diff\n');
     const p = run('git', ['commit', '-q', '-m', 'reword'], wtA, { INTENT_CLASSIFY_TRACE: prose });
+    rmSync(join(repo, '.git', 'info', 'attributes'));
     expect(p.status, p.stderr).toBe(0);
     expect(traced(prose).map((t) => t.outcome)).toEqual(['no-compiler']);
-    expect(files('.pending')).toEqual([]);
+    await workersDone();
+    expect(files('.json')).toEqual([]);
     expect(classes(wtA)).toEqual({ 'src/notes.md': 'INTENT_EVOLUTION' });
   });
 
