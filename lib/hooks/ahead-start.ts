@@ -5,12 +5,13 @@
  * classifies by itself.
  */
 import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { PKG_ROOT } from '../core/version.js';
 import { stagedPaths, stagedPathsAndPatch } from '../git/diff.js';
 import { gitRaw } from '../git/process.js';
 import { headOid, stateDir, type Repo } from '../git/repo.js';
-import { aheadDir, pendingAlive, predictsSyntax, writePending } from '../mutation/ahead.js';
+import { aheadDir, pendingAlive, predictsSyntax, residentSocket, writePending } from '../mutation/ahead.js';
 
 /** Makes git diff only TS/JS files (what the prediction reads); shipped with the package. */
 const COMPILED_ATTRIBUTES = join(PKG_ROOT, 'git-hooks', 'compiled.gitattributes');
@@ -26,12 +27,16 @@ export function stagedForCommit(repo: Repo, env: NodeJS.ProcessEnv = process.env
   return stagedPathsAndPatch(repo.root, COMPILED_ATTRIBUTES, MAX_PATCH_BYTES);
 }
 
+/** How long pre-commit waits for a resident worker to take a request before starting one. */
+const RESIDENT_ANSWER_MS = 250;
+
 /**
- * Starts the worker for the staged change when the TS/JS part of its patch (`stagedForCommit`)
- * looks refactor-like (only those files make post-commit load the compiler); returns the worker's
- * pid or null.
+ * Hands the staged change to a worker when the TS/JS part of its patch (`stagedForCommit`) looks
+ * refactor-like (only those files make post-commit load the compiler): to the repository's
+ * resident worker when one answers, else to a new one started detached. Returns the worker's pid
+ * or null.
  */
-export function startClassifyAhead(repo: Repo, patch: string | null, env: NodeJS.ProcessEnv = process.env): number | null {
+export async function startClassifyAhead(repo: Repo, patch: string | null, env: NodeJS.ProcessEnv = process.env): Promise<number | null> {
   if (env.INTENT_CLASSIFY_AHEAD === '0' || patch === null) return null;
   try {
     const parent = headOid(repo);
@@ -41,6 +46,8 @@ export function startClassifyAhead(repo: Repo, patch: string | null, env: NodeJS
     if (res.status !== 0 || !/^[0-9a-f]{40,64}$/.test(tree)) return null;
     const dir = aheadDir(stateDir(repo));
     if (pendingAlive(dir, parent, tree)) return null;
+    const resident = await askResident(dir, parent, tree);
+    if (resident) return resident;
     const childEnv = { ...env };
     for (const k of ['GIT_INDEX_FILE', 'GIT_DIR', 'GIT_WORK_TREE', 'GIT_PREFIX']) delete childEnv[k];
     const child = spawn(process.execPath, [join(PKG_ROOT, 'dist', 'bin', 'hook.js'), 'classify-ahead', parent, tree, stateDir(repo)], {
@@ -54,4 +61,38 @@ export function startClassifyAhead(repo: Repo, patch: string | null, env: NodeJS
   } catch {
     return null;
   }
+}
+
+/**
+ * Asks the resident worker (lib/hooks/classify-ahead.ts) to classify `parent` → `tree`; it writes
+ * the pending marker itself before it answers. Resolves with its pid, or null when there is none,
+ * it refuses, or it does not answer in time.
+ */
+function askResident(dir: string, parent: string, tree: string): Promise<number | null> {
+  const sock = residentSocket(dir);
+  if (!sock) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    let buf = '';
+    const conn = connect(sock);
+    const done = (pid: number | null) => {
+      clearTimeout(timer);
+      conn.destroy();
+      resolve(pid);
+    };
+    const timer = setTimeout(() => done(null), RESIDENT_ANSWER_MS);
+    conn.setEncoding('utf8');
+    conn.on('error', () => done(null));
+    conn.on('connect', () => conn.write(`${JSON.stringify({ parent, tree })}\n`));
+    conn.on('data', (d: string) => {
+      buf += d;
+      if (!buf.includes('\n')) return;
+      try {
+        const r = JSON.parse(buf.slice(0, buf.indexOf('\n'))) as { ok?: unknown; pid?: unknown };
+        done(r.ok === true && Number.isInteger(r.pid) && (r.pid as number) > 0 ? (r.pid as number) : null);
+      } catch {
+        done(null);
+      }
+    });
+    conn.on('end', () => done(null));
+  });
 }

@@ -30,6 +30,8 @@ export const FORMAT = 1;
 const CLASSES = new Set(['AST_REFACTOR', 'INTENT_EVOLUTION']);
 /** How long post-commit waits at most for a live worker before classifying itself. */
 const DEFAULT_WAIT_MS = 4000;
+/** How long a worker stays resident, with the compiler loaded, after its last job. */
+const DEFAULT_RESIDENT_MS = 5 * 60_000;
 /** Entries nobody used (a refused or amended commit) are removed after this long. */
 const MAX_AGE_MS = 10 * 60_000;
 /** Patches larger than this are not predicted (the worker would not pay off). */
@@ -135,7 +137,7 @@ export function sweepAhead(dir: string, now = Date.now()): void {
       if (n.endsWith('.pending')) {
         const p = readPending(file);
         if (!p || (!alive(p.pid) && age > 5000) || age > MAX_AGE_MS) remove(file);
-      } else if (age > MAX_AGE_MS) remove(file);
+      } else if (n !== 'worker.sock' && age > MAX_AGE_MS) remove(file);
     } catch { /* gone meanwhile */ }
   }
 }
@@ -217,6 +219,22 @@ export function alive(pid: number): boolean {
   } catch {
     return true; // no /proc: kill(0) said it exists
   }
+}
+
+/**
+ * How long a worker stays resident after its last job (INTENT_CLASSIFY_RESIDENT_MS, at most an
+ * hour; 0: it leaves after its job).
+ */
+export function residentIdleMs(env: NodeJS.ProcessEnv): number {
+  const n = Number(env.INTENT_CLASSIFY_RESIDENT_MS);
+  return env.INTENT_CLASSIFY_RESIDENT_MS !== undefined && Number.isFinite(n) && n >= 0 ? Math.min(n, 3_600_000) : DEFAULT_RESIDENT_MS;
+}
+
+/** The resident worker's socket, or null where its path is too long for a socket (~104 bytes). */
+export function residentSocket(dir: string): string | null {
+  if (process.platform === 'win32') return null;
+  const sock = join(dir, 'worker.sock');
+  return Buffer.byteLength(sock) <= 100 ? sock : null;
 }
 
 export function waitBound(env: NodeJS.ProcessEnv): number {

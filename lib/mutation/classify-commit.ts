@@ -7,7 +7,7 @@ import { sleepSync } from '../core/files.js';
 import { cheapClasses, syntaxClasses, type FileClasses } from './classify.js';
 import type { FileChange } from '../git/hunks.js';
 import { syntaxOf } from './languages.js';
-import { aheadDir, aheadKey, alive, readEntry, remove, trace, validEntry, waitBound, workersFor, type Entry } from './ahead.js';
+import { aheadDir, aheadKey, readEntry, remove, trace, validEntry, waitBound, workersFor, type Entry } from './ahead.js';
 
 /** How post-commit got its classes: for the trace (INTENT_CLASSIFY_TRACE) and the tests. */
 export type AheadOutcome = 'no-syntax' | 'no-compiler' | 'waiting' | 'cache' | 'waited' | 'computed' | 'timeout' | 'worker-gone' | 'rejected';
@@ -60,7 +60,8 @@ export function classifyCommitChanges(
       sleepSync(pause);
       pause = Math.min(pause * 2, 10);
       entry = readEntry(file);
-      if (entry === undefined) workers = workers.filter((w) => alive(w));
+      // A worker that is done removes its marker (a resident one lives on); a dead one counts as done.
+      if (entry === undefined) workers = workersFor(dir, parent);
     }
     // A worker that finished between the last look and its exit.
     if (entry === undefined && outcome === 'worker-gone') entry = readEntry(file);
@@ -80,7 +81,7 @@ export function classifyCommitChanges(
     }
   }
   if (outcome !== 'cache' && outcome !== 'waited') syntaxClasses(out, survivors);
-  trace(env, { outcome, key, waited_ms: Date.now() - t0, ...(worker ? { worker_wall_ms: worker.wall_ms, worker_cpu_ms: worker.cpu_ms } : {}) });
+  trace(env, { outcome, key, waited_ms: Date.now() - t0, ...(worker ? { worker_pid: worker.pid, worker_wall_ms: worker.wall_ms, worker_cpu_ms: worker.cpu_ms } : {}) });
   return { classes: out, warning };
 }
 

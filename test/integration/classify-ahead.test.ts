@@ -3,7 +3,8 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkoutIntent, forFile, git, governedRepo, noteOf, run, tempDir, writeFiles } from '../helpers.js';
-import { aheadKey } from '../../lib/mutation/ahead.js';
+import { createServer } from 'node:net';
+import { aheadKey, alive } from '../../lib/mutation/ahead.js';
 import { treeDiff } from '../../lib/git/diff.js';
 
 // Classifying ahead (lib/mutation/ahead.ts): pre-commit starts a worker for a refactor-like
@@ -211,5 +212,94 @@ describe('classifying ahead of post-commit', () => {
     expect(classes(wtA)).toEqual({ 'src/auth.ts': 'AST_REFACTOR' });
     r = run('git', ['status', '--porcelain'], wtA);
     expect(r.stdout).toBe('');
+  });
+});
+
+describe('the resident worker', () => {
+  const RESIDENT = { INTENT_CLASSIFY_RESIDENT_MS: '600000' };
+  let res: string;
+  let wt: string;
+  const pids = new Set<number>();
+  beforeAll(() => forFile(() => {
+    res = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], { 'src/auth.ts': AUTH, 'README.md': '# t\n' });
+    wt = checkoutIntent(res, 'INT-001');
+  }));
+  afterAll(() => {
+    for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  });
+  const dir = () => join(res, '.git', 'intent', 'classify-ahead');
+  const sock = () => join(dir(), 'worker.sock');
+  const idle = async () => {
+    while (existsSync(dir()) && readdirSync(dir()).some((f) => f.endsWith('.pending'))) await new Promise((r) => setTimeout(r, 20));
+  };
+  const gone = async (pid: number) => {
+    while (alive(pid)) await new Promise((r) => setTimeout(r, 20));
+  };
+  /** Commits a consistent rename in `wt` (git run without blocking this process); how post-commit got its classes. */
+  async function rename(from: RegExp, to: string, env: Record<string, string> = RESIDENT): Promise<{ outcome: string; worker_pid?: number }> {
+    const trace = stage(wt, { 'src/auth.ts': readFileSync(join(wt, 'src/auth.ts'), 'utf8').replace(from, to) });
+    const code = await new Promise<number>((resolve) => {
+      const c = spawn('git', ['commit', '-q', '-m', `rename to ${to}`], { cwd: wt, env: { ...process.env, ...env, INTENT_CLASSIFY_TRACE: trace }, stdio: 'ignore' });
+      c.on('close', (n) => resolve(n ?? -1));
+    });
+    expect(code).toBe(0);
+    expect(classes(wt)).toEqual({ 'src/auth.ts': 'AST_REFACTOR' });
+    await idle();
+    const last = traced(trace).filter((t) => t.outcome !== 'waiting').at(-1) as { outcome: string; worker_pid?: number };
+    if (last.worker_pid) pids.add(last.worker_pid);
+    return last;
+  }
+
+  it('stays after its job and classifies the next refactor commits; a killed one is replaced', async () => {
+    const first = await rename(/\bttl\b/g, 'lifetime');
+    expect(first.outcome).toMatch(/^(cache|waited)$/);
+    expect(alive(first.worker_pid!)).toBe(true);
+    expect(existsSync(sock())).toBe(true);
+    const second = await rename(/\blifetime\b/g, 'seconds');
+    expect(second.outcome).toMatch(/^(cache|waited)$/);
+    expect(second.worker_pid).toBe(first.worker_pid);
+
+    // Killed, it leaves its socket behind: nobody answers there, so pre-commit starts a new worker.
+    process.kill(first.worker_pid!, 'SIGKILL');
+    await gone(first.worker_pid!);
+    expect(existsSync(sock())).toBe(true);
+    const third = await rename(/\bseconds\b/g, 'span');
+    expect(third.outcome).toMatch(/^(cache|waited)$/);
+    expect(third.worker_pid).not.toBe(first.worker_pid);
+    const fourth = await rename(/\bspan\b/g, 'period');
+    expect(fourth.worker_pid).toBe(third.worker_pid);
+    process.kill(third.worker_pid!, 'SIGTERM');
+    await gone(third.worker_pid!);
+  });
+
+  it("a listener on the socket that is not intent's worker changes no class", async () => {
+    rmSync(sock(), { force: true });
+    // It claims every job and does nothing: post-commit finds neither entry nor marker and classifies.
+    let answer = `${JSON.stringify({ ok: true, pid: process.pid })}\n`;
+    let asked = 0;
+    const fake = createServer((c) => {
+      c.on('data', () => {
+        asked++;
+        c.end(answer);
+      });
+    });
+    await new Promise<void>((r) => fake.listen(sock(), r));
+    try {
+      expect((await rename(/\bperiod\b/g, 'lifetime')).outcome).toBe('computed');
+      // One that answers nonsense is passed over: pre-commit starts a worker of its own.
+      answer = 'no\n';
+      const r = await rename(/\blifetime\b/g, 'ttl');
+      expect(r.outcome).toMatch(/^(cache|waited)$/);
+      expect(asked).toBe(2);
+    } finally {
+      await new Promise((r) => fake.close(r));
+    }
+  });
+
+  it('leaves when idle for INTENT_CLASSIFY_RESIDENT_MS, and takes its socket with it', async () => {
+    const r = await rename(/\bttl\b/g, 'lifetime', { INTENT_CLASSIFY_RESIDENT_MS: '200' });
+    expect(r.outcome).toMatch(/^(cache|waited)$/);
+    await gone(r.worker_pid!);
+    expect(existsSync(sock())).toBe(false);
   });
 });
