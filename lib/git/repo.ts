@@ -1,5 +1,5 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { IntentError } from '../core/errors.js';
 import { gitRaw, git } from './process.js';
 
@@ -40,6 +40,43 @@ export function openRepo(cwd: string): Repo {
   const isMainWorktree = gitDir === commonDir;
   const mainRoot = isMainWorktree ? root : mainWorktreeRoot(root, commonDir);
   return { root, gitDir, commonDir, mainRoot, isMainWorktree, branch: readBranch(gitDir) };
+}
+
+/**
+ * `openRepo` for a git hook, which git runs at the top of the worktree: the repository is read
+ * from the files git itself follows (`.git`, a linked worktree's `gitdir:` file, `commondir`)
+ * instead of a `git rev-parse` process (about 5 ms of every hook). Anything unusual (GIT_DIR
+ * naming another folder, GIT_WORK_TREE or GIT_COMMON_DIR set, a config that sets core.bare or
+ * core.worktree, per-worktree config, a missing HEAD) is left to `openRepo`.
+ */
+export function openHookRepo(cwd: string, env: NodeJS.ProcessEnv = process.env): Repo {
+  return repoFromFiles(cwd, env) ?? openRepo(cwd);
+}
+
+function repoFromFiles(cwd: string, env: NodeJS.ProcessEnv): Repo | null {
+  if (env.GIT_WORK_TREE || env.GIT_COMMON_DIR || env.GIT_OBJECT_DIRECTORY) return null;
+  try {
+    const root = realpathSync(cwd);
+    const dotGit = join(root, '.git');
+    const st = lstatSync(dotGit);
+    let gitDir: string;
+    if (st.isDirectory()) gitDir = dotGit;
+    else if (st.isFile()) {
+      const m = /^gitdir: (.+?)\r?\n?$/.exec(readFileSync(dotGit, 'utf8'));
+      if (!m) return null;
+      gitDir = resolve(root, m[1]);
+    } else return null;
+    if (env.GIT_DIR && resolve(root, env.GIT_DIR) !== gitDir) return null;
+    let commonDir = gitDir;
+    if (existsSync(join(gitDir, 'commondir'))) commonDir = resolve(gitDir, readFileSync(join(gitDir, 'commondir'), 'utf8').trim());
+    if (!existsSync(join(gitDir, 'HEAD')) || existsSync(join(gitDir, 'config.worktree'))) return null;
+    if (/^\s*(?:bare\s*=\s*true|worktree\s*=)/im.test(readFileSync(join(commonDir, 'config'), 'utf8'))) return null;
+    const isMainWorktree = gitDir === commonDir;
+    const mainRoot = isMainWorktree ? root : mainWorktreeRoot(root, commonDir);
+    return { root, gitDir, commonDir, mainRoot, isMainWorktree, branch: readBranch(gitDir) };
+  } catch {
+    return null;
+  }
 }
 
 function mainWorktreeRoot(cwd: string, commonDir: string): string {

@@ -5,7 +5,7 @@ import { loadConfig, type Config } from '../intents/config.js';
 import { IntentError, NO_ACTIVE_INTENT_MESSAGE, scopeViolationMessage } from '../core/errors.js';
 import { gitRaw } from '../git/process.js';
 import { loadRegistry, type Intent, type Registry } from '../intents/registry.js';
-import { openRepo, orchestrationPath, stateDir, type Repo } from '../git/repo.js';
+import { openHookRepo, orchestrationPath, stateDir, type Repo } from '../git/repo.js';
 import { compileScope, outOfScope } from '../intents/scope.js';
 import { loadIgnore } from '../intents/ignore.js';
 import { stagedForCommit, startClassifyAhead } from './ahead-start.js';
@@ -31,7 +31,7 @@ const INTENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
  * and lesson modules are loaded only when they have something to do (a hook runs on every commit).
  */
 export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<PreCommitResult> {
-  const repo = openRepo(cwd);
+  const repo = openHookRepo(cwd, env);
   const named = resolveIntentId(repo, env.INTENT_ID);
   // An open breaker refuses before anything else is looked at (no state file: nothing to load).
   if (named && INTENT_ID.test(named.id) && existsSync(join(stateDir(repo), 'breaker', `${named.id}.json`))) {

@@ -21,7 +21,7 @@ import { withLock } from '../core/lock.js';
 import { readNote, writeNote } from '../git/notes.js';
 import { loadIgnore } from '../intents/ignore.js';
 import { findIntent, loadRegistry, type Intent } from '../intents/registry.js';
-import { openRepo, orchestrationPath, stateDir, type Repo } from '../git/repo.js';
+import { openHookRepo, orchestrationPath, stateDir, type Repo } from '../git/repo.js';
 import { compileScope, outOfScope } from '../intents/scope.js';
 import { buildRecord, noteText, type TraceRecord } from './record.js';
 import { METADATA_KEY } from '../core/version.js';
@@ -42,7 +42,7 @@ export function recordCommit(
   env: NodeJS.ProcessEnv = process.env,
   opts: { rev?: string; intentId?: string; /** Old commits (and their records) whose model credit this one inherits. */ carry?: { sha: string; record: TraceRecord }[] } = {},
 ): TraceRecord | null {
-  const repo = openRepo(cwd);
+  const repo = openHookRepo(cwd, env);
   const named = opts.intentId ? { id: opts.intentId } : resolveIntentId(repo, env.INTENT_ID);
   if (!named) return null;
   const rev = opts.rev ?? 'HEAD';
