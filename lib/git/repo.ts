@@ -46,8 +46,8 @@ export function openRepo(cwd: string): Repo {
  * `openRepo` for a git hook, which git runs at the top of the worktree: the repository is read
  * from the files git itself follows (`.git`, a linked worktree's `gitdir:` file, `commondir`)
  * instead of a `git rev-parse` process (about 5 ms of every hook). Anything unusual (GIT_DIR
- * naming another folder, GIT_WORK_TREE or GIT_COMMON_DIR set, a config that sets core.bare or
- * core.worktree, per-worktree config, a missing HEAD) is left to `openRepo`.
+ * naming another folder, GIT_WORK_TREE or GIT_COMMON_DIR set, a config or per-worktree config
+ * that sets core.bare or core.worktree, a missing HEAD) is left to `openRepo`.
  */
 export function openHookRepo(cwd: string, env: NodeJS.ProcessEnv = process.env): Repo {
   return repoFromFiles(cwd, env) ?? openRepo(cwd);
@@ -69,8 +69,10 @@ function repoFromFiles(cwd: string, env: NodeJS.ProcessEnv): Repo | null {
     if (env.GIT_DIR && resolve(root, env.GIT_DIR) !== gitDir) return null;
     let commonDir = gitDir;
     if (existsSync(join(gitDir, 'commondir'))) commonDir = resolve(gitDir, readFileSync(join(gitDir, 'commondir'), 'utf8').trim());
-    if (!existsSync(join(gitDir, 'HEAD')) || existsSync(join(gitDir, 'config.worktree'))) return null;
-    if (/^\s*(?:bare\s*=\s*true|worktree\s*=)/im.test(readFileSync(join(commonDir, 'config'), 'utf8'))) return null;
+    if (!existsSync(join(gitDir, 'HEAD'))) return null;
+    const sets = /^\s*(?:bare\s*=\s*true|worktree\s*=)/im;
+    if (sets.test(readFileSync(join(commonDir, 'config'), 'utf8'))) return null;
+    if (existsSync(join(gitDir, 'config.worktree')) && sets.test(readFileSync(join(gitDir, 'config.worktree'), 'utf8'))) return null;
     const isMainWorktree = gitDir === commonDir;
     const mainRoot = isMainWorktree ? root : mainWorktreeRoot(root, commonDir);
     return { root, gitDir, commonDir, mainRoot, isMainWorktree, branch: readBranch(gitDir) };

@@ -18,6 +18,10 @@ describe('openHookRepo', () => {
     const fromLinked = openHookRepo(linked, { GIT_DIR: join(main, '.git', 'worktrees', 'wt') });
     expect(fromLinked).toEqual(openRepo(linked));
     expect(fromLinked).toMatchObject({ isMainWorktree: false, mainRoot: main, branch: 'feature', commonDir: join(main, '.git') });
+    // intent worktrees carry per-worktree config (core.hooksPath): read as well
+    git(main, 'config', 'extensions.worktreeConfig', 'true');
+    git(linked, 'config', '--worktree', 'core.hooksPath', join(main, '.git', 'hooks'));
+    expect(openHookRepo(linked, clean)).toEqual(openRepo(linked));
     git(linked, 'checkout', '-q', '--detach');
     expect(openHookRepo(linked, clean)).toEqual(openRepo(linked));
     expect(openHookRepo(linked, clean).branch).toBeNull();
@@ -45,5 +49,13 @@ describe('openHookRepo', () => {
     git(c, 'config', 'core.worktree', other);
     expect(openHookRepo(c, clean)).toEqual(openRepo(c));
     expect(openHookRepo(c, clean).root).toBe(other);
+    // the same set for one worktree only
+    const d = makeRepo();
+    const wt = join(tempDir(), 'wt');
+    git(d, 'worktree', 'add', '-q', wt);
+    git(d, 'config', 'extensions.worktreeConfig', 'true');
+    git(wt, 'config', '--worktree', 'core.worktree', other);
+    expect(openHookRepo(wt, clean)).toEqual(openRepo(wt));
+    expect(openHookRepo(wt, clean).root).toBe(other);
   });
 });
