@@ -2,7 +2,7 @@
 // comment, a formatting change, a consistent rename and a move between files. Every class but
 // the evolution survives the token filter and reaches the syntax comparison (lib/ast.ts), which
 // loads the TypeScript compiler.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPS, check, git, intent, run, stats, writeFiles } from './util.mjs';
 import { runHook } from './hooks.mjs';
@@ -190,4 +190,63 @@ export function classCommits(wt, ctx, reps = REPS) {
       worker: { cpu: opt(s.workerCpu), wall: opt(s.workerWall), waited: opt(s.waited), outcomes: s.outcomes },
     }];
   }));
+}
+
+/**
+ * For information: the consistent rename with no resident worker, as the first refactor-like
+ * commit after an idle period (INTENT_CLASSIFY_RESIDENT_MS) finds it: the warm worker is stopped,
+ * and every commit's worker leaves after its job (INTENT_CLASSIFY_RESIDENT_MS=0). Each repetition:
+ * node -e 0; the change committed with every hook; the change back with hooks disabled.
+ */
+export function coldRefactor(wt, ctx, reps = Math.max(3, Math.ceil(REPS / 2))) {
+  const cls = CLASSES.find((c) => c.name === 'consistent rename');
+  const traceFile = join(ctx.gitDir, 'BENCH_CLASSIFY_TRACE_COLD');
+  const coldEnv = { ...ctx.env, INTENT_CLASSIFY_TRACE: traceFile, INTENT_CLASSIFY_RESIDENT_MS: '0' };
+  let seen = 0;
+  const traced = () => {
+    const lines = existsSync(traceFile) ? readFileSync(traceFile, 'utf8').split('\n').filter(Boolean) : [];
+    const fresh = lines.slice(seen).map((l) => JSON.parse(l)).filter((t) => t.outcome !== 'waiting');
+    seen = lines.length;
+    return fresh;
+  };
+  // Start from the version the worktree does not have, so that every commit changes something.
+  const [path] = Object.keys(cls.files(0));
+  let k = cls.files(0)[path] === readFileSync(join(wt, path), 'utf8') ? 0 : -1;
+  const s = { node0: [], added: [], waited: [], outcomes: {} };
+  for (const pid of residentPids(wt)) {
+    try { process.kill(pid, 'SIGTERM'); } catch { /* gone */ }
+  }
+  for (let r = 0; r < reps; r++) {
+    while (residentPids(wt).length) run('sleep', ['0.05']);
+    s.node0.push(run(process.execPath, ['-e', '0'], { cwd: wt }).ms);
+    writeFiles(wt, cls.files(++k));
+    git(wt, ['add', 'src/app']);
+    const hooked = git(wt, ['commit', '-q', '-m', `cold rename ${k}`], { env: coldEnv });
+    check(Object.values(noteClasses(wt)).every((c) => c === cls.expect), 'cold rename: wrong class');
+    for (const t of traced()) {
+      s.outcomes[t.outcome] = (s.outcomes[t.outcome] ?? 0) + 1;
+      s.waited.push(t.waited_ms);
+    }
+    writeFiles(wt, cls.files(++k));
+    git(wt, ['add', 'src/app']);
+    const base = git(wt, ['-c', 'core.hooksPath=/dev/null', 'commit', '-q', '-m', `cold rename ${k} back`]);
+    s.added.push(hooked.ms - base.ms);
+  }
+  const node0 = stats(s.node0);
+  const added = stats(s.added);
+  return { node0, added, addedRatio: added.median / node0.median, waited: stats(s.waited), outcomes: s.outcomes };
+}
+
+/** Live classify-ahead workers of the repository at `wt` (Linux /proc; none found elsewhere). */
+function residentPids(wt) {
+  const state = join(git(wt, ['rev-parse', '--path-format=absolute', '--git-common-dir']).stdout.trim(), 'intent');
+  if (!existsSync('/proc')) return [];
+  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
+    try {
+      const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0');
+      return cmd.includes('classify-ahead') && cmd.includes(state) && readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
+    } catch {
+      return false;
+    }
+  }).map(Number);
 }

@@ -15,7 +15,7 @@ import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkoutIntents, checkoutOverhead } from './checkout.mjs';
-import { classCommits } from './classes.mjs';
+import { classCommits, coldRefactor } from './classes.mjs';
 import { concurrentCommits } from './concurrency.mjs';
 import { bigCommit, governedSynthetic, hookOverhead } from './hooks.mjs';
 import { hookProfiler, importSteps, probeCommand, probeHook, summarizeProbe } from './profile.mjs';
@@ -188,6 +188,8 @@ try {
         (c.worker.cpu ? `; background worker: CPU ${c.worker.cpu.median.toFixed(0)} ms, wall ${c.worker.wall.median.toFixed(0)} ms; post-commit waited ${c.worker.waited.median.toFixed(0)} ms` : '') +
         `; outcomes ${JSON.stringify(c.worker.outcomes)}`);
     }
+    const cold = results.classesCold = coldRefactor(small.wt, small.ctx);
+    log(`  consistent rename, no resident worker: whole commit +${cold.added.median.toFixed(0)} ms (${cold.addedRatio.toFixed(2)}×) node -e 0; post-commit waited ${cold.waited.median.toFixed(0)} ms; outcomes ${JSON.stringify(cold.outcomes)}`);
   });
 
   await item(7, `a registry of ${SCALE.intents} intents (${SCALE.inProgress} IN_PROGRESS): status, checkout, a governed commit, overlaps`, async () => {

@@ -124,6 +124,8 @@ function serve(state: string, idleMs: number): Promise<void> {
       });
     });
     server.on('listening', rearm);
+    // Stopped (e.g. by a session's end): take the socket away, finish the job at hand.
+    process.once('SIGTERM', close);
     server.listen(sock);
   });
 }
