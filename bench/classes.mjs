@@ -110,6 +110,20 @@ function noteClasses(wt) {
 }
 
 /**
+ * A reader of post-commit's trace file: each call returns the lines written since the last one
+ * (post-commit writes one, two when it waited; the `waiting` line is left out).
+ */
+function traceReader(traceFile) {
+  let seen = 0;
+  return () => {
+    const lines = existsSync(traceFile) ? readFileSync(traceFile, 'utf8').split('\n').filter(Boolean) : [];
+    const fresh = lines.slice(seen).map((l) => JSON.parse(l)).filter((t) => t.outcome !== 'waiting');
+    seen = lines.length;
+    return fresh;
+  };
+}
+
+/**
  * Item 8 in the intent worktree `wt` (hook context `ctx`): for each class, `reps` timed rounds
  * (plus a warm-up) of: node -e 0 · stage the class's change · pre-commit hook file · commit with
  * hooks disabled · post-commit hook file (checked: every file got the class's mutation class) ·
@@ -129,14 +143,7 @@ export function classCommits(wt, ctx, reps = REPS) {
   const traceFile = join(ctx.gitDir, 'BENCH_CLASSIFY_TRACE');
   const env = { ...ctx.env, INTENT_CLASSIFY_TRACE: traceFile };
   const tctx = { ...ctx, env };
-  let seen = 0;
-  /** The trace lines written since the last call (post-commit writes one, two when it waited). */
-  const traced = () => {
-    const lines = existsSync(traceFile) ? readFileSync(traceFile, 'utf8').split('\n').filter(Boolean) : [];
-    const fresh = lines.slice(seen).map((l) => JSON.parse(l)).filter((t) => t.outcome !== 'waiting');
-    seen = lines.length;
-    return fresh;
-  };
+  const traced = traceReader(traceFile);
   const series = ['node0', 'pre', 'post', 'base', 'hooked', 'added'];
   const out = Object.fromEntries(CLASSES.map((c) => [c.name, {
     ...Object.fromEntries(series.map((x) => [x, []])), cpu: Object.fromEntries(series.map((x) => [x, []])),
@@ -202,13 +209,7 @@ export function coldRefactor(wt, ctx, reps = Math.max(3, Math.ceil(REPS / 2))) {
   const cls = CLASSES.find((c) => c.name === 'consistent rename');
   const traceFile = join(ctx.gitDir, 'BENCH_CLASSIFY_TRACE_COLD');
   const coldEnv = { ...ctx.env, INTENT_CLASSIFY_TRACE: traceFile, INTENT_CLASSIFY_RESIDENT_MS: '0' };
-  let seen = 0;
-  const traced = () => {
-    const lines = existsSync(traceFile) ? readFileSync(traceFile, 'utf8').split('\n').filter(Boolean) : [];
-    const fresh = lines.slice(seen).map((l) => JSON.parse(l)).filter((t) => t.outcome !== 'waiting');
-    seen = lines.length;
-    return fresh;
-  };
+  const traced = traceReader(traceFile);
   // Start from the version the worktree does not have, so that every commit changes something.
   const [path] = Object.keys(cls.files(0));
   let k = cls.files(0)[path] === readFileSync(join(wt, path), 'utf8') ? 0 : -1;
