@@ -4,7 +4,7 @@ import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, rmSync,
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  bypassCommit, checkoutIntent, git, governedRepo, intent, ledgerLines, noteOf, run, tempDir, writeFiles,
+  bypassCommit, checkoutIntent, fixture, git, governedRepo, intent, ledgerLines, noteOf, run, tempDir, writeFiles,
 } from '../helpers.js';
 import { expectValid } from '../trace-validator.js';
 
@@ -31,12 +31,22 @@ active_intents:
 interface Range { start_line: number; end_line: number; content_hash: string }
 interface GitHunk { oldStart: number; oldCount: number; newStart: number; newCount: number }
 
-/** A repository with `files` committed, `intent init` run and REGISTRY committed on main. */
+/**
+ * A repository with `intent init` run and REGISTRY committed on main (built once per file and
+ * copied), then `files` committed on main as a human would, without an intent: a commit that no hook
+ * records (the ledger test below shows it), so it is made past the hooks.
+ */
 function setupRepo(files: Record<string, string | Buffer> = { 'README.md': '# test\n' }): string {
-  const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], files);
-  writeFiles(repo, { '.orchestration/active_intents.yaml': REGISTRY });
-  git(repo, 'add', '.orchestration');
-  git(repo, 'commit', '-q', '-m', 'registry with specs');
+  const repo = fixture('registry with specs', () => {
+    const r = governedRepo([{ id: 'INT-001', scope: ['src/**'] }]);
+    writeFiles(r, { '.orchestration/active_intents.yaml': REGISTRY });
+    git(r, 'add', '.orchestration');
+    git(r, 'commit', '-q', '-m', 'registry with specs');
+    return r;
+  });
+  writeFiles(repo, files);
+  git(repo, 'add', '-A');
+  git(repo, '-c', 'core.hooksPath=/dev/null', 'commit', '-q', '--allow-empty', '-m', 'the files of the test');
   return repo;
 }
 
