@@ -12,7 +12,7 @@ const IMPORT_TIME = fileURLToPath(new URL('./probe/import-time.mjs', import.meta
  * run of a hook file (what git runs: shell wrapper → runner → node), the loop calls `extra`, which
  * runs the same hook on the same staged index (pre-commit) or the same commit (post-commit,
  * which then records that commit again: same work, the note is replaced) two more ways:
- *   - `node dist/bin/hook.js <hook>` directly (no shell wrappers),
+ *   - `node dist/bin/hook.cjs <hook>` directly (what the runner starts, without the shell wrappers),
  *   - the same with bench/probe/spawn-probe.mjs preloaded, which reports when user code started,
  *     every child process with its duration, and when the work ended.
  * The probed run splits its own wall time into node start-up, module loading and set-up before the
@@ -20,7 +20,7 @@ const IMPORT_TIME = fileURLToPath(new URL('./probe/import-time.mjs', import.meta
  * minus the direct run (paired within a repetition) gives the shell wrappers.
  */
 export function hookProfiler(pkgDir, probeOut) {
-  const entry = join(pkgDir, 'dist', 'bin', 'hook.js');
+  const entry = join(pkgDir, 'dist', 'bin', 'hook.cjs');
   const data = {};
   const of = (hook) => (data[hook] ??= { rows: { file: [], direct: [], wrappers: [], probed: [], started: [], firstGit: [], end: [], git: [], gitCount: [] }, perCmd: new Map() });
   return {
@@ -174,12 +174,12 @@ export function probeCommand(cwd, cliArgs, cli, probeOut) {
 }
 
 /**
- * One hook run (`node dist/bin/hook.js <hook>`, git's hook environment) through the spawn probe;
+ * One hook run (`node dist/bin/hook.cjs <hook>`, git's hook environment) through the spawn probe;
  * with `cpuProfDir`, also under `node --cpu-prof` (its JavaScript time by module: cpuProfile()).
  */
 export function probeHook(pkgDir, wt, env, hook, probeOut, cpuProfDir = null) {
   const flags = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir, '--cpu-prof-interval', '500'] : [];
-  const res = run(process.execPath, [...flags, '--import', pathToFileURL(PROBE).href, join(pkgDir, 'dist', 'bin', 'hook.js'), hook], { cwd: wt, env: { ...env, BENCH_PROBE_OUT: probeOut }, allowFail: true });
+  const res = run(process.execPath, [...flags, '--import', pathToFileURL(PROBE).href, join(pkgDir, 'dist', 'bin', 'hook.cjs'), hook], { cwd: wt, env: { ...env, BENCH_PROBE_OUT: probeOut }, allowFail: true });
   check(res.status === 0, `${hook} (probed) failed: ${res.stderr}`);
   const p = JSON.parse(readFileSync(probeOut, 'utf8'));
   const prof = cpuProfDir ? cpuProfile(cpuProfDir) : null;

@@ -251,7 +251,7 @@ export function writeReport(R, file) {
   if (R.profile && Object.keys(R.profile).length) {
     L.push('', '### Where the time goes (hooks)', '');
     L.push('In the timing loop above, right after each timed run of a hook file, the same hook runs on the same staged index (pre-commit) or the same commit (post-commit: it records that commit again, same work, the note is replaced) two more ways: ' +
-      '`node dist/bin/hook.js <hook>` directly, and the same with `bench/probe/spawn-probe.mjs` preloaded (`node --import`), which records when user code starts, ' +
+      '`node dist/bin/hook.cjs <hook>` directly, and the same with `bench/probe/spawn-probe.mjs` preloaded (`node --import`), which records when user code starts, ' +
       'every child process with its duration (by wrapping `child_process.spawnSync`, which `lib/git/process.ts` uses; no strace) and when the work ends. Start-up, loading, git, JavaScript and exit add up to the probed run; ' +
       'the shell wrappers are the hook file minus the direct run (median of the paired differences). Medians of the same repetitions; negative values are noise (the wrappers cost a few shell processes, a few ms).', '');
     const sizes = Object.keys(R.profile).map(Number);
@@ -275,7 +275,7 @@ export function writeReport(R, file) {
     const HK = Object.keys(I.hooks);
     L.push('', 'Module loading, attributed: for each hook, in a fresh process, import one after the other the ESM loader itself (a one-line `data:` module), the hook entry (`dist/lib/hooks/dispatch.js`), each package the hook\'s module imports statically, then the hook\'s own modules; ' +
       'a step costs only what earlier steps had not loaded. Packages loaded lazily through `createRequire` (cosmiconfig when a config file exists, typescript for AST classification, ajv in verify) are not in these figures. ' +
-      'These steps are measured on the unbundled tsc output (`dist/lib/`) to show what each piece costs; the installed hooks run the bundle (`dist/bin/hook.js`, see docs/decisions.md), whose loading is the last row.', '');
+      'These steps are measured on the unbundled tsc output (`dist/lib/`) to show what each piece costs; the last row is the ES module bundle (`dist/bin/hook.js` and its chunk). The installed hooks run `dist/bin/hook.cjs` instead, which loads every hook as one CommonJS bundle (`dist/bin/hooks.cjs`) through a V8 code cache (docs/decisions.md); its loading is the "module loading" row of the probed runs above.', '');
     const labels = [...new Set(HK.flatMap((h) => I.hooks[h].steps.map((st) => st.label.replace(/^own modules of [a-z-]+ .*$/, 'own modules'))))];
     L.push(table(['import step', ...HK], [
       ...labels.map((lb) => [lb, ...HK.map((h) => {
@@ -284,7 +284,7 @@ export function writeReport(R, file) {
       })]),
       ['own modules counted', ...HK.map((h) => `${I.hooks[h].modules} (from \`${I.hooks[h].module ?? 'hook-run.js'}\`)`)],
       ['**total**', ...HK.map((h) => `**${msf(I.hooks[h].total, 1)}**`)],
-      ['**bundled** (what the installed hook loads: its file in `dist/bin/`, after the ESM loader)', ...HK.map((h) => I.hooks[h].bundled ? `**${msf(I.hooks[h].bundled.ms, 1)}** (\`${I.hooks[h].bundled.chunk}\`)` : '—')],
+      ['**bundled as an ES module** (its file in `dist/bin/`, after the ESM loader)', ...HK.map((h) => I.hooks[h].bundled ? `**${msf(I.hooks[h].bundled.ms, 1)}** (\`${I.hooks[h].bundled.chunk}\`)` : '—')],
     ]));
     const p1 = R.profile?.[Object.keys(R.profile ?? {})[0]];
     if (p1) {

@@ -4,7 +4,10 @@
 // and Node resolving and loading ~25 modules of ours plus minimatch's, diff's and yaml's many
 // files cost more than the hook's work (docs/decisions.md has the measurements).
 //
-//   dist/bin/hook.js         what every installed git hook runs (cli/hook.ts + lib/hooks/dispatch.ts);
+//   dist/bin/hook.cjs        what every installed git hook runs (cli/hook-entry.cjs): loads
+//   dist/bin/hooks.cjs       every hook in one CommonJS bundle, through a V8 code cache;
+//   dist/bin/hook.js         the same as an ES module (cli/hook.ts + lib/hooks/dispatch.ts), run by
+//                            the classify-ahead worker and by runners written before hook.cjs;
 //   dist/bin/hook-<m>.js     each hook's module (lib/hooks/<m>.ts), one file each, loaded by hook.js
 //                            for that hook only;
 //   dist/bin/intent.js       the `intent` command (cli/main.ts);
@@ -22,6 +25,7 @@ import { build } from 'esbuild';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -118,6 +122,37 @@ async function rooCodeCjs() {
   if (res.warnings.length) throw new Error(`bundle: dist/roo-code.cjs: ${res.warnings.map((w) => w.text).join('; ')}`);
 }
 
+/**
+ * dist/bin/hooks.cjs and dist/bin/hook.cjs: every hook (lib/hooks/dispatch.ts and what it loads)
+ * in one CommonJS bundle, and the entry the installed hooks run (cli/hook-entry.cjs), which loads
+ * the bundle through a V8 code cache named after the bundle's content hash (filled in here). An
+ * ES module cannot be loaded with cached data on Node 20. `import.meta.url` becomes the bundle's
+ * own file URL; the build fails on a warning or on a dynamic import() left in the bundle (a
+ * script loaded through vm cannot run one).
+ */
+async function hooksCjs() {
+  const file = join(out, 'hooks.cjs');
+  const res = await build({
+    entryPoints: [hookRun],
+    outfile: file,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    external: ['typescript', 'ajv', 'ajv/*', 'ajv-formats', 'cosmiconfig'],
+    define: { 'import.meta.url': '__intent_url' },
+    banner: { js: "var __intent_url = require('node:url').pathToFileURL(__filename).href;" },
+    plugins: [sharedYaml],
+    logLevel: 'silent',
+  });
+  if (res.warnings.length) throw new Error(`bundle: dist/bin/hooks.cjs: ${res.warnings.map((w) => w.text).join('; ')}`);
+  const text = await readFile(file, 'utf8');
+  if (/\bimport\(/.test(text)) throw new Error('bundle: dist/bin/hooks.cjs still has a dynamic import()');
+  const hash = createHash('sha256').update(text).digest('hex').slice(0, 16);
+  const entry = (await readFile(join(root, 'cli', 'hook-entry.cjs'), 'utf8')).replace('@BUNDLE_HASH@', hash);
+  await writeFile(join(out, 'hook.cjs'), entry, { mode: 0o755 });
+}
+
 const main = join(dist, 'cli', 'main.js');
 const hookRun = join(dist, 'lib', 'hooks', 'dispatch.js');
 const commands = lazyImports(main);
@@ -133,6 +168,7 @@ await Promise.all([
   esm(join(dist, 'cli', 'agent-hook.js'), 'agent-hook.js'),
   build({ entryPoints: [join(root, 'node_modules', 'yaml', 'dist', 'index.js')], outfile: join(out, 'yaml.cjs'), bundle: true, format: 'cjs', platform: 'node', target: 'node20', logLevel: 'warning' }),
   rooCodeCjs(),
+  hooksCjs(),
 ]);
 
 // dist/bin/trace-validator.cjs: the Agent Trace schema compiled by ajv at build time (its

@@ -32,14 +32,14 @@ export function shQuote(s: string): string {
 }
 
 /** The text of the runner `name` (`hook` or `agent`) for this package and Node.js. */
-export function runnerText(entry: 'hook.js' | 'agent-hook.js'): string {
+export function runnerText(entry: 'hook.cjs' | 'agent-hook.js'): string {
   return readFileSync(join(PKG_ROOT, 'git-hooks', 'runner.sh'), 'utf8')
     .replace('@NODE@', () => shQuote(process.execPath))
     .replace('@ENTRY@', () => shQuote(join(PKG_ROOT, 'dist', 'bin', entry)));
 }
 
 /** The runners in `<common-dir>/intent/bin/`, with the entry each runs. */
-export const RUNNERS = [['hook', 'hook.js'], ['agent', 'agent-hook.js']] as const;
+export const RUNNERS = [['hook', 'hook.cjs'], ['agent', 'agent-hook.js']] as const;
 
 /**
  * Writes the runners in `<common-dir>/intent/bin/`: `hook`, which every git hook calls, and

@@ -7,7 +7,8 @@
  * core.hooksPath) and checks again; what it cannot do (commit a file) it says.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { PKG_ROOT } from '../core/version.js';
 import { gitRaw } from '../git/process.js';
 import { openRepo, stateDir, type Repo } from '../git/repo.js';
 import { listWorktrees } from '../git/worktrees.js';
@@ -69,7 +70,8 @@ function runnerChecks(repo: Repo): Check[] {
       ok: nodeOk && progOk && (statSync(file).mode & 0o111) !== 0,
       message: !nodeOk ? `the Node.js it starts (${node}) is gone: hooks block. Run \`intent doctor --fix\` with the Node.js you use now.`
         : !progOk ? `the program it starts (${prog}) is missing (package moved or removed?): hooks block. Run \`intent doctor --fix\`.`
-        : current ? `${file}: Node.js ${node}, ${prog}` : `${file} works, but starts another installation (${prog}) than this intent; \`intent doctor --fix\` points it here.`,
+        : current ? `${file}: Node.js ${node}, ${prog}` : dirname(prog) === join(PKG_ROOT, 'dist', 'bin') ? `${file} works, but starts an older entry of this intent (${prog}); \`intent doctor --fix\` updates it.`
+        : `${file} works, but starts another installation (${prog}) than this intent; \`intent doctor --fix\` points it here.`,
     });
   }
   return checks;

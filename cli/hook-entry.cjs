@@ -1,0 +1,54 @@
+'use strict';
+// The entry every installed git hook runs (`intent init` writes its path into the hook runner),
+// copied by scripts/bundle.mjs to dist/bin/hook.cjs. It loads dist/bin/hooks.cjs, every hook in one
+// CommonJS bundle, through a V8 code cache: compiling the bundle is most of what loading it costs
+// (docs/decisions.md), and Node 20 has no compile cache of its own for it. The cache is one file per
+// hook in dist/bin/.v8-cache/, named after the bundle's content hash (fixed at build time, below),
+// node's version and the architecture; a run without one writes it when it exits, with the
+// functions that run compiled; V8 rejects data from another build (the bundle is then compiled as
+// usual and the cache rewritten). Where the package folder cannot be written there is no cache.
+// The same code as dist/bin/hook.js (cli/hook.ts), which the classify-ahead worker still runs.
+const fs = require('node:fs');
+const path = require('node:path');
+const vm = require('node:vm');
+const { createRequire, wrap } = require('node:module');
+
+const BUNDLE = 'hooks.cjs';
+const BUNDLE_HASH = '@BUNDLE_HASH@';
+
+const [hook = '', ...args] = process.argv.slice(2);
+const file = path.join(__dirname, BUNDLE);
+const dir = path.join(__dirname, '.v8-cache');
+const name = /^[a-z][a-z-]{0,40}$/.test(hook) ? hook : 'other';
+const cacheFile = path.join(dir, `${name}-${BUNDLE_HASH}-${process.version}-${process.arch}.bin`);
+
+let cached;
+try {
+  cached = fs.readFileSync(cacheFile);
+} catch { /* none yet */ }
+const script = new vm.Script(wrap(fs.readFileSync(file, 'utf8')), { filename: file, cachedData: cached });
+const mod = { exports: {} };
+script.runInThisContext()(mod.exports, createRequire(file), mod, file, __dirname);
+if (!cached || script.cachedDataRejected) process.once('exit', () => writeCache(script.createCachedData()));
+
+(async () => {
+  const out = await mod.exports.runHook(hook, process.cwd(), process.env, () => fs.readFileSync(0, 'utf8'), args);
+  if (out.stderr) process.stderr.write(out.stderr);
+  process.exitCode = out.code;
+})().catch((e) => {
+  process.stderr.write(`intent: hook ${hook} failed: ${(e && e.stack) || String(e)}\n`);
+  process.exitCode = 1;
+});
+
+/** Writes the cache (temp file + rename: a reader never sees half) and removes this hook's old ones. */
+function writeCache(data) {
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    const tmp = `${cacheFile}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, data);
+    fs.renameSync(tmp, cacheFile);
+    for (const f of fs.readdirSync(dir)) {
+      if (f.startsWith(`${name}-`) && f.endsWith('.bin') && path.join(dir, f) !== cacheFile) fs.rmSync(path.join(dir, f), { force: true });
+    }
+  } catch { /* a read-only package: no cache */ }
+}
