@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Node, Scalar, YAMLMap } from 'yaml';
 import { IntentError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/files.js';
-import { findIntent, parseRegistry, parseRegistryDocument, readRegistry, readRegistryText, rememberRegistry, rememberStatusEdit, statusSpansOf, type Intent, yamlModule as Y, type IntentStatus, type Registry, type ScalarSpan, type StatusSpans } from './registry.js';
+import { findIntent, isCachedRegistry, parseRegistry, parseRegistryDocument, readRegistry, readRegistryText, rememberRegistry, rememberStatusEdit, statusSpansOf, type Intent, yamlModule as Y, type IntentStatus, type Registry, type ScalarSpan, type StatusSpans } from './registry.js';
 import { stateDir, type Repo } from '../git/repo.js';
 
 /** The lock every edit of the main worktree's registry holds (shared by all worktrees). */
@@ -14,9 +14,10 @@ export function registryLockPath(repo: Repo): string {
  * Sets one intent's status in the registry file by rewriting only the bytes of that value (and of
  * `updated_at` when the intent has one), so the file's comments, quoting and layout stay as the
  * human wrote them. The caller holds the registry lock. Returns false when nothing changed.
+ * `known`: the text and registry the caller read earlier, used when the file has not changed since.
  */
-export function setIntentStatus(path: string, id: string, status: IntentStatus, now = new Date()): boolean {
-  const current = readRegistry(path);
+export function setIntentStatus(path: string, id: string, status: IntentStatus, now = new Date(), known?: { text: string; registry: Registry }): boolean {
+  const current = readKnown(path, known);
   const intent = findIntent(current.registry, id);
   if (intent?.status === status) return false;
   const spans = statusSpansOf(current.registry, id);
@@ -43,6 +44,17 @@ export function setIntentStatus(path: string, id: string, status: IntentStatus, 
   writeFileAtomic(path, out);
   rememberRegistry(path, out, after);
   return true;
+}
+
+/**
+ * The registry file's text and registry: `known` (what the caller read earlier) when the file
+ * still has exactly that text (the registry of the same bytes is the same), else read again.
+ */
+function readKnown(path: string, known?: { text: string; registry: Registry }): { text: string; registry: Registry } {
+  if (!known) return readRegistry(path);
+  const text = readRegistryText(path);
+  // A parsed registry is read again: the cache its parse wrote lets the edit patch it.
+  return text === known.text && isCachedRegistry(known.registry) ? known : readRegistry(path);
 }
 
 /**
@@ -118,9 +130,9 @@ function setStatusAtSpans(path: string, text: string, registry: Registry, id: st
   const out = applyEdits(text, edits);
   const edited = (i: Intent): Intent => ({ ...i, status, ...(spans.updated_at ? { updated_at: stamp } : {}) });
   writeFileAtomic(path, out);
-  // A cached registry's cache is patched (one intent's line, the spans), not rewritten.
+  // A cached registry's cache is patched (one status letter, one intent's line, the edit list), not rewritten.
   const before = findIntent(registry, id);
-  if (before && rememberStatusEdit(path, out, registry, edited(before), (old) => shiftSpans(old, edits))) return;
+  if (before && rememberStatusEdit(path, out, registry, edited(before), edits)) return;
   const intents = registry.intents.map((i) => (i.id === id ? edited(i) : i));
   rememberRegistry(path, out, { path, intents, spans: shiftSpans(registry.spans ?? {}, edits) });
 }

@@ -138,56 +138,137 @@ function registryOfText(path: string, text: string): Registry {
 }
 
 /**
- * The registry cache is one header line, `{"key":…,"index":{"<id>":["<status>",<offset>],…},"spans":<offset>}`,
- * then one line per intent (its JSON) in registry order, then one line with the status spans
- * (offsets count bytes from the first intent line). A hook needs one intent and the statuses of a
- * few: it parses the header and that one line, not the whole registry (10,000 intents are
- * megabytes of JSON); the full list is parsed only when a caller reads `intents` or `spans`. A
- * status edit rewrites the header, that intent's line and the spans line, and copies the rest.
+ * The registry cache (format 2), built so that a status edit patches bytes at fixed places and
+ * never shifts an offset (a 10,000-intent registry is megabytes of JSON):
+ *
+ *   `intent-registry-cache/2 <key>\n`       the key: sha256 of the format, tool version and registry text;
+ *   one letter per intent, in registry order  (P I B C A: the status), then `\n`;
+ *   `<id> <id> …\n`                           the ids in registry order (an id has no space);
+ *   `[<offset>,…]\n`                          where each intent's line starts (bytes from the file's start);
+ *   one line per intent: `[<intent>,<spans>]` (its JSON and its status spans, see StatusSpans), padded
+ *                                             with spaces to leave room for a longer status and stamp;
+ *   `[[<start>,<end>,<length>],…]\n`          the text edits made since the spans were computed, in order.
+ *
+ * A hook needs one intent and the statuses of a few: it reads the letters, the index and one line.
+ * A status edit writes a copy with the new key, one letter, that intent's line (same length) and
+ * one more entry in the edit list; the spans stay as computed and are moved through the edit
+ * list when read. When a line has no room left, or the list is long, the cache is rebuilt.
+ * A file that does not start with this format's tag (an older cache) is a miss: parsed and rebuilt.
  */
-interface CacheHead {
-  key: string;
-  index: Record<string, [IntentStatus, number]>;
-  spans: number;
-}
+const CACHE_TAG = 'intent-registry-cache/2';
+/** Spaces after each intent's line: a status grows by 4 characters at most, an `updated_at` stamp by 10. */
+const LINE_ROOM = 16;
+/** Edits kept in the list before the cache is rebuilt (each lookup of a span walks the list). */
+const MAX_EDITS = 256;
+const LETTER: Record<IntentStatus, string> = { PENDING: 'P', IN_PROGRESS: 'I', BLOCKED: 'B', COMPLETED: 'C', ABANDONED: 'A' };
+const STATUS_OF_LETTER: Record<string, IntentStatus> = { P: 'PENDING', I: 'IN_PROGRESS', B: 'BLOCKED', C: 'COMPLETED', A: 'ABANDONED' };
+
+/** One text edit of the registry: [start, end, length of the new text] (UTF-16 offsets of the text before it). */
+type TextEdit = [number, number, number];
 
 /** What a registry read from the cache keeps of the file, for `rememberStatusEdit`. */
 interface CacheRaw {
   buf: Buffer;
-  body: number;
-  head: CacheHead;
+  /** Where the status letters start. */
+  letters: number;
+  /** Where the edit list starts. */
+  editsAt: number;
+  edits: TextEdit[];
+  /** Registry order of an id, and where each line starts. */
+  ordinal(id: string): number | undefined;
+  offsets(): number[];
+}
+
+/** Moves a span through `edits` (applied in order); null when an edit cuts into it. */
+function moveSpan(sp: ScalarSpan, edits: readonly TextEdit[]): ScalarSpan | null {
+  let { start, end } = sp;
+  for (const [s, e, len] of edits) {
+    if (s === start && e === end) end = s + len;
+    else if (e <= start) {
+      start += len - (e - s);
+      end += len - (e - s);
+    } else if (s < end) return null;
+  }
+  return { start, end, style: sp.style };
+}
+
+function moveSpans(spans: StatusSpans[string] | null, edits: readonly TextEdit[]): StatusSpans[string] | undefined {
+  if (!spans) return undefined;
+  if (!edits.length) return spans;
+  const status = moveSpan(spans.status, edits);
+  const updated = spans.updated_at ? moveSpan(spans.updated_at, edits) : undefined;
+  if (!status || updated === null) return undefined;
+  return { status, ...(updated ? { updated_at: updated } : {}) };
 }
 
 function readCache(path: string, cache: string, key: string): Registry | null {
   const buf = readFileSync(cache);
-  const nl = buf.indexOf(0x0a);
-  if (nl < 0) return null;
-  const head = JSON.parse(buf.toString('utf8', 0, nl)) as Partial<CacheHead>;
-  if (head.key !== key || !head.index || typeof head.index !== 'object' || typeof head.spans !== 'number') return null;
-  const index = head.index;
-  const body = nl + 1;
-  const spansAt = body + head.spans;
-  const lineAt = (offset: number): Intent => {
-    const end = buf.indexOf(0x0a, body + offset);
-    return JSON.parse(buf.toString('utf8', body + offset, end)) as Intent;
+  const tag = `${CACHE_TAG} ${key}\n`;
+  if (buf.length < tag.length || buf.toString('latin1', 0, tag.length) !== tag) return null;
+  const letters = tag.length;
+  const lettersEnd = buf.indexOf(0x0a, letters);
+  const idsEnd = buf.indexOf(0x0a, lettersEnd + 1);
+  const indexEnd = buf.indexOf(0x0a, idsEnd + 1);
+  const editsAt = buf.lastIndexOf(0x0a, buf.length - 2) + 1;
+  if (lettersEnd < 0 || idsEnd < 0 || indexEnd < 0 || editsAt <= indexEnd || buf[buf.length - 1] !== 0x0a) return null;
+  const edits = JSON.parse(buf.toString('utf8', editsAt)) as TextEdit[];
+  const n = lettersEnd - letters;
+  const idText = buf.toString('utf8', lettersEnd + 1, idsEnd);
+  const ids = idText === '' ? [] : idText.split(' ');
+  const offsets = JSON.parse(buf.toString('latin1', idsEnd + 1, indexEnd)) as number[];
+  // Checked here, where a bad file is only a miss: the parts agree, and the lines start where the index says.
+  const opens = (at: number | undefined) => at === undefined || (at > indexEnd && at < editsAt && buf[at] === 0x5b && buf[at - 1] === 0x0a);
+  if (ids.length !== n || offsets.length !== n || !opens(offsets[0]) || !opens(offsets[n - 1])) return null;
+  let order: Map<string, number> | null = null;
+  let asked = 0;
+  /** A few lookups search the ids; more build a map once (a hook asks about every intent branch). */
+  const ordinal = (id: string): number | undefined => {
+    if (!order && ++asked > 8) order = new Map(ids.map((x, k) => [x, k]));
+    const k = order ? order.get(id) : ids.indexOf(id);
+    return k === undefined || k < 0 ? undefined : k;
   };
-  let spansOnly: StatusSpans | null = null;
-  const spans = (): StatusSpans => (spansOnly ??= JSON.parse(buf.toString('utf8', spansAt).trim()) as StatusSpans);
+  const lineAt = (k: number): [Intent, StatusSpans[string] | null] => {
+    const at = offsets[k];
+    return JSON.parse(buf.toString('utf8', at, buf.indexOf(0x0a, at))) as [Intent, StatusSpans[string] | null];
+  };
   let full: { intents: Intent[]; spans: StatusSpans } | null = null;
   const all = (): { intents: Intent[]; spans: StatusSpans } => {
     if (full) return full;
-    const intents = buf.toString('utf8', body, spansAt).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Intent);
-    return (full = { intents, spans: spans() });
+    const intents: Intent[] = [];
+    const spans: StatusSpans = {};
+    for (let k = 0; k < n; k++) {
+      const [intent, sp] = lineAt(k);
+      intents.push(intent);
+      const moved = moveSpans(sp, edits);
+      if (moved) spans[intent.id] = moved;
+    }
+    return (full = { intents, spans });
   };
   const registry = { path } as Registry;
   Object.defineProperty(registry, 'intents', { enumerable: true, configurable: true, get: () => all().intents });
   Object.defineProperty(registry, 'spans', { enumerable: true, configurable: true, get: () => all().spans });
   Object.defineProperty(registry, LOOKUP, {
     value: {
-      status: (id: string) => (Object.hasOwn(index, id) ? index[id][0] : undefined),
-      intent: (id: string) => (full ? full.intents.find((i) => i.id === id) : Object.hasOwn(index, id) ? lineAt(index[id][1]) : undefined),
-      spans,
-      raw: { buf, body, head: head as CacheHead },
+      status: (id: string) => {
+        const k = ordinal(id);
+        return k === undefined ? undefined : STATUS_OF_LETTER[String.fromCharCode(buf[letters + k])];
+      },
+      intent: (id: string) => {
+        const k = ordinal(id);
+        return k === undefined ? undefined : full ? full.intents[k] : lineAt(k)[0];
+      },
+      spansOf: (id: string) => {
+        const k = ordinal(id);
+        return k === undefined ? undefined : full ? full.spans[id] : moveSpans(lineAt(k)[1], edits);
+      },
+      withStatus: (status: IntentStatus) => {
+        if (full) return full.intents.filter((i) => i.status === status);
+        const want = LETTER[status].charCodeAt(0);
+        const out: Intent[] = [];
+        for (let k = 0; k < n; k++) if (buf[letters + k] === want) out.push(lineAt(k)[0]);
+        return out;
+      },
+      raw: { buf, letters, editsAt, edits, ordinal, offsets: () => offsets },
     } satisfies Lookup,
   });
   return registry;
@@ -197,7 +278,8 @@ function readCache(path: string, cache: string, key: string): Registry | null {
 interface Lookup {
   status(id: string): IntentStatus | undefined;
   intent(id: string): Intent | undefined;
-  spans(): StatusSpans;
+  spansOf(id: string): StatusSpans[string] | undefined;
+  withStatus(status: IntentStatus): Intent[];
   raw: CacheRaw;
 }
 const LOOKUP = Symbol('registry lookup');
@@ -210,47 +292,59 @@ export function rememberRegistry(path: string, text: string, registry: Registry)
   const cache = cacheFile(path);
   if (!cache) return;
   try {
-    const index: Record<string, [IntentStatus, number]> = {};
-    const lines: string[] = [];
-    let offset = 0;
-    for (const intent of registry.intents) {
-      const line = JSON.stringify(intent);
-      index[intent.id] = [intent.status, offset];
-      lines.push(`${line}\n`);
-      offset += Buffer.byteLength(line) + 1;
+    const intents = registry.intents;
+    const spans = registry.spans ?? {};
+    const head = `${CACHE_TAG} ${cacheKey(text)}\n${intents.map((i) => LETTER[i.status]).join('')}\n${intents.map((i) => i.id).join(' ')}\n`;
+    const lines = intents.map((i) => `${JSON.stringify([i, spans[i.id] ?? null])}${' '.repeat(LINE_ROOM)}\n`);
+    // The index gives absolute offsets, so its own length must be known first: offsets are
+    // computed against a guess of the index's length and redone until it holds (twice at most).
+    const lengths = lines.map((l) => Buffer.byteLength(l));
+    let indexLength = 0;
+    let index = '';
+    for (;;) {
+      let at = Buffer.byteLength(head) + indexLength;
+      index = `${JSON.stringify(lengths.map((len) => {
+        const here = at;
+        at += len;
+        return here;
+      }))}\n`;
+      const len = Buffer.byteLength(index);
+      if (len === indexLength) break;
+      indexLength = len;
     }
-    const head: CacheHead = { key: cacheKey(text), index, spans: offset };
-    writeFileAtomic(cache, `${JSON.stringify(head)}\n${lines.join('')}${JSON.stringify(registry.spans ?? {})}\n`);
+    writeFileAtomic(cache, `${head}${index}${lines.join('')}[]\n`);
   } catch { /* a cache only: never fail for it */ }
 }
 
 /**
- * After an edit that changed only intent `id` (to `intent`) and moved the status spans (`spans`
- * maps the old ones to the new): caches the new `text` by patching the cache `registry` was read
- * from (its header, that intent's line and the spans line; every other line is copied as bytes).
- * Returns false when `registry` did not come from the cache (then call rememberRegistry).
+ * After an edit that changed only intent `id` (to `intent`) by the text `edits` (offsets of the
+ * text before them): caches the new `text` by patching a copy of the cache `registry` was read
+ * from (its key, that intent's status letter and line, and the edit list; every other byte stays).
+ * Returns false when `registry` did not come from the cache, or its line has no room left, or the
+ * edit list is full (then call rememberRegistry).
  */
-export function rememberStatusEdit(path: string, text: string, registry: Registry, intent: Intent, spans: (old: StatusSpans) => StatusSpans): boolean {
+export function rememberStatusEdit(path: string, text: string, registry: Registry, intent: Intent, edits: readonly { start: number; end: number; text: string }[]): boolean {
   const raw = (registry as { [LOOKUP]?: Lookup })[LOOKUP]?.raw;
   const cache = cacheFile(path);
-  if (!raw || !cache || !Object.hasOwn(raw.head.index, intent.id)) return false;
+  if (!raw || !cache) return false;
   try {
-    const { buf, body, head } = raw;
-    const at = head.index[intent.id][1];
-    const end = buf.indexOf(0x0a, body + at) - body;
-    const line = Buffer.from(JSON.stringify(intent), 'utf8');
-    const delta = line.length - (end - at);
-    const index: Record<string, [IntentStatus, number]> = {};
-    for (const [k, [st, off]] of Object.entries(head.index)) index[k] = k === intent.id ? [intent.status, off] : [st, off > at ? off + delta : off];
-    const oldSpans = JSON.parse(buf.toString('utf8', body + head.spans).trim()) as StatusSpans;
-    const out = Buffer.concat([
-      Buffer.from(`${JSON.stringify({ key: cacheKey(text), index, spans: head.spans + delta })}\n`, 'utf8'),
-      buf.subarray(body, body + at),
-      line,
-      buf.subarray(body + end, body + head.spans),
-      Buffer.from(`${JSON.stringify(spans(oldSpans))}\n`, 'utf8'),
-    ]);
-    writeFileAtomic(cache, out);
+    const k = raw.ordinal(intent.id);
+    if (k === undefined || raw.edits.length + edits.length > MAX_EDITS) return false;
+    const { buf } = raw;
+    const at = raw.offsets()[k];
+    const end = buf.indexOf(0x0a, at);
+    const [, spans] = JSON.parse(buf.toString('utf8', at, end)) as [Intent, unknown];
+    const line = Buffer.from(JSON.stringify([intent, spans]), 'utf8');
+    if (line.length > end - at) return false;
+    // Applied last first, each edit's offsets hold in the text the earlier ones left.
+    const added = [...edits].sort((a, b) => b.start - a.start).map((e): TextEdit => [e.start, e.end, e.text.length]);
+    const out = Buffer.alloc(raw.editsAt);
+    buf.copy(out, 0, 0, raw.editsAt);
+    out.write(`${CACHE_TAG} ${cacheKey(text)}\n`, 0, 'latin1');
+    out[raw.letters + k] = LETTER[intent.status].charCodeAt(0);
+    out.fill(0x20, at, end);
+    line.copy(out, at);
+    writeFileAtomic(cache, Buffer.concat([out, Buffer.from(`${JSON.stringify([...raw.edits, ...added])}\n`, 'utf8')]));
     return true;
   } catch {
     return false;
@@ -258,7 +352,7 @@ export function rememberStatusEdit(path: string, text: string, registry: Registr
 }
 
 function cacheKey(text: string): string {
-  return createHash('sha256').update(`${TOOL_VERSION}\0${text}`).digest('hex');
+  return createHash('sha256').update(`${CACHE_TAG}\0${TOOL_VERSION}\0${text}`).digest('hex');
 }
 
 /**
@@ -561,11 +655,22 @@ export function findIntent(registry: Registry, id: string): Intent | undefined {
 /** The status spans of intent `id` (see StatusSpans), without parsing the intents of a cached registry. */
 export function statusSpansOf(registry: Registry, id: string): StatusSpans[string] | undefined {
   const lookup = (registry as { [LOOKUP]?: Lookup })[LOOKUP];
-  return (lookup ? lookup.spans() : registry.spans)?.[id];
+  return lookup ? lookup.spansOf(id) : registry.spans?.[id];
 }
 
 /** The status of intent `id`, or undefined when the registry has no such intent (cheap on a cached registry). */
 export function statusOf(registry: Registry, id: string): IntentStatus | undefined {
   const lookup = (registry as { [LOOKUP]?: Lookup })[LOOKUP];
   return lookup ? lookup.status(id) : registry.intents.find((i) => i.id === id)?.status;
+}
+
+/** The intents with `status`, in registry order (on a cached registry, without parsing the others). */
+export function intentsWithStatus(registry: Registry, status: IntentStatus): Intent[] {
+  const lookup = (registry as { [LOOKUP]?: Lookup })[LOOKUP];
+  return lookup ? lookup.withStatus(status) : registry.intents.filter((i) => i.status === status);
+}
+
+/** Whether `registry` was read from the cache (then an edit patches the cache instead of rebuilding it). */
+export function isCachedRegistry(registry: Registry): boolean {
+  return (registry as { [LOOKUP]?: Lookup })[LOOKUP] !== undefined;
 }

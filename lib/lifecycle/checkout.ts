@@ -10,7 +10,7 @@ import { withLock } from '../core/lock.js';
 import { setIntentStatus } from '../intents/registry-edit.js';
 import { expiredError, isExpired } from '../guardrails/budget.js';
 import { describeOverlap, findOverlaps, trackedFiles, type Overlap } from '../intents/overlap.js';
-import { findIntent, loadRegistry } from '../intents/registry.js';
+import { findIntent, intentsWithStatus, loadRegistry, readRegistry } from '../intents/registry.js';
 import { openRepo, orchestrationPath, stateDir, type Repo } from '../git/repo.js';
 import { listWorktrees } from '../git/worktrees.js';
 
@@ -48,7 +48,20 @@ export function checkout(cwd: string, id: string, opts: CheckoutOptions = {}): C
   assertNotAgent(`checkout ${id}`, opts.env);
   const repo = openRepo(cwd);
   const registryFile = orchestrationPath(repo, 'active_intents.yaml');
-  const intent = findIntent(loadRegistry(registryFile), id);
+  if (!existsSync(registryFile)) loadRegistry(registryFile); // REGISTRY_MISSING, before any lock or state
+  // Concurrent checkouts race inside git (`worktree list` fails while another `worktree add` is
+  // half-way; `git config` fails on a held lock instead of waiting): serialise them. The registry
+  // is read once, under the lock, where another checkout cannot have started an intent meanwhile.
+  return withLock(join(stateDir(repo), 'checkout.lock'), () => checkoutLocked(repo, id, opts, cwd));
+}
+
+function checkoutLocked(repo: Repo, id: string, opts: CheckoutOptions, cwd: string): CheckoutResult {
+  const registryFile = orchestrationPath(repo, 'active_intents.yaml');
+  const branch = BRANCH_PREFIX + id;
+  const main = repo.mainRoot;
+  const read = readRegistry(registryFile);
+  const { registry } = read;
+  const intent = findIntent(registry, id);
   if (!intent) {
     throw new IntentError('UNKNOWN_INTENT', `Unknown intent ${id}: it is not in ${registryFile}. Add it there first.`, { intent: id });
   }
@@ -62,21 +75,9 @@ export function checkout(cwd: string, id: string, opts: CheckoutOptions = {}): C
   }
   const now = opts.now ?? new Date();
   if (isExpired(intent.budget, now)) throw expiredError(intent, registryFile, now, 'checking it out');
-  // Concurrent checkouts race inside git (`worktree list` fails while another `worktree add` is
-  // half-way; `git config` fails on a held lock instead of waiting): serialise them.
-  return withLock(join(stateDir(repo), 'checkout.lock'), () => checkoutLocked(repo, id, opts, cwd));
-}
-
-function checkoutLocked(repo: Repo, id: string, opts: CheckoutOptions, cwd: string): CheckoutResult {
-  const registryFile = orchestrationPath(repo, 'active_intents.yaml');
-  const branch = BRANCH_PREFIX + id;
-  const main = repo.mainRoot;
   const config = loadConfig(main, main);
-  // Read again under the lock: another checkout may have started an intent meanwhile.
-  const registry = loadRegistry(registryFile);
-  const intent = findIntent(registry, id);
-  if (!intent) throw new IntentError('UNKNOWN_INTENT', `Unknown intent ${id}: it is not in ${registryFile}. Add it there first.`, { intent: id });
-  const overlaps = findOverlaps(intent, registry.intents, trackedFiles(main));
+  // Only IN_PROGRESS intents can overlap: the others' lines of a cached registry are not read.
+  const overlaps = findOverlaps(intent, intentsWithStatus(registry, 'IN_PROGRESS'), trackedFiles(main));
   let path = existingWorktree(main, branch);
   const created = path === null;
   if (overlaps.length && (opts.strict || config.strictOverlap) && (created || intent.status !== 'IN_PROGRESS')) {
@@ -111,7 +112,7 @@ function checkoutLocked(repo: Repo, id: string, opts: CheckoutOptions, cwd: stri
   }
   recordActiveIntent(worktreeGitDir(path), id);
   installWorktreeHooks(repo, path);
-  const started = withLock(join(stateDir(repo), 'registry.lock'), () => setIntentStatus(registryFile, id, 'IN_PROGRESS'));
+  const started = withLock(join(stateDir(repo), 'registry.lock'), () => setIntentStatus(registryFile, id, 'IN_PROGRESS', new Date(), read));
   return { intent: id, path, branch, created, started, overlaps };
 }
 

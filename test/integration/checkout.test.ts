@@ -317,10 +317,13 @@ describe('intent checkout', () => {
   it("the registry edit refreshes the registry cache: the next hook reads the new status without a stale answer", () => {
     const repo = repoWithRegistry();
     checkoutIntent(repo, 'INT-002');
-    // The cache: a header line with every intent's status and line offset, one line per intent, the spans.
-    const [head, ...lines] = readFileSync(join(repo, '.git', 'intent', 'registry.json'), 'utf8').trimEnd().split('\n');
-    expect(JSON.parse(head).index['INT-002'][0]).toBe('IN_PROGRESS');
-    expect(lines.slice(0, -1).map((l) => JSON.parse(l)).find((i: { id: string }) => i.id === 'INT-002').status).toBe('IN_PROGRESS');
+    // The cache (format 2): tag and key, one status letter per intent, the ids, their offsets, one line per intent, the edit list.
+    const [tag, letters, ids, , ...lines] = readFileSync(join(repo, '.git', 'intent', 'registry.json'), 'utf8').trimEnd().split('\n');
+    expect(tag).toMatch(/^intent-registry-cache\/2 [0-9a-f]{64}$/);
+    const k = ids.split(' ').indexOf('INT-002');
+    expect(letters[k]).toBe('I');
+    expect(JSON.parse(lines[k])[0]).toMatchObject({ id: 'INT-002', status: 'IN_PROGRESS' });
+    expect(JSON.parse(lines[lines.length - 1])).toHaveLength(2); // the status and updated_at edits
     expect(registryText(repo)).toMatch(/status: 'IN_PROGRESS'/);
     const st = intent(repo, ['status', '--json']);
     expect(st.status, st.stderr).toBe(0);
