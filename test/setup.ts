@@ -1,7 +1,7 @@
 import { afterEach } from 'vitest';
 
 // Every test, and every git and hook process it starts, runs with pinned, isolated git settings:
-// no system or global config, fixed identities and dates, UTC.
+// no system or global config, no automatic maintenance, fixed identities and dates, UTC.
 const pinned: Record<string, string> = {
   GIT_CONFIG_NOSYSTEM: '1',
   GIT_CONFIG_GLOBAL: '/dev/null',
@@ -13,6 +13,11 @@ const pinned: Record<string, string> = {
   GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z',
   TZ: 'UTC',
   NO_COLOR: '1',
+  // No `git maintenance run --auto` after every commit, notes update and fetch: a process each
+  // (about 4 ms of CPU a commit here), and the test repositories are far too small to need it.
+  GIT_CONFIG_COUNT: '1',
+  GIT_CONFIG_KEY_0: 'maintenance.auto',
+  GIT_CONFIG_VALUE_0: 'false',
 };
 Object.assign(process.env, pinned);
 for (const k of ['GIT_DIR', 'GIT_INDEX_FILE', 'GIT_WORK_TREE', 'INTENT_ID']) delete process.env[k];
