@@ -119,20 +119,33 @@ export function stateDir(repo: Repo): string {
  * or the refs are stored another way (reftable), where the caller must not guess.
  */
 export function headOid(repo: Repo): string | null {
-  const oid = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
   try {
     const head = readFileSync(join(repo.gitDir, 'HEAD'), 'utf8').trim();
-    if (oid.test(head)) return head;
+    if (OID.test(head)) return head;
     if (!head.startsWith('ref: refs/')) return null;
-    const ref = head.slice(5);
-    if (existsSync(join(repo.commonDir, 'reftable'))) return null;
-    try {
-      const loose = readFileSync(join(repo.commonDir, ref), 'utf8').trim();
-      return oid.test(loose) ? loose : null;
-    } catch { /* packed, or unborn */ }
+    return refOid(repo, head.slice(5));
+  } catch {
+    return null;
+  }
+}
+
+const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+/**
+ * The object a ref (`refs/heads/x`) names, read from its loose file or `packed-refs` (no
+ * process): null when there is no such ref, it is symbolic, or the refs are stored another way
+ * (reftable), where the caller must not guess.
+ */
+export function refOid(repo: Pick<Repo, 'commonDir'>, ref: string): string | null {
+  if (existsSync(join(repo.commonDir, 'reftable'))) return null;
+  try {
+    const loose = readFileSync(join(repo.commonDir, ref), 'utf8').trim();
+    return OID.test(loose) ? loose : null;
+  } catch { /* packed, or none */ }
+  try {
     const line = readFileSync(join(repo.commonDir, 'packed-refs'), 'utf8').split('\n').find((l) => l.endsWith(` ${ref}`));
     const packed = line?.split(' ')[0] ?? '';
-    return oid.test(packed) ? packed : null;
+    return OID.test(packed) ? packed : null;
   } catch {
     return null;
   }

@@ -11,8 +11,8 @@ import { setIntentStatus } from '../intents/registry-edit.js';
 import { expiredError, isExpired } from '../guardrails/budget.js';
 import { describeOverlap, findOverlaps, trackedFiles, type Overlap } from '../intents/overlap.js';
 import { findIntent, intentsWithStatus, loadRegistry, readRegistry } from '../intents/registry.js';
-import { openRepo, orchestrationPath, stateDir, type Repo } from '../git/repo.js';
-import { listWorktrees } from '../git/worktrees.js';
+import { headOid, openRepo, orchestrationPath, refOid, stateDir, type Repo } from '../git/repo.js';
+import { listWorktrees, readWorktrees } from '../git/worktrees.js';
 
 /** What `intent checkout` did. */
 export interface CheckoutResult {
@@ -78,7 +78,7 @@ function checkoutLocked(repo: Repo, id: string, opts: CheckoutOptions, cwd: stri
   const config = loadConfig(main, main);
   // Only IN_PROGRESS intents can overlap: the others' lines of a cached registry are not read.
   const overlaps = findOverlaps(intent, intentsWithStatus(registry, 'IN_PROGRESS'), trackedFiles(main));
-  let path = existingWorktree(main, branch);
+  let path = existingWorktree(repo, branch);
   const created = path === null;
   if (overlaps.length && (opts.strict || config.strictOverlap) && (created || intent.status !== 'IN_PROGRESS')) {
     const why = opts.strict ? '--strict' : `strictOverlap in ${config.source}`;
@@ -91,7 +91,7 @@ function checkoutLocked(repo: Repo, id: string, opts: CheckoutOptions, cwd: stri
   }
   if (path !== null && opts.base) {
     // The worktree exists: its branch has its base already, and --base would be silently ignored.
-    const [, base] = resolveRefs(repo.root, branch, opts.base);
+    const [, base] = resolveRefs(repo, branch, opts.base);
     if (base === null) throw baseError(opts.base);
     throw new IntentError('WORKTREE_CONFLICT', `The worktree of ${id} exists already (${path}, on ${branch}); --base applies only to a new branch. Nothing was changed. Run without --base to use it.`, { intent: id, path, branch, base: opts.base });
   }
@@ -101,7 +101,7 @@ function checkoutLocked(repo: Repo, id: string, opts: CheckoutOptions, cwd: stri
     if (existsSync(path) && readdirSync(path).length > 0) {
       throw new IntentError('WORKTREE_CONFLICT', `Cannot create the worktree of ${id}: ${path} exists and is not empty. Pass --path to choose another place.`, { path });
     }
-    const [hasBranch, base] = resolveRefs(repo.root, branch, opts.base ?? 'HEAD');
+    const [hasBranch, base] = resolveRefs(repo, branch, opts.base ?? 'HEAD');
     if (hasBranch) {
       if (opts.base) throw new IntentError('WORKTREE_CONFLICT', `Branch ${branch} already exists; --base applies only to a new branch.`, { branch });
       git(['worktree', 'add', path, branch], { cwd: main });
@@ -117,12 +117,16 @@ function checkoutLocked(repo: Repo, id: string, opts: CheckoutOptions, cwd: stri
 }
 
 /**
- * Whether `refs/heads/<branch>` exists, and the commit `rev` names (null: none), in one process.
+ * Whether `refs/heads/<branch>` exists, and the commit `rev` names (null: none): from the ref files
+ * when `rev` is HEAD and they tell, else in one process.
  * (cat-file reads one name per line: a name with a line break cannot be asked about, nor exist.)
  */
-function resolveRefs(cwd: string, branch: string, rev: string): [boolean, string | null] {
+function resolveRefs(repo: Repo, branch: string, rev: string): [boolean, string | null] {
   if (/[\r\n]/.test(rev)) return [false, null];
-  const out = git(['cat-file', '--batch-check=%(objectname) %(objecttype)'], { cwd, input: `refs/heads/${branch}\n${rev}^{commit}\n` });
+  // The usual case without a process: HEAD's commit and the branch's ref from the ref files.
+  const head = rev === 'HEAD' ? headOid(repo) : null;
+  if (head !== null) return [refOid(repo, `refs/heads/${branch}`) !== null, head];
+  const out = git(['cat-file', '--batch-check=%(objectname) %(objecttype)'], { cwd: repo.root, input: `refs/heads/${branch}\n${rev}^{commit}\n` });
   const [ref, base] = out.split('\n');
   const oid = (line: string | undefined) => (line && / commit$/.test(line) ? line.split(' ')[0] : null);
   return [oid(ref) !== null, oid(base)];
@@ -149,11 +153,13 @@ function worktreeGitDir(path: string): string {
  * The worktree that has `branch` checked out, if any. Worktrees whose folder is gone are pruned
  * first (only when `git worktree list` marks one prunable), so their branch can be checked out again.
  */
-function existingWorktree(cwd: string, branch: string): string | null {
-  let worktrees = listWorktrees(cwd);
+function existingWorktree(repo: Repo, branch: string): string | null {
+  const cwd = repo.mainRoot;
+  const list = () => readWorktrees(repo.commonDir, repo.mainRoot) ?? listWorktrees(cwd);
+  let worktrees = list();
   if (worktrees.some((w) => w.prunable)) {
     gitRaw(['worktree', 'prune'], { cwd });
-    worktrees = listWorktrees(cwd);
+    worktrees = list();
   }
   return worktrees.find((w) => w.branch === `refs/heads/${branch}`)?.path ?? null;
 }

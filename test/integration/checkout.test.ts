@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { listWorktrees, readWorktrees } from '../../lib/git/worktrees.js';
 import { checkoutIntent, fixture, git, governedRepo, intent, noteOf, run, tempDir, writeFiles } from '../helpers.js';
 
 // `intent checkout` as a real process against real repositories.
@@ -328,6 +329,32 @@ describe('intent checkout', () => {
     const st = intent(repo, ['status', '--json']);
     expect(st.status, st.stderr).toBe(0);
     expect(st.stdout).toContain('INT-002');
+  });
+
+  it("the worktrees read from git's files (no process) are what `git worktree list` says: branches, detached, gone, locked", () => {
+    const repo = repoWithRegistry();
+    const wt1 = checkoutIntent(repo, 'INT-001');
+    const parent = dirname(repo);
+    git(repo, 'worktree', 'add', '-q', '--detach', join(parent, 'detached'), 'HEAD');
+    git(repo, 'worktree', 'add', '-q', '-b', 'gone', join(parent, 'gone'), 'HEAD');
+    git(repo, 'worktree', 'add', '-q', '-b', 'locked', join(parent, 'locked'), 'HEAD');
+    git(repo, 'worktree', 'lock', join(parent, 'locked'));
+    rmSync(join(parent, 'gone'), { recursive: true, force: true });
+    rmSync(join(parent, 'locked'), { recursive: true, force: true });
+    const sort = (ws: ReturnType<typeof listWorktrees>) => [...ws].sort((a, b) => a.path.localeCompare(b.path));
+    const fromGit = sort(listWorktrees(repo));
+    expect(fromGit).toStrictEqual(sort([
+      { path: repo, branch: 'refs/heads/main', prunable: false },
+      { path: wt1, branch: 'refs/heads/intent/INT-001', prunable: false },
+      { path: join(parent, 'detached'), branch: null, prunable: false },
+      { path: join(parent, 'gone'), branch: 'refs/heads/gone', prunable: true },
+      { path: join(parent, 'locked'), branch: 'refs/heads/locked', prunable: false },
+    ]));
+    expect(sort(readWorktrees(join(repo, '.git'), repo)!)).toStrictEqual(fromGit);
+    // and checkout prunes the gone one, then makes the intent's worktree as before
+    const r = intent(repo, ['checkout', 'INT-002', '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(listWorktrees(repo).some((w) => w.branch === 'refs/heads/gone')).toBe(false);
   });
 
   it('outside a repository: a clear refusal', () => {
