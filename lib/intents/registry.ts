@@ -179,26 +179,27 @@ interface CacheRaw {
   offsets(): number[];
 }
 
-/** Moves a span through `edits` (applied in order); null when an edit cuts into it. */
-function moveSpan(sp: ScalarSpan, edits: readonly TextEdit[]): ScalarSpan | null {
+/** Moves a span (freshly parsed: changed in place) through `edits`, applied in order; false when an edit cuts into it. */
+function moveSpan(sp: ScalarSpan, edits: readonly TextEdit[]): boolean {
   let { start, end } = sp;
   for (const [s, e, len] of edits) {
     if (s === start && e === end) end = s + len;
     else if (e <= start) {
       start += len - (e - s);
       end += len - (e - s);
-    } else if (s < end) return null;
+    } else if (s < end) return false;
   }
-  return { start, end, style: sp.style };
+  sp.start = start;
+  sp.end = end;
+  return true;
 }
 
+/** An intent's spans as read from its line, moved through `edits` (undefined when there are none, or an edit cut into one). */
 function moveSpans(spans: StatusSpans[string] | null, edits: readonly TextEdit[]): StatusSpans[string] | undefined {
   if (!spans) return undefined;
-  if (!edits.length) return spans;
-  const status = moveSpan(spans.status, edits);
-  const updated = spans.updated_at ? moveSpan(spans.updated_at, edits) : undefined;
-  if (!status || updated === null) return undefined;
-  return { status, ...(updated ? { updated_at: updated } : {}) };
+  if (!moveSpan(spans.status, edits)) return undefined;
+  if (spans.updated_at && !moveSpan(spans.updated_at, edits)) return undefined;
+  return spans;
 }
 
 function readCache(path: string, cache: string, key: string): Registry | null {
