@@ -192,7 +192,7 @@ export function writeReport(R, file) {
         const cpu = c.cpu ? `; CPU ${msf(c.cpu[key].median)} = ${f(c.cpu[ratioKey], 2)}×` : '';
         const w = c.worker?.cpu && key !== 'pre' ? ` Not counted: the resident background worker's job (CPU ${msf(c.worker.cpu.median)}, wall ${msf(c.worker.wall.median)}, on the other core).` : '';
         rows.push([8, `${name}: ${label}`, `${msf(c[key].median)} = ${f(c[ratioKey], 2)}× node -e 0 (${msf(c.node0.median)})${cpu}`, `≤ ${target}× (${msf(target * c.node0.median)})`, yes(ok),
-          (ok ? '' : `+${msf(c[key].median - target * c.node0.median)}${key !== 'pre' && name !== 'evolution' ? '; the syntax comparison of a refactor-like change (classified ahead by a background worker, see docs/decisions.md)' : ''}.`) + w]);
+          (ok ? '' : `+${msf(c[key].median - target * c.node0.median)}${key === 'added' ? `; its hooks: pre-commit ${msf(c.pre.median)}, post-commit ${msf(c.post.median)} (the rest: commit-msg, the shell wrappers, git's own work with hooks on)` : key === 'post' && name !== 'evolution' ? '; the syntax comparison of a refactor-like change (see docs/decisions.md)' : ''}.`) + w]);
       }
     }
     const cold = R.classesCold;
