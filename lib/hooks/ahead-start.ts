@@ -1,6 +1,7 @@
 /**
- * pre-commit's half of classifying ahead (lib/mutation/ahead.ts): when the staged patch looks
- * like a refactor, write the staged tree and start the worker (lib/hooks/classify-ahead.ts)
+ * pre-commit's half of classifying ahead (lib/mutation/ahead.ts): read the staged paths and the
+ * TS/JS patch in one git process; when the patch looks like a refactor, write the staged tree and
+ * hand it to the repository's resident worker (lib/hooks/classify-ahead.ts), or start one
  * detached, so git does not wait for it. Never fails the commit: any error only means post-commit
  * classifies by itself.
  */

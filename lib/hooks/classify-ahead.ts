@@ -3,7 +3,8 @@
  * lib/mutation/ahead.ts): started detached by pre-commit as `hook.js classify-ahead <parent>
  * <tree> <state dir>`, it diffs the two trees the way post-commit will diff the commit, classifies, and
  * stores the result under the key post-commit will compute. Whatever happens, it removes its
- * pending marker, so post-commit stops waiting for it.
+ * pending marker, so post-commit stops waiting for it. Then it stays resident for the repository's
+ * next refactor-like commits, which pre-commit hands it over a socket (`serve`).
  */
 import { existsSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
