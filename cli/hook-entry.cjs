@@ -7,7 +7,9 @@
 // node's version and the architecture; a run without one writes it when it exits, with the
 // functions that run compiled; V8 rejects data from another build (the bundle is then compiled as
 // usual and the cache rewritten). Where the package folder cannot be written there is no cache.
-// The same code as dist/bin/hook.js (cli/hook.ts), which the classify-ahead worker still runs.
+// The same code as dist/bin/hook.js (cli/hook.ts), which the classify-ahead worker still runs. The
+// loading is lib/mutation/ts-cache.ts's mechanism, written out here: this file runs before any of
+// the package's code is loaded, so it cannot import it.
 const fs = require('node:fs');
 const path = require('node:path');
 const vm = require('node:vm');
@@ -42,13 +44,15 @@ if (!cached || script.cachedDataRejected) process.once('exit', () => writeCache(
 
 /** Writes the cache (temp file + rename: a reader never sees half) and removes this hook's old ones. */
 function writeCache(data) {
+  const tmp = `${cacheFile}.${process.pid}.tmp`;
   try {
     fs.mkdirSync(dir, { recursive: true });
-    const tmp = `${cacheFile}.${process.pid}.tmp`;
     fs.writeFileSync(tmp, data);
     fs.renameSync(tmp, cacheFile);
     for (const f of fs.readdirSync(dir)) {
       if (f.startsWith(`${name}-`) && f.endsWith('.bin') && path.join(dir, f) !== cacheFile) fs.rmSync(path.join(dir, f), { force: true });
     }
-  } catch { /* a read-only package: no cache */ }
+  } catch {
+    fs.rmSync(tmp, { force: true }); // a read-only package: no cache
+  }
 }

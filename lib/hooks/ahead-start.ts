@@ -19,13 +19,21 @@ const COMPILED_ATTRIBUTES = join(PKG_ROOT, 'git-hooks', 'compiled.gitattributes'
 /** A patch over this size is not looked at (git is stopped there): a change that big is no quick win. */
 const MAX_PATCH_BYTES = 1_000_000;
 
+/** What pre-commit stages: every path; for the prediction, HEAD's commit and the TS/JS patch. */
+export interface Staged {
+  paths: string[];
+  parent: string | null;
+  patch: string | null;
+}
+
 /**
  * The staged paths, and with them (same git process) the staged patch of the TS/JS files when
  * classifying ahead is on and there is a parent commit; otherwise the paths alone.
  */
-export function stagedForCommit(repo: Repo, env: NodeJS.ProcessEnv = process.env): { paths: string[]; patch: string | null } {
-  if (env.INTENT_CLASSIFY_AHEAD === '0' || !headOid(repo)) return { paths: stagedPaths(repo.root), patch: null };
-  return stagedPathsAndPatch(repo.root, COMPILED_ATTRIBUTES, MAX_PATCH_BYTES);
+export function stagedForCommit(repo: Repo, env: NodeJS.ProcessEnv = process.env): Staged {
+  const parent = env.INTENT_CLASSIFY_AHEAD === '0' ? null : headOid(repo);
+  if (!parent) return { paths: stagedPaths(repo.root), parent, patch: null };
+  return { ...stagedPathsAndPatch(repo.root, COMPILED_ATTRIBUTES, MAX_PATCH_BYTES), parent };
 }
 
 /** How long pre-commit waits for a resident worker to take a request before starting one. */
@@ -37,11 +45,10 @@ const RESIDENT_ANSWER_MS = 250;
  * resident worker when one answers, else to a new one started detached. Returns the worker's pid
  * or null.
  */
-export async function startClassifyAhead(repo: Repo, patch: string | null, env: NodeJS.ProcessEnv = process.env): Promise<number | null> {
-  if (env.INTENT_CLASSIFY_AHEAD === '0' || patch === null) return null;
+export async function startClassifyAhead(repo: Repo, { parent, patch }: Staged, env: NodeJS.ProcessEnv = process.env): Promise<number | null> {
+  if (!parent || patch === null) return null;
   try {
-    const parent = headOid(repo);
-    if (!parent || !predictsSyntax(patch)) return null;
+    if (!predictsSyntax(patch)) return null;
     const res = gitRaw(['write-tree'], { cwd: repo.root, inheritRepoEnv: true });
     const tree = res.stdout.trim();
     if (res.status !== 0 || !/^[0-9a-f]{40,64}$/.test(tree)) return null;

@@ -2,9 +2,10 @@
  * hooks: the git hooks and their installer. One dispatcher (dispatch) loads only the module of the
  * hook that runs: pre-commit (scope, budget, breaker), commit-msg (mutation claims), post-commit
  * (records the commit), merge (pre-merge-commit, post-merge), post-rewrite (amend, rebase) and
- * pre-push (verify what is pushed); ahead-start (pre-commit) starts classify-ahead, the background
- * worker that classifies a refactor-like change before post-commit needs it. install writes the hook files and runners (hook-file says what a
- * file is; install-record remembers what was there before); worktree-hooks keeps the hook folder of
+ * pre-push (verify what is pushed); ahead-start (pre-commit) hands a refactor-like change to
+ * classify-ahead, the resident background worker that classifies it before post-commit needs it.
+ * install writes the hook files and runners (hook-file says what a file is; install-record
+ * remembers what was there before); worktree-hooks keeps the hook folder of
  * intent worktrees intact; health is the quick check that the main worktree's hooks are still intent's.
  * Imports: core, git, intents, mutation, trace, guardrails.
  */

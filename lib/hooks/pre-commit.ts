@@ -52,7 +52,7 @@ export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = pr
   // refactor-like change's syntax comparison starts now, in the background, for post-commit (as
   // early as possible; a refused commit only leaves an entry that is swept).
   const staged = stagedForCommit(repo, env);
-  await startClassifyAhead(repo, staged.patch, env);
+  await startClassifyAhead(repo, staged, env);
   const registryFile = orchestrationPath(repo, 'active_intents.yaml');
   let registry: Registry | null = null;
   let intent: Intent | null = null;

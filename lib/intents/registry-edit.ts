@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Node, Scalar, YAMLMap } from 'yaml';
 import { IntentError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/files.js';
-import { findIntent, isCachedRegistry, parseRegistry, parseRegistryDocument, readRegistry, readRegistryText, rememberRegistry, rememberStatusEdit, statusSpansOf, type Intent, yamlModule as Y, type IntentStatus, type Registry, type ScalarSpan, type StatusSpans } from './registry.js';
+import { findIntent, isCachedRegistry, parseRegistry, parseRegistryDocument, readRegistry, readRegistryText, rememberRegistry, rememberStatusEdit, shiftStatusSpans, statusSpansOf, type Intent, yamlModule as Y, type IntentStatus, type Registry, type ScalarSpan } from './registry.js';
 import { stateDir, type Repo } from '../git/repo.js';
 
 /** The lock every edit of the main worktree's registry holds (shared by all worktrees). */
@@ -134,29 +134,11 @@ function setStatusAtSpans(path: string, text: string, registry: Registry, id: st
   const before = findIntent(registry, id);
   if (before && rememberStatusEdit(path, out, registry, edited(before), edits)) return;
   const intents = registry.intents.map((i) => (i.id === id ? edited(i) : i));
-  rememberRegistry(path, out, { path, intents, spans: shiftSpans(registry.spans ?? {}, edits) });
+  rememberRegistry(path, out, { path, intents, spans: shiftStatusSpans(registry.spans ?? {}, edits) });
 }
 
 function quoteAs(span: ScalarSpan, value: string): string {
   return span.style === 'QUOTE_SINGLE' ? `'${value}'` : span.style === 'QUOTE_DOUBLE' ? JSON.stringify(value) : value;
-}
-
-/** Every span moved by the edits before it; an edited span now covers its new text. */
-function shiftSpans(spans: StatusSpans, edits: Edit[]): StatusSpans {
-  const move = (sp: ScalarSpan): ScalarSpan => {
-    let start = sp.start;
-    let end = sp.end;
-    for (const e of edits) {
-      const delta = e.text.length - (e.end - e.start);
-      if (e.start === sp.start && e.end === sp.end) end += delta;
-      else if (e.end <= sp.start) {
-        start += delta;
-        end += delta;
-      }
-    }
-    return { start, end, style: sp.style };
-  };
-  return Object.fromEntries(Object.entries(spans).map(([k, v]) => [k, { status: move(v.status), ...(v.updated_at ? { updated_at: move(v.updated_at) } : {}) }]));
 }
 
 function stampOf(now: Date): string {

@@ -202,6 +202,22 @@ function moveSpans(spans: StatusSpans[string] | null, edits: readonly TextEdit[]
   return spans;
 }
 
+/** `edits` (offsets of the text before them, as an edit makes them) as the list `moveSpan` applies in order: last first. */
+function textEdits(edits: readonly { start: number; end: number; text: string }[]): TextEdit[] {
+  return [...edits].sort((a, b) => b.start - a.start).map((e): TextEdit => [e.start, e.end, e.text.length]);
+}
+
+/** Every intent's status spans after `edits` (copies; a span an edit cuts into is left out with its intent). */
+export function shiftStatusSpans(spans: StatusSpans, edits: readonly { start: number; end: number; text: string }[]): StatusSpans {
+  const list = textEdits(edits);
+  const out: StatusSpans = {};
+  for (const [id, sp] of Object.entries(spans)) {
+    const moved = moveSpans({ status: { ...sp.status }, ...(sp.updated_at ? { updated_at: { ...sp.updated_at } } : {}) }, list);
+    if (moved) out[id] = moved;
+  }
+  return out;
+}
+
 function readCache(path: string, cache: string, key: string): Registry | null {
   const buf = readFileSync(cache);
   const tag = `${CACHE_TAG} ${key}\n`;
@@ -338,7 +354,7 @@ export function rememberStatusEdit(path: string, text: string, registry: Registr
     const line = Buffer.from(JSON.stringify([intent, spans]), 'utf8');
     if (line.length > end - at) return false;
     // Applied last first, each edit's offsets hold in the text the earlier ones left.
-    const added = [...edits].sort((a, b) => b.start - a.start).map((e): TextEdit => [e.start, e.end, e.text.length]);
+    const added = textEdits(edits);
     const out = Buffer.alloc(raw.editsAt);
     buf.copy(out, 0, 0, raw.editsAt);
     out.write(`${CACHE_TAG} ${cacheKey(text)}\n`, 0, 'latin1');
