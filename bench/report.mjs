@@ -224,7 +224,8 @@ export function writeReport(R, file) {
     ['node', m.node], ['git', m.git], ['intent-governance', `${m.pkg} (${m.commit})`],
   ]));
   L.push('', '## Targets', '');
-  L.push(`Times are wall-clock medians. The yardstick is the start-up of a bare \`node -e 0\`, sampled in the same run next to each measurement; the run-wide median was ${msf(node0, 1)}.`, '');
+  L.push(`Times are wall-clock medians. The yardstick is the start-up of a bare \`node -e 0\`, sampled in the same run next to each measurement; the run-wide median was ${msf(node0, 1)}.` +
+    (R.meta.caCerts ? ` The environment the benchmark was started in set \`NODE_EXTRA_CA_CERTS\`, with which every node process builds its root certificate store at start-up: \`node -e 0\` took ${msf(R.meta.caCerts.with.median, 1)} with it and ${msf(R.meta.caCerts.without.median, 1)} without (10 runs each, alternating). That constant has nothing to do with intent and would flatter every ratio below, so the benchmark unsets it for everything it runs (item 10 included); the hooks' runner starts their node without it in any case (\`git-hooks/runner.sh\`).` : ''), '');
   L.push(table(['#', 'what', 'measured', 'target', 'result', 'gap and likely reason'], rows));
 
   // 1: details

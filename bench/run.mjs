@@ -79,6 +79,24 @@ async function item(n, name, fn) {
 
 try {
   writeFileSync(join(root, 'gitconfig'), GLOBAL_GITCONFIG);
+  // NODE_EXTRA_CA_CERTS makes every node process build its root certificate store at start-up,
+  // which would inflate the yardstick (and every CLI call) by a constant that has nothing to do with
+  // intent: measured here for the record, then unset for everything the benchmark runs (the hooks
+  // start their node without it anyway: git-hooks/runner.sh).
+  if (process.env.NODE_EXTRA_CA_CERTS !== undefined) {
+    const withIt = [];
+    const without = [];
+    const bare = { ...process.env };
+    delete bare.NODE_EXTRA_CA_CERTS;
+    for (let r = 0; r < 10; r++) {
+      withIt.push(run(process.execPath, ['-e', '0'], { env: process.env }).ms);
+      without.push(run(process.execPath, ['-e', '0'], { env: bare }).ms);
+    }
+    results.meta.caCerts = { with: stats(withIt), without: stats(without) };
+    delete process.env.NODE_EXTRA_CA_CERTS;
+    delete userEnv.NODE_EXTRA_CA_CERTS;
+    log(`NODE_EXTRA_CA_CERTS is set: node -e 0 ${results.meta.caCerts.with.median.toFixed(1)} ms with it, ${results.meta.caCerts.without.median.toFixed(1)} ms without; unset for the benchmark`);
+  }
   // This process too (the library calls of item 3 run git from here).
   const env = benchEnv(join(root, 'gitconfig'));
   for (const k of Object.keys(process.env)) if (!(k in env)) delete process.env[k];

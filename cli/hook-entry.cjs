@@ -19,6 +19,11 @@ const BUNDLE = 'hooks.cjs';
 const BUNDLE_HASH = '@BUNDLE_HASH@';
 
 const [hook = '', ...args] = process.argv.slice(2);
+// The runner starts node with NODE_EXTRA_CA_CERTS parked (lib/core/node-start.ts): put it back for
+// the processes the hook starts.
+const parked = process.env.INTENT_NODE_EXTRA_CA_CERTS;
+delete process.env.INTENT_NODE_EXTRA_CA_CERTS;
+if (parked !== undefined) process.env.NODE_EXTRA_CA_CERTS = parked;
 const file = path.join(__dirname, BUNDLE);
 const dir = path.join(__dirname, '.v8-cache');
 const name = /^[a-z][a-z-]{0,40}$/.test(hook) ? hook : 'other';

@@ -21,6 +21,12 @@ const pinned: Record<string, string> = {
 };
 Object.assign(process.env, pinned);
 for (const k of ['GIT_DIR', 'GIT_INDEX_FILE', 'GIT_WORK_TREE', 'INTENT_ID']) delete process.env[k];
+// With NODE_EXTRA_CA_CERTS set, every node process builds its root certificate store at start-up
+// (about 70 ms of CPU here, as much as the rest of node's start-up); no test makes a TLS connection,
+// and the suite starts thousands of node processes (the CLI, hooks). test/integration/node-start
+// sets it where it is the subject.
+delete process.env.NODE_EXTRA_CA_CERTS;
+delete process.env.INTENT_NODE_EXTRA_CA_CERTS;
 // Tests may run inside an agent's session: its markers would make human-only commands refuse.
 for (const k of Object.keys(process.env)) {
   if (['CLAUDE_PROJECT_DIR', 'CLAUDECODE', 'CURSOR_TRACE_ID', 'INTENT_AGENT'].includes(k) || k.startsWith('CLINE_')) delete process.env[k];

@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { parkCaCerts } from '../core/node-start.js';
 import { PKG_ROOT } from '../core/version.js';
 import { stagedPaths, stagedPathsAndPatch } from '../git/diff.js';
 import { gitRaw } from '../git/process.js';
@@ -56,7 +57,7 @@ export async function startClassifyAhead(repo: Repo, { parent, patch }: Staged, 
     if (pendingAlive(dir, parent, tree)) return null;
     const resident = await askResident(dir, parent, tree);
     if (resident) return resident;
-    const childEnv = { ...env };
+    const childEnv = parkCaCerts(env);
     for (const k of ['GIT_INDEX_FILE', 'GIT_DIR', 'GIT_WORK_TREE', 'GIT_PREFIX']) delete childEnv[k];
     const child = spawn(process.execPath, [join(PKG_ROOT, 'dist', 'bin', 'hook.js'), 'classify-ahead', parent, tree, stateDir(repo)], {
       cwd: repo.root, env: childEnv, detached: true, stdio: 'ignore',

@@ -1,0 +1,70 @@
+import { appendFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { checkoutIntent, forFile, git, governedRepo, noteOf, run, tempDir, writeFiles } from '../helpers.js';
+
+// Node builds its root certificate store at start-up whenever NODE_EXTRA_CA_CERTS is set (70 ms of
+// a hook's 110 on this machine). The hook runner starts node without it and the entry puts it back
+// for what the hook starts (lib/core/node-start.ts). A bundle that cannot be read makes node warn
+// at start-up: that warning is how these tests see whether a node loaded it.
+
+const WARNING = 'Ignoring extra certs from';
+const BUNDLE = '/nonexistent/intent-test-ca.pem';
+
+let repo: string;
+let wt: string;
+let seen: string;
+
+beforeAll(() => forFile(() => {
+  repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], { 'src/a.ts': 'export const a = 1;\n', 'README.md': '# t\n' });
+  seen = join(tempDir(), 'seen');
+  // The repository's own lines after intent's block, which intent worktrees chain to.
+  for (const h of ['pre-commit', 'post-commit']) {
+    appendFileSync(join(repo, '.git', 'hooks', h), `echo "${h} \${NODE_EXTRA_CA_CERTS-unset} \${INTENT_NODE_EXTRA_CA_CERTS-unset}" >> '${seen}'\n`);
+  }
+  wt = checkoutIntent(repo, 'INT-001');
+}));
+
+describe('the hooks start node without NODE_EXTRA_CA_CERTS', () => {
+  it('a bare node with the variable warns (the tests below could fail)', () => {
+    const r = run(process.execPath, ['-e', '0'], wt, { NODE_EXTRA_CA_CERTS: BUNDLE });
+    expect(r.stderr).toContain(WARNING);
+  });
+
+  it('a governed commit loads no certificates in its hooks; the repository\'s own hooks still see the variable', () => {
+    writeFiles(wt, { 'src/a.ts': 'export const a = 2;\n' });
+    git(wt, 'add', '-A');
+    const r = run('git', ['commit', '-q', '-m', 'change a'], wt, { NODE_EXTRA_CA_CERTS: BUNDLE });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain(WARNING);
+    expect(noteOf(wt)?.record.files.map((f: { path: string }) => f.path)).toEqual(['src/a.ts']);
+    expect(readFileSync(seen, 'utf8')).toBe(`pre-commit ${BUNDLE} unset\npost-commit ${BUNDLE} unset\n`);
+  });
+
+  it('an out-of-scope commit is still refused, without the warning', () => {
+    writeFiles(wt, { 'README.md': '# changed\n' });
+    git(wt, 'add', '-A');
+    const r = run('git', ['commit', '-q', '-m', 'out of scope'], wt, { NODE_EXTRA_CA_CERTS: BUNDLE });
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain('README.md');
+    expect(r.stderr).not.toContain(WARNING);
+    git(wt, 'reset', '-q', '--hard');
+  });
+
+  it('a parked value with no variable set does not come back as one', () => {
+    const before = readFileSync(seen, 'utf8');
+    writeFiles(wt, { 'src/a.ts': 'export const a = 3;\n' });
+    git(wt, 'add', '-A');
+    const r = run('git', ['commit', '-q', '-m', 'again'], wt, { NODE_EXTRA_CA_CERTS: undefined, INTENT_NODE_EXTRA_CA_CERTS: BUNDLE });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain(WARNING);
+    expect(readFileSync(seen, 'utf8').slice(before.length)).toBe(`pre-commit unset ${BUNDLE}\npost-commit unset ${BUNDLE}\n`);
+  });
+
+  it('the agents\' hook runner starts node without it too', () => {
+    const payload = JSON.stringify({ session_id: 's', hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { file_path: join(wt, 'src/a.ts') }, cwd: wt });
+    const r = run(join(repo, '.git', 'intent', 'bin', 'agent'), ['claude-code', 'pre-tool-use'], wt, { NODE_EXTRA_CA_CERTS: BUNDLE }, payload);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain(WARNING);
+  });
+});
