@@ -7,6 +7,11 @@ import { unparkCaCerts } from '../lib/core/index.js';
 const [agent, event] = process.argv.slice(2);
 unparkCaCerts(process.env);
 const out = runAgentHook(agent ?? '', event ?? '', () => readPayload(0));
-if (out.stdout) process.stdout.write(out.stdout);
-if (out.stderr) process.stderr.write(out.stderr);
-process.exitCode = out.code;
+// Exits once the answer is written (the callbacks run when it is flushed): `process.exit` skips
+// tearing down the heap, which a natural exit does, on every tool call.
+const stderr = (): void => {
+  if (out.stderr) process.stderr.write(out.stderr, () => process.exit(out.code));
+  else process.exit(out.code);
+};
+if (out.stdout) process.stdout.write(out.stdout, stderr);
+else stderr();

@@ -40,12 +40,20 @@ if (!cached || script.cachedDataRejected) process.once('exit', () => writeCache(
 
 (async () => {
   const out = await mod.exports.runHook(hook, process.cwd(), process.env, () => fs.readFileSync(0, 'utf8'), args);
-  if (out.stderr) process.stderr.write(out.stderr);
-  process.exitCode = out.code;
+  exit(out.code, out.stderr);
 })().catch((e) => {
-  process.stderr.write(`intent: hook ${hook} failed: ${(e && e.stack) || String(e)}\n`);
-  process.exitCode = 1;
+  exit(1, `intent: hook ${hook} failed: ${(e && e.stack) || String(e)}\n`);
 });
+
+/**
+ * Exits as soon as the hook is done: `process.exit` skips tearing down the heap and the isolate,
+ * which a natural exit does (about 10 ms here). Its output is written first (the callback runs
+ * once it is flushed, where writes to a pipe are asynchronous); the cache is written on 'exit'.
+ */
+function exit(code, stderr) {
+  if (stderr) process.stderr.write(stderr, () => process.exit(code));
+  else process.exit(code);
+}
 
 /** Writes the cache (temp file + rename: a reader never sees half) and removes this hook's old ones. */
 function writeCache(data) {
