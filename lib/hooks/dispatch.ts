@@ -83,8 +83,10 @@ async function dispatch(hook: string, cwd: string, env: NodeJS.ProcessEnv, stdin
       }
     case 'post-commit':
       try {
-        const { recordCommit, bypassWarning } = await import('./post-commit.js');
-        return { code: 0, stderr: bypassWarning(recordCommit(cwd, env)) };
+        const { advanceConflicts, recordCommit, bypassWarning } = await import('./post-commit.js');
+        const record = recordCommit(cwd, env);
+        advanceConflicts(cwd, env, record);
+        return { code: 0, stderr: bypassWarning(record) };
       } catch (e) {
         return {
           code: 0,

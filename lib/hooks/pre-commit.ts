@@ -5,7 +5,7 @@ import { loadConfig, type Config } from '../intents/config.js';
 import { IntentError, NO_ACTIVE_INTENT_MESSAGE, scopeViolationMessage } from '../core/errors.js';
 import { gitRaw } from '../git/process.js';
 import { loadRegistry, type Intent, type Registry } from '../intents/registry.js';
-import { openHookRepo, orchestrationPath, stateDir, type Repo } from '../git/repo.js';
+import { headOid, openHookRepo, orchestrationPath, stateDir, type Repo } from '../git/repo.js';
 import { compileScope, outOfScope } from '../intents/scope.js';
 import { loadIgnore } from '../intents/ignore.js';
 import { stagedForCommit, startClassifyAhead } from './ahead-start.js';
@@ -86,7 +86,7 @@ export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = pr
   let warnings: string[] = [];
   if (paths.length && otherIntentBranchesMayExist(repo, intent.id)) {
     const overlap = await import('../intents/overlap.js');
-    warnings = overlap.describeConflicts(intent.id, overlap.conflictsAhead(repo, registry, intent.id, paths));
+    warnings = overlap.describeConflicts(intent.id, overlap.conflictsAhead(repo, registry, intent.id, paths, staged.parent ?? headOid(repo)));
   }
   return { governed: true, intent, paths, warnings };
 }

@@ -5,6 +5,7 @@ import { gitRaw, splitNul } from '../git/process.js';
 import { statusOf, type Intent, type Registry } from './registry.js';
 import type { Repo } from '../git/repo.js';
 import { compileScope, isCleanPath, type Scope } from './scope.js';
+import { cachedBranchFiles, keepBranchFiles } from './conflicts-cache.js';
 
 /** Another IN_PROGRESS intent whose scope can match a path this one owns. */
 export interface Overlap {
@@ -422,10 +423,12 @@ export interface ConflictAhead {
 
 /**
  * The staged paths that other IN_PROGRESS intents also changed on their `intent/<ID>` branches
- * and that HEAD does not have yet: one `git log` over the commits of those branches not reachable
- * from HEAD, and no process at all when no other IN_PROGRESS intent has a branch.
+ * and that HEAD (`head`) does not have yet. What each branch changed is kept between commits
+ * (conflicts-cache.ts): git is asked only about the tips that moved, with one `git log` over
+ * their commits not reachable from HEAD; no process at all when no other IN_PROGRESS intent has a
+ * branch. Without `head` (an unborn branch), the staged paths limit the one `git log`.
  */
-export function conflictsAhead(repo: Repo, registry: Registry, selfId: string, staged: readonly string[]): ConflictAhead[] {
+export function conflictsAhead(repo: Repo, registry: Registry, selfId: string, staged: readonly string[], head: string | null): ConflictAhead[] {
   if (!staged.length) return [];
   const branches = intentBranches(repo);
   const tips = new Map<string, string>();
@@ -433,15 +436,41 @@ export function conflictsAhead(repo: Repo, registry: Registry, selfId: string, s
     if (id !== selfId && statusOf(registry, id) === 'IN_PROGRESS') tips.set(id, sha);
   }
   if (!tips.size) return [];
-  // Only the staged paths matter: limiting the diff to them (`--sparse` still lists every commit,
-  // which the walk below needs) is much cheaper with many branches. Names in git's quoted form
-  // (not UTF-8) and very many paths go without the limit.
-  const limit = staged.length <= MAX_PATHSPEC && !staged.some((p) => p.startsWith('"'));
+  let files: Map<string, Set<string>>;
+  if (head) {
+    files = cachedBranchFiles(repo, head, tips);
+    const moved = new Map([...tips].filter(([id]) => !files.has(id)));
+    if (moved.size) {
+      const asked = changedOnBranches(repo, moved, head, null);
+      for (const [id, f] of asked.files) files.set(id, f);
+      if (asked.ok) keepBranchFiles(repo, head, tips, files);
+    }
+  } else {
+    files = changedOnBranches(repo, tips, 'HEAD', staged).files;
+  }
+  const out: ConflictAhead[] = [];
+  for (const id of tips.keys()) {
+    const changed = files.get(id);
+    const hits = changed ? staged.filter((p) => changed.has(p)) : [];
+    if (hits.length) out.push({ intent: id, paths: hits });
+  }
+  return out;
+}
+
+/**
+ * For each tip (by intent), the files changed by its commits that `head` does not reach: one
+ * `git log --name-only`, limited to `paths` when given (then the sets hold only those); `ok`
+ * false when git failed.
+ */
+function changedOnBranches(repo: Repo, tips: ReadonlyMap<string, string>, head: string, paths: readonly string[] | null): { files: Map<string, Set<string>>; ok: boolean } {
+  // `--sparse` still lists every commit when the paths limit the diff, which the walk below needs.
+  // Names in git's quoted form (not UTF-8) and very many paths go without the limit.
+  const limit = paths !== null && paths.length <= MAX_PATHSPEC && !paths.some((p) => p.startsWith('"'));
   const res = gitRaw(
     [
       '-c', 'core.quotePath=true', ...(limit ? ['--literal-pathspecs'] : []),
       'log', '-z', '--no-color', '--no-renames', '--name-only', ...(limit ? ['--full-history', '--sparse'] : []),
-      '--format=%x01%H %P', ...new Set(tips.values()), '--not', 'HEAD', '--', ...(limit ? staged : []),
+      '--format=%x01%H %P', ...new Set(tips.values()), '--not', head, '--', ...(limit ? paths : []),
     ],
     { cwd: repo.root },
   );
@@ -449,13 +478,12 @@ export function conflictsAhead(repo: Repo, registry: Registry, selfId: string, s
   for (const chunk of res.stdout.split('\x01')) {
     if (!chunk) continue;
     const fields = chunk.split('\0').filter((f) => f !== '');
-    const head = (fields.shift() ?? '').replace(/\n/g, ' ').trim().split(' ').filter(Boolean);
-    if (!head.length) continue;
-    const [sha, ...parents] = head;
+    const top = (fields.shift() ?? '').replace(/\n/g, ' ').trim().split(' ').filter(Boolean);
+    if (!top.length) continue;
+    const [sha, ...parents] = top;
     commits.set(sha, { parents, files: fields.map((f) => f.replace(/^\n+/, '')).filter(Boolean) });
   }
-  const stagedSet = new Set(staged);
-  const out: ConflictAhead[] = [];
+  const out = new Map<string, Set<string>>();
   for (const [id, tip] of tips) {
     const files = new Set<string>();
     const seen = new Set<string>();
@@ -469,10 +497,10 @@ export function conflictsAhead(repo: Repo, registry: Registry, selfId: string, s
       for (const f of c.files) files.add(f);
       stack.push(...c.parents);
     }
-    const hits = staged.filter((p) => files.has(p) && stagedSet.has(p));
-    if (hits.length) out.push({ intent: id, paths: hits });
+    out.set(id, files);
   }
-  return out;
+  // A git that failed (a tip or HEAD it cannot read) found nothing: answered, never kept.
+  return { files: out, ok: res.status === 0 };
 }
 
 /** The stderr warning for conflicts ahead. */

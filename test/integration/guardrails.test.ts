@@ -1,7 +1,7 @@
 // Guardrails around commits, with the real CLI, real hooks and real git: scope overlaps at
 // checkout, conflicts ahead at commit time, budgets, the circuit breaker and `intent reset`.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkoutIntent, fixture, git, intent, makeRepo, run, writeFiles, type Run } from '../helpers.js';
@@ -200,6 +200,90 @@ describe('conflict ahead at commit time', () => {
     writeFiles(repo, { '.orchestration/active_intents.yaml': registryText(repo).replace(/status: "IN_PROGRESS"(\n    owned_scope: \["src\/\*\*"\])/, 'status: "BLOCKED"$1') });
     writeFiles(wt1, { 'src/auth/a.ts': 'export const a = 11;\n' });
     expect(committed(wt1, ['-a', '-m', 'INT-002 blocked']).stderr).toBe('');
+  });
+});
+
+describe('conflicts ahead: what the other branches changed is kept between commits', () => {
+  /** The cache of worktree `wt` (lib/intents/conflicts-cache.ts). */
+  const cacheOf = (repo: string, wt: string) =>
+    join(repo, '.git', 'intent', 'conflicts-ahead', `${git(wt, 'rev-parse', '--path-format=absolute', '--git-dir').trim().split('/').pop()}.json`);
+
+  it('follows HEAD commit by commit, asks again for a branch that moved, and starts over after an amend or a reset', () => {
+    const repo = repoWith([
+      { id: 'INT-001', scope: ['src/auth/**'] },
+      { id: 'INT-002', scope: ['src/**'] },
+    ]);
+    const wt1 = checkoutIntent(repo, 'INT-001');
+    const wt2 = checkoutIntent(repo, 'INT-002');
+    writeFiles(wt2, { 'src/auth/a.ts': 'export const a = 20;\n' });
+    committed(wt2, ['-a', '-m', 'INT-002 touches a.ts']);
+    const tip2 = head(wt2);
+
+    writeFiles(wt1, { 'src/auth/a.ts': 'export const a = 10;\n' });
+    expect(committed(wt1, ['-a', '-m', 'one']).stderr).toContain('conflict ahead: src/auth/a.ts is also changed on intent/INT-002');
+    // Kept, and moved on to the commit post-commit recorded.
+    let cache = JSON.parse(readFileSync(cacheOf(repo, wt1), 'utf8'));
+    expect(cache.head).toBe(head(wt1));
+    expect(cache.branches['INT-002']).toEqual({ tip: tip2, files: ['src/auth/a.ts'] });
+
+    // The same answer from the cache on the next commit.
+    writeFiles(wt1, { 'src/auth/a.ts': 'export const a = 11;\n' });
+    expect(committed(wt1, ['-a', '-m', 'two']).stderr).toContain('conflict ahead: src/auth/a.ts is also changed on intent/INT-002');
+    expect(JSON.parse(readFileSync(cacheOf(repo, wt1), 'utf8')).head).toBe(head(wt1));
+
+    // INT-002's branch moves: asked again, its new path is found.
+    writeFiles(wt2, { 'src/auth/b.ts': 'export const b = 20;\n' });
+    committed(wt2, ['-a', '-m', 'INT-002 touches b.ts']);
+    writeFiles(wt1, { 'src/auth/b.ts': 'export const b = 10;\n' });
+    expect(committed(wt1, ['-a', '-m', 'three']).stderr).toContain('conflict ahead: src/auth/b.ts is also changed on intent/INT-002');
+    cache = JSON.parse(readFileSync(cacheOf(repo, wt1), 'utf8'));
+    expect(cache.branches['INT-002']).toEqual({ tip: head(wt2), files: expect.arrayContaining(['src/auth/a.ts', 'src/auth/b.ts']) });
+
+    // An amend makes a commit on HEAD's parent: the cache is left behind, then rebuilt for the new HEAD.
+    writeFiles(wt1, { 'src/auth/b.ts': 'export const b = 12;\n' });
+    expect(committed(wt1, ['-a', '--amend', '-m', 'three, amended']).stderr).toContain('conflict ahead: src/auth/b.ts');
+    expect(JSON.parse(readFileSync(cacheOf(repo, wt1), 'utf8')).head).not.toBe(head(wt1));
+    // INT-002 merges INT-001's work: nothing of INT-001 is ahead of INT-002 any more, and a reset
+    // back to before the merge brings it back.
+    git(wt2, 'merge', '-q', '-X', 'ours', '--no-edit', 'intent/INT-001');
+    writeFiles(wt2, { 'src/auth/a.ts': 'export const a = 22;\n' });
+    expect(committed(wt2, ['-a', '-m', 'after merge']).stderr).not.toContain('conflict ahead');
+    git(wt2, 'reset', '-q', '--hard', 'HEAD~2');
+    writeFiles(wt2, { 'src/auth/a.ts': 'export const a = 23;\n' });
+    expect(committed(wt2, ['-a', '-m', 'after reset']).stderr).toContain('conflict ahead: src/auth/a.ts is also changed on intent/INT-001');
+  });
+
+  it('a cache for another HEAD, garbled or with another tip is not used; one that fits is (the state folder is trusted)', () => {
+    const repo = repoWith([
+      { id: 'INT-001', scope: ['src/auth/**'] },
+      { id: 'INT-002', scope: ['src/**'] },
+    ]);
+    const wt1 = checkoutIntent(repo, 'INT-001');
+    const wt2 = checkoutIntent(repo, 'INT-002');
+    writeFiles(wt2, { 'src/auth/a.ts': 'export const a = 20;\n' });
+    committed(wt2, ['-a', '-m', 'INT-002 touches a.ts']);
+    const file = cacheOf(repo, wt1);
+    const plant = (c: unknown) => {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, typeof c === 'string' ? c : JSON.stringify(c));
+    };
+    const attempt = (n: number) => {
+      writeFiles(wt1, { 'src/auth/a.ts': `export const a = ${n};\n` });
+      git(wt1, 'add', '-A');
+      return run('git', ['commit', '-q', '-m', `attempt ${n}`], wt1, humanEnv());
+    };
+    const says = 'conflict ahead: src/auth/a.ts is also changed on intent/INT-002';
+    plant({ version: 1, head: '0'.repeat(40), branches: { 'INT-002': { tip: head(wt2), files: [] } } });
+    expect(attempt(11).stderr).toContain(says);
+    plant('{"version":1,"head":');
+    expect(attempt(12).stderr).toContain(says);
+    plant({ version: 1, head: head(wt1), branches: { 'INT-002': { tip: '1'.repeat(40), files: [] } } });
+    expect(attempt(13).stderr).toContain(says);
+    // One that fits is believed: git is not asked (whoever can write .git/intent can also change the hooks).
+    plant({ version: 1, head: head(wt1), branches: { 'INT-002': { tip: head(wt2), files: ['src/auth/a.ts', 'src/auth/b.ts'] } } });
+    writeFiles(wt1, { 'src/auth/b.ts': 'export const b = 10;\n' });
+    git(wt1, 'add', '-A');
+    expect(run('git', ['commit', '-q', '-m', 'b'], wt1, humanEnv()).stderr).toContain('conflict ahead: src/auth/b.ts is also changed on intent/INT-002');
   });
 });
 

@@ -1,0 +1,93 @@
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { stateDir, type Repo } from '../git/repo.js';
+
+// What conflictsAhead (overlap.ts) learnt, kept so that a commit asks git only about the intent
+// branches that moved since the last one. For HEAD `head`, each branch tip's entry lists the files
+// its commits change that HEAD does not contain: a function of (tip, head) alone, which git's
+// objects never change. One file per worktree (no two worktrees write the same file), in the state
+// folder with the other caches (docs/threat-model.md).
+//
+// A commit made on top of `head` (one parent) keeps every entry true: the tips were read before
+// the commit existed, so none of them contains it (unless one holds a byte-identical commit: same
+// parent, tree, people, seconds and message, and then the warning is one too many, never one too
+// few). post-commit moves `head` on (advanceConflictsCache); anything else (a merge, an amend, a
+// reset, a checkout) leaves `head` behind, and the next pre-commit starts over.
+
+/** The files changed on one branch since HEAD, for that branch's tip. */
+export interface BranchFiles {
+  tip: string;
+  files: string[];
+}
+
+interface CacheFile {
+  version: 1;
+  head: string;
+  branches: Record<string, BranchFiles>;
+}
+
+/** Files listed in all at most: past it the cache is not written (the next commit asks git again). */
+const MAX_CACHED_PATHS = 50_000;
+const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+function cacheFile(repo: Repo): string {
+  return join(stateDir(repo), 'conflicts-ahead', `${repo.isMainWorktree ? '.main' : basename(repo.gitDir)}.json`);
+}
+
+function read(repo: Repo): CacheFile | null {
+  try {
+    const c = JSON.parse(readFileSync(cacheFile(repo), 'utf8')) as CacheFile;
+    return c && c.version === 1 && typeof c.head === 'string' && OID.test(c.head) && c.branches && typeof c.branches === 'object' ? c : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Temp file and rename: a reader sees the old cache or the new one (no fsync: a lost cache is a miss). */
+function write(repo: Repo, c: CacheFile): void {
+  const file = cacheFile(repo);
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    mkdirSync(join(stateDir(repo), 'conflicts-ahead'), { recursive: true });
+    writeFileSync(tmp, JSON.stringify(c));
+    renameSync(tmp, file);
+  } catch {
+    rmSync(tmp, { force: true }); // a read-only state folder: no cache
+  }
+}
+
+/** The cached entries for HEAD `head` whose tip is still `tips`' (by intent), or none. */
+export function cachedBranchFiles(repo: Repo, head: string, tips: ReadonlyMap<string, string>): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  const c = read(repo);
+  if (!c || c.head !== head) return out;
+  for (const [id, tip] of tips) {
+    const e = c.branches[id];
+    if (e && e.tip === tip && Array.isArray(e.files)) out.set(id, new Set(e.files));
+  }
+  return out;
+}
+
+/** Keeps `files` (by intent) for HEAD `head` and the tips `tips`, unless there are too many. */
+export function keepBranchFiles(repo: Repo, head: string, tips: ReadonlyMap<string, string>, files: ReadonlyMap<string, ReadonlySet<string>>): void {
+  let total = 0;
+  const branches: Record<string, BranchFiles> = {};
+  for (const [id, tip] of tips) {
+    const f = files.get(id);
+    if (!f) continue;
+    total += f.size;
+    branches[id] = { tip, files: [...f] };
+  }
+  if (total > MAX_CACHED_PATHS) {
+    rmSync(cacheFile(repo), { force: true });
+    return;
+  }
+  write(repo, { version: 1, head, branches });
+}
+
+/** post-commit: `commit` (one parent, `parent`) was made on top of the cache's HEAD: the cache holds for it too. */
+export function advanceConflictsCache(repo: Repo, commit: string, parents: readonly string[]): void {
+  if (parents.length !== 1) return;
+  const c = read(repo);
+  if (c && c.head === parents[0] && OID.test(commit)) write(repo, { ...c, head: commit });
+}
