@@ -68,7 +68,14 @@ export function cheapClasses(changes: FileChange[], blobs: Map<string, Buffer>, 
   }
   let survivors = candidates;
   if (!claimedRefactor) {
-    const sig = (t: string | null) => (t === null ? '' : tokenSignature(t));
+    // Each text's signature once: the comparisons below ask for most of them two or three times.
+    const memo = new Map<string, string>();
+    const sig = (t: string | null): string => {
+      if (t === null) return '';
+      let s = memo.get(t);
+      if (s === undefined) memo.set(t, (s = tokenSignature(t)));
+      return s;
+    };
     const whole = candidates.map((x) => sig(x.oldText)).join('\u0001') === candidates.map((x) => sig(x.newText)).join('\u0001')
       || [...candidates.map((x) => sig(x.oldText))].sort().join() === [...candidates.map((x) => sig(x.newText))].sort().join()
       || sortedAll(candidates.map((x) => x.oldText)) === sortedAll(candidates.map((x) => x.newText));
