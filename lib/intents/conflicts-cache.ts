@@ -14,10 +14,10 @@ import { stateDir, type Repo } from '../git/repo.js';
 // few). post-commit moves `head` on (advanceConflictsCache); anything else (a merge, an amend, a
 // reset, a checkout) leaves `head` behind, and the next pre-commit starts over.
 
-/** The files changed on one branch since HEAD, for that branch's tip. */
+/** The files changed on one branch since HEAD, for that branch's tip; null: too many to keep (ask git with the staged paths). */
 export interface BranchFiles {
   tip: string;
-  files: string[];
+  files: string[] | null;
 }
 
 interface CacheFile {
@@ -26,8 +26,10 @@ interface CacheFile {
   branches: Record<string, BranchFiles>;
 }
 
-/** Files listed in all at most: past it the cache is not written (the next commit asks git again). */
+/** Files kept in all at most: past it the cache is not written (the next commit asks git again). */
 const MAX_CACHED_PATHS = 50_000;
+/** Files kept for one branch at most: a bigger branch is kept as "ask with the staged paths". */
+export const MAX_BRANCH_PATHS = 5_000;
 const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 
 function cacheFile(repo: Repo): string {
@@ -56,27 +58,42 @@ function write(repo: Repo, c: CacheFile): void {
   }
 }
 
-/** The cached entries for HEAD `head` whose tip is still `tips`' (by intent), or none. */
-export function cachedBranchFiles(repo: Repo, head: string, tips: ReadonlyMap<string, string>): Map<string, Set<string>> {
-  const out = new Map<string, Set<string>>();
+/**
+ * The cached entries for HEAD `head` whose tip is still `tips`' (by intent): `files`, and `big`,
+ * the branches with too many files to keep, which git is asked about with the staged paths.
+ */
+export function cachedBranchFiles(repo: Repo, head: string, tips: ReadonlyMap<string, string>): { files: Map<string, Set<string>>; big: Set<string> } {
+  const files = new Map<string, Set<string>>();
+  const big = new Set<string>();
   const c = read(repo);
-  if (!c || c.head !== head) return out;
+  if (!c || c.head !== head) return { files, big };
   for (const [id, tip] of tips) {
     const e = c.branches[id];
-    if (e && e.tip === tip && Array.isArray(e.files)) out.set(id, new Set(e.files));
+    if (!e || e.tip !== tip) continue;
+    if (e.files === null) big.add(id);
+    else if (Array.isArray(e.files)) files.set(id, new Set(e.files));
   }
-  return out;
+  return { files, big };
 }
 
-/** Keeps `files` (by intent) for HEAD `head` and the tips `tips`, unless there are too many. */
-export function keepBranchFiles(repo: Repo, head: string, tips: ReadonlyMap<string, string>, files: ReadonlyMap<string, ReadonlySet<string>>): void {
+/**
+ * Keeps, for HEAD `head` and the tips `tips`, the whole `files` of each branch (by intent), or
+ * "too many" for a branch in `big` or with more than `maxPerBranch`; nothing when there are too
+ * many in all.
+ */
+export function keepBranchFiles(
+  repo: Repo, head: string, tips: ReadonlyMap<string, string>, files: ReadonlyMap<string, ReadonlySet<string>>, big: ReadonlySet<string>,
+  maxPerBranch = MAX_BRANCH_PATHS,
+): void {
   let total = 0;
   const branches: Record<string, BranchFiles> = {};
   for (const [id, tip] of tips) {
     const f = files.get(id);
-    if (!f) continue;
-    total += f.size;
-    branches[id] = { tip, files: [...f] };
+    if (big.has(id) || (f && f.size > maxPerBranch)) branches[id] = { tip, files: null };
+    else if (f) {
+      total += f.size;
+      branches[id] = { tip, files: [...f] };
+    }
   }
   if (total > MAX_CACHED_PATHS) {
     rmSync(cacheFile(repo), { force: true });

@@ -425,8 +425,9 @@ export interface ConflictAhead {
  * The staged paths that other IN_PROGRESS intents also changed on their `intent/<ID>` branches
  * and that HEAD (`head`) does not have yet. What each branch changed is kept between commits
  * (conflicts-cache.ts): git is asked only about the tips that moved, with one `git log` over
- * their commits not reachable from HEAD; no process at all when no other IN_PROGRESS intent has a
- * branch. Without `head` (an unborn branch), the staged paths limit the one `git log`.
+ * their commits not reachable from HEAD, and about branches with too many files to keep, with the
+ * staged paths; no process at all when no other IN_PROGRESS intent has a branch. Without `head`
+ * (an unborn branch), the staged paths limit the one `git log`.
  */
 export function conflictsAhead(repo: Repo, registry: Registry, selfId: string, staged: readonly string[], head: string | null): ConflictAhead[] {
   if (!staged.length) return [];
@@ -438,13 +439,17 @@ export function conflictsAhead(repo: Repo, registry: Registry, selfId: string, s
   if (!tips.size) return [];
   let files: Map<string, Set<string>>;
   if (head) {
-    files = cachedBranchFiles(repo, head, tips);
-    const moved = new Map([...tips].filter(([id]) => !files.has(id)));
+    const cached = cachedBranchFiles(repo, head, tips);
+    files = cached.files;
+    const moved = new Map([...tips].filter(([id]) => !files.has(id) && !cached.big.has(id)));
     if (moved.size) {
       const asked = changedOnBranches(repo, moved, head, null);
       for (const [id, f] of asked.files) files.set(id, f);
-      if (asked.ok) keepBranchFiles(repo, head, tips, files);
+      if (asked.ok) keepBranchFiles(repo, head, tips, files, cached.big);
     }
+    // Branches with too many files to keep: asked each time, about the staged paths only.
+    const big = new Map([...tips].filter(([id]) => cached.big.has(id)));
+    if (big.size) for (const [id, f] of changedOnBranches(repo, big, head, staged).files) files.set(id, f);
   } else {
     files = changedOnBranches(repo, tips, 'HEAD', staged).files;
   }

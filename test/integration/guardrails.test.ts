@@ -279,6 +279,10 @@ describe('conflicts ahead: what the other branches changed is kept between commi
     expect(attempt(12).stderr).toContain(says);
     plant({ version: 1, head: head(wt1), branches: { 'INT-002': { tip: '1'.repeat(40), files: [] } } });
     expect(attempt(13).stderr).toContain(says);
+    // A branch kept as having too many files to list is asked about with the staged paths.
+    plant({ version: 1, head: head(wt1), branches: { 'INT-002': { tip: head(wt2), files: null } } });
+    expect(attempt(14).stderr).toContain(says);
+    expect(JSON.parse(readFileSync(file, 'utf8')).branches['INT-002']).toEqual({ tip: head(wt2), files: null });
     // One that fits is believed: git is not asked (whoever can write .git/intent can also change the hooks).
     plant({ version: 1, head: head(wt1), branches: { 'INT-002': { tip: head(wt2), files: ['src/auth/a.ts', 'src/auth/b.ts'] } } });
     writeFiles(wt1, { 'src/auth/b.ts': 'export const b = 10;\n' });

@@ -1,0 +1,63 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Repo } from '../../lib/git/repo.js';
+import { advanceConflictsCache, cachedBranchFiles, keepBranchFiles } from '../../lib/intents/conflicts-cache.js';
+
+const H0 = 'a'.repeat(40);
+const H1 = 'b'.repeat(40);
+const T1 = '1'.repeat(40);
+const T2 = '2'.repeat(40);
+const dirs: string[] = [];
+afterEach(() => { while (dirs.length) rmSync(dirs.pop()!, { recursive: true, force: true }); });
+
+/** A linked worktree's Repo whose state folder is a temporary directory. */
+function repo(): Repo {
+  const common = mkdtempSync(join(tmpdir(), 'intent-cc-'));
+  dirs.push(common);
+  mkdirSync(join(common, 'intent'));
+  return { root: '/nonexistent', gitDir: join(common, 'worktrees', 'W1'), commonDir: common, mainRoot: '/nonexistent', isMainWorktree: false, branch: 'intent/W1' };
+}
+const tips = new Map([['A', T1], ['B', T2]]);
+const sets = (o: Record<string, string[]>) => new Map(Object.entries(o).map(([k, v]) => [k, new Set(v)]));
+
+describe('the conflicts-ahead cache', () => {
+  it('keeps each branch\'s files for one HEAD; a branch over the limit as "ask with the paths"', () => {
+    const r = repo();
+    keepBranchFiles(r, H0, tips, sets({ A: ['x'], B: ['p', 'q', 'r'] }), new Set(), 2);
+    const got = cachedBranchFiles(r, H0, tips);
+    expect(got.files).toEqual(sets({ A: ['x'] }));
+    expect(got.big).toEqual(new Set(['B']));
+    // Another HEAD, or a tip that moved: nothing from the cache.
+    expect(cachedBranchFiles(r, H1, tips)).toEqual({ files: new Map(), big: new Set() });
+    expect(cachedBranchFiles(r, H0, new Map([['A', T2]])).files.size).toBe(0);
+    // A branch kept as too big stays so while its tip does.
+    keepBranchFiles(r, H0, tips, sets({ A: ['x'] }), new Set(['B']), 2);
+    expect(cachedBranchFiles(r, H0, tips).big).toEqual(new Set(['B']));
+  });
+
+  it('moves HEAD on only for a commit whose one parent is the kept HEAD', () => {
+    const r = repo();
+    keepBranchFiles(r, H0, tips, sets({ A: ['x'], B: [] }), new Set());
+    advanceConflictsCache(r, H1, [H0, T1]); // a merge
+    expect(cachedBranchFiles(r, H1, tips).files.size).toBe(0);
+    advanceConflictsCache(r, H1, [T1]); // not on the kept HEAD
+    expect(cachedBranchFiles(r, H1, tips).files.size).toBe(0);
+    advanceConflictsCache(r, H1, [H0]);
+    expect(cachedBranchFiles(r, H1, tips).files).toEqual(sets({ A: ['x'], B: [] }));
+    expect(cachedBranchFiles(r, H0, tips).files.size).toBe(0);
+  });
+
+  it('a garbled file, or too many files in all, is no cache', () => {
+    const r = repo();
+    keepBranchFiles(r, H0, tips, sets({ A: ['x'] }), new Set());
+    writeFileSync(join(r.commonDir, 'intent', 'conflicts-ahead', 'W1.json'), '{"version":1,"head":');
+    expect(cachedBranchFiles(r, H0, tips).files.size).toBe(0);
+    keepBranchFiles(r, H0, tips, sets({ A: ['x'] }), new Set());
+    expect(cachedBranchFiles(r, H0, tips).files.size).toBe(1);
+    const many = Array.from({ length: 30_000 }, (_, i) => `f${i}`);
+    keepBranchFiles(r, H0, tips, sets({ A: many, B: many.map((f) => `b/${f}`) }), new Set(), 40_000);
+    expect(cachedBranchFiles(r, H0, tips).files.size).toBe(0);
+  });
+});
