@@ -207,8 +207,8 @@ describe('conflicts ahead: what the other branches changed is kept between commi
   /** The cache of worktree `wt` (lib/intents/conflicts-cache.ts). */
   const cacheOf = (repo: string, wt: string) =>
     join(repo, '.git', 'intent', 'conflicts-ahead', `${git(wt, 'rev-parse', '--path-format=absolute', '--git-dir').trim().split('/').pop()}.json`);
-
-  it('follows HEAD commit by commit, asks again for a branch that moved, and starts over after an amend or a reset', () => {
+  /** INT-001 and INT-002 (whose scope holds INT-001's) checked out; INT-002 has changed src/auth/a.ts. */
+  const twoIntents = () => {
     const repo = repoWith([
       { id: 'INT-001', scope: ['src/auth/**'] },
       { id: 'INT-002', scope: ['src/**'] },
@@ -217,6 +217,11 @@ describe('conflicts ahead: what the other branches changed is kept between commi
     const wt2 = checkoutIntent(repo, 'INT-002');
     writeFiles(wt2, { 'src/auth/a.ts': 'export const a = 20;\n' });
     committed(wt2, ['-a', '-m', 'INT-002 touches a.ts']);
+    return { repo, wt1, wt2 };
+  };
+
+  it('follows HEAD commit by commit, asks again for a branch that moved, and starts over after an amend or a reset', () => {
+    const { repo, wt1, wt2 } = twoIntents();
     const tip2 = head(wt2);
 
     writeFiles(wt1, { 'src/auth/a.ts': 'export const a = 10;\n' });
@@ -254,14 +259,7 @@ describe('conflicts ahead: what the other branches changed is kept between commi
   });
 
   it('a cache for another HEAD, garbled or with another tip is not used; one that fits is (the state folder is trusted)', () => {
-    const repo = repoWith([
-      { id: 'INT-001', scope: ['src/auth/**'] },
-      { id: 'INT-002', scope: ['src/**'] },
-    ]);
-    const wt1 = checkoutIntent(repo, 'INT-001');
-    const wt2 = checkoutIntent(repo, 'INT-002');
-    writeFiles(wt2, { 'src/auth/a.ts': 'export const a = 20;\n' });
-    committed(wt2, ['-a', '-m', 'INT-002 touches a.ts']);
+    const { repo, wt1, wt2 } = twoIntents();
     const file = cacheOf(repo, wt1);
     const plant = (c: unknown) => {
       mkdirSync(dirname(file), { recursive: true });
