@@ -95,6 +95,8 @@ try {
     results.meta.caCerts = { with: stats(withIt), without: stats(without) };
     delete process.env.NODE_EXTRA_CA_CERTS;
     delete userEnv.NODE_EXTRA_CA_CERTS;
+    delete process.env.INTENT_NODE_EXTRA_CA_CERTS;
+    delete userEnv.INTENT_NODE_EXTRA_CA_CERTS;
     log(`NODE_EXTRA_CA_CERTS is set: node -e 0 ${results.meta.caCerts.with.median.toFixed(1)} ms with it, ${results.meta.caCerts.without.median.toFixed(1)} ms without; unset for the benchmark`);
   }
   // This process too (the library calls of item 3 run git from here).

@@ -7,11 +7,7 @@ import { unparkCaCerts } from '../lib/core/index.js';
 const [agent, event] = process.argv.slice(2);
 unparkCaCerts(process.env);
 const out = runAgentHook(agent ?? '', event ?? '', () => readPayload(0));
-// Exits once the answer is written (the callbacks run when it is flushed): `process.exit` skips
-// tearing down the heap, which a natural exit does, on every tool call.
-const stderr = (): void => {
-  if (out.stderr) process.stderr.write(out.stderr, () => process.exit(out.code));
-  else process.exit(out.code);
-};
-if (out.stdout) process.stdout.write(out.stdout, stderr);
-else stderr();
+// Exits once the answer is written (each callback runs when everything written before it is
+// flushed, even for an empty write): `process.exit` skips tearing down the heap, which a natural
+// exit does, on every tool call.
+process.stdout.write(out.stdout ?? '', () => process.stderr.write(out.stderr ?? '', () => process.exit(out.code)));

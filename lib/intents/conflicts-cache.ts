@@ -8,11 +8,14 @@ import { stateDir, type Repo } from '../git/repo.js';
 // objects never change. One file per worktree (no two worktrees write the same file), in the state
 // folder with the other caches (docs/threat-model.md).
 //
-// A commit made on top of `head` (one parent) keeps every entry true: the tips were read before
-// the commit existed, so none of them contains it (unless one holds a byte-identical commit: same
-// parent, tree, people, seconds and message, and then the warning is one too many, never one too
-// few). post-commit moves `head` on (advanceConflictsCache); anything else (a merge, an amend, a
-// reset, a checkout) leaves `head` behind, and the next pre-commit starts over.
+// A commit C made on top of `head` (one parent) reaches everything `head` reaches, so what a tip
+// has that C lacks is a part of what it has that `head` lacks: the kept sets can only be too big,
+// never too small, and they are exact, since every kept tip was read before C existed and so does
+// not contain it (unless one holds a byte-identical commit: same parent, tree, people, seconds
+// and message; then the warning is one too many). post-commit moves `head` on
+// (advanceConflictsCache); anything else (a merge, an amend, a reset, a checkout) leaves `head`
+// behind, and the next pre-commit starts over. Not covered: history changed without changing
+// commit ids (`git replace`, grafts, a shallow clone deepened) until HEAD or a tip moves.
 
 /** The files changed on one branch since HEAD, for that branch's tip; null: too many to keep (ask git with the staged paths). */
 export interface BranchFiles {
@@ -26,10 +29,10 @@ interface CacheFile {
   branches: Record<string, BranchFiles>;
 }
 
-/** Files kept in all at most: past it the cache is not written (the next commit asks git again). */
+/** Files kept for one branch at most: a bigger branch is kept as "too many" (ask with the staged paths). */
+const MAX_BRANCH_PATHS = 5_000;
+/** Files kept in all at most: past it the biggest branches are kept as "too many". */
 const MAX_CACHED_PATHS = 50_000;
-/** Files kept for one branch at most: a bigger branch is kept as "ask with the staged paths". */
-export const MAX_BRANCH_PATHS = 5_000;
 const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 
 function cacheFile(repo: Repo): string {
@@ -54,7 +57,9 @@ function write(repo: Repo, c: CacheFile): void {
     writeFileSync(tmp, JSON.stringify(c));
     renameSync(tmp, file);
   } catch {
-    rmSync(tmp, { force: true }); // a read-only state folder: no cache
+    try {
+      rmSync(tmp, { force: true }); // a read-only state folder: no cache
+    } catch { /* nothing to remove, or cannot */ }
   }
 }
 
@@ -78,26 +83,30 @@ export function cachedBranchFiles(repo: Repo, head: string, tips: ReadonlyMap<st
 
 /**
  * Keeps, for HEAD `head` and the tips `tips`, the whole `files` of each branch (by intent), or
- * "too many" for a branch in `big` or with more than `maxPerBranch`; nothing when there are too
- * many in all.
+ * "too many" for a branch in `big`, with more than `maxPerBranch`, or among the biggest while
+ * there are more than `maxInAll`. Never throws: a state folder it cannot write means no cache.
  */
 export function keepBranchFiles(
   repo: Repo, head: string, tips: ReadonlyMap<string, string>, files: ReadonlyMap<string, ReadonlySet<string>>, big: ReadonlySet<string>,
   maxPerBranch = MAX_BRANCH_PATHS,
+  maxInAll = MAX_CACHED_PATHS,
 ): void {
-  let total = 0;
   const branches: Record<string, BranchFiles> = {};
+  const listed: [string, number][] = [];
   for (const [id, tip] of tips) {
     const f = files.get(id);
     if (big.has(id) || (f && f.size > maxPerBranch)) branches[id] = { tip, files: null };
     else if (f) {
-      total += f.size;
       branches[id] = { tip, files: [...f] };
+      listed.push([id, f.size]);
     }
   }
-  if (total > MAX_CACHED_PATHS) {
-    rmSync(cacheFile(repo), { force: true });
-    return;
+  // Too many in all: the biggest branches become "too many" until the rest fits.
+  let total = listed.reduce((n, [, size]) => n + size, 0);
+  for (const [id, size] of listed.sort((a, b) => b[1] - a[1])) {
+    if (total <= maxInAll) break;
+    branches[id] = { tip: branches[id].tip, files: null };
+    total -= size;
   }
   write(repo, { version: 1, head, branches });
 }

@@ -427,7 +427,8 @@ export interface ConflictAhead {
  * (conflicts-cache.ts): git is asked only about the tips that moved, with one `git log` over
  * their commits not reachable from HEAD, and about branches with too many files to keep, with the
  * staged paths; no process at all when no other IN_PROGRESS intent has a branch. Without `head`
- * (an unborn branch), the staged paths limit the one `git log`.
+ * (HEAD not readable from git's files, e.g. reftable), nothing is kept and the staged paths limit
+ * one `git log` against HEAD (on an unborn branch git finds nothing, as before the cache).
  */
 export function conflictsAhead(repo: Repo, registry: Registry, selfId: string, staged: readonly string[], head: string | null): ConflictAhead[] {
   if (!staged.length) return [];
