@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /** Writes a file so readers see the old bytes or the new ones, never a torn mix (temp + rename). */
@@ -15,6 +15,24 @@ export function writeFileAtomic(path: string, data: string | Buffer): void {
   }
   closeSync(fd);
   renameSync(tmp, path);
+}
+
+/**
+ * Replaces a file by a temp file and a rename, without fsync: readers see the old bytes or the new,
+ * never a torn mix, but a crash may lose the new ones. For caches and markers, which only save
+ * work. Removes its temp file when it fails, and throws.
+ */
+export function replaceFile(path: string, data: string | Buffer): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(tmp, data);
+    renameSync(tmp, path);
+  } catch (e) {
+    try {
+      unlinkSync(tmp);
+    } catch { /* nothing written */ }
+    throw e;
+  }
 }
 
 /** Blocks the thread for `ms` milliseconds (hooks are synchronous programs). */

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { replaceFile } from '../core/files.js';
 import { join } from 'node:path';
 import { IntentError } from '../core/errors.js';
 import { gitRaw } from '../git/process.js';
@@ -139,10 +140,8 @@ export function intentUsage(repo: Repo, id: string, at: { head: string | null; n
   }
   try {
     mkdirSync(join(stateDir(repo), 'budget'), { recursive: true });
-    // Temp file + rename, no fsync: a lost cache only means counting again.
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify({ head: at.head, notes: at.notes, ...usage }) + '\n');
-    renameSync(tmp, file);
+    // A lost cache only means counting again.
+    replaceFile(file, JSON.stringify({ head: at.head, notes: at.notes, ...usage }) + '\n');
   } catch { /* the cache is an optimisation only */ }
   return usage;
 }

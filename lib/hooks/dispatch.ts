@@ -83,10 +83,8 @@ async function dispatch(hook: string, cwd: string, env: NodeJS.ProcessEnv, stdin
       }
     case 'post-commit':
       try {
-        const { advanceConflicts, recordCommit, bypassWarning } = await import('./post-commit.js');
-        const record = recordCommit(cwd, env);
-        advanceConflicts(cwd, env, record);
-        return { code: 0, stderr: bypassWarning(record) };
+        const { recordCommit, bypassWarning } = await import('./post-commit.js');
+        return { code: 0, stderr: bypassWarning(recordCommit(cwd, env, { madeNow: true })) };
       } catch (e) {
         return {
           code: 0,

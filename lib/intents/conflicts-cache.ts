@@ -1,5 +1,6 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { replaceFile } from '../core/files.js';
 import { stateDir, type Repo } from '../git/repo.js';
 
 // What conflictsAhead (overlap.ts) learnt, kept so that a commit asks git only about the intent
@@ -48,19 +49,12 @@ function read(repo: Repo): CacheFile | null {
   }
 }
 
-/** Temp file and rename: a reader sees the old cache or the new one (no fsync: a lost cache is a miss). */
+/** Writes the cache (a lost cache is a miss); a state folder it cannot write means no cache. */
 function write(repo: Repo, c: CacheFile): void {
-  const file = cacheFile(repo);
-  const tmp = `${file}.${process.pid}.tmp`;
   try {
     mkdirSync(join(stateDir(repo), 'conflicts-ahead'), { recursive: true });
-    writeFileSync(tmp, JSON.stringify(c));
-    renameSync(tmp, file);
-  } catch {
-    try {
-      rmSync(tmp, { force: true }); // a read-only state folder: no cache
-    } catch { /* nothing to remove, or cannot */ }
-  }
+    replaceFile(cacheFile(repo), JSON.stringify(c));
+  } catch { /* no cache */ }
 }
 
 /**
@@ -111,7 +105,7 @@ export function keepBranchFiles(
   write(repo, { version: 1, head, branches });
 }
 
-/** post-commit: `commit` (one parent, `parent`) was made on top of the cache's HEAD: the cache holds for it too. */
+/** post-commit: `commit` (one parent, `parent`) was made on top of the cache's HEAD: the cache holds for it too. Never throws. */
 export function advanceConflictsCache(repo: Repo, commit: string, parents: readonly string[]): void {
   if (parents.length !== 1) return;
   const c = read(repo);

@@ -17,7 +17,8 @@
  * is the class of files that survive the token filter (docs/threat-model.md).
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, appendFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, unlinkSync, appendFileSync } from 'node:fs';
+import { replaceFile } from '../core/files.js';
 import { join } from 'node:path';
 import { TOOL_VERSION } from '../core/version.js';
 import type { FileChange } from '../git/hunks.js';
@@ -92,9 +93,7 @@ export interface Entry {
 export function writeAheadEntry(dir: string, key: string, classes: FileClasses, worker: Entry['worker']): void {
   // No mkdir: pre-commit made the folder; a repository removed meanwhile stays removed.
   const entry: Entry = { format: FORMAT, key, classes: Object.fromEntries([...classes].map(([p, v]) => [p, v.reason ? { cls: v.cls, reason: v.reason } : { cls: v.cls }])), worker };
-  const tmp = join(dir, `.${key}.${process.pid}.tmp`);
-  writeFileSync(tmp, JSON.stringify(entry));
-  renameSync(tmp, join(dir, `${key}.json`));
+  replaceFile(join(dir, `${key}.json`), JSON.stringify(entry));
 }
 
 /** The name of the pending marker of a worker for `parent` → `tree`. */
@@ -105,10 +104,7 @@ export function pendingName(parent: string, tree: string): string {
 /** pre-commit's side: names the worker that is classifying `parent` → `tree` (temp file + rename). */
 export function writePending(dir: string, parent: string, tree: string, pid: number): void {
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, pendingName(parent, tree));
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify({ parent, tree, pid }));
-  renameSync(tmp, file);
+  replaceFile(join(dir, pendingName(parent, tree)), JSON.stringify({ parent, tree, pid }));
 }
 
 /** Whether a live worker already classifies `parent` → `tree` (then pre-commit starts none). */

@@ -11,7 +11,8 @@
  * file is compiled as usual and the cache written again. Any failure falls back to `require`.
  */
 import { isAscii } from 'node:buffer';
-import { readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { replaceFile } from '../core/files.js';
 import Module, { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
@@ -56,15 +57,9 @@ function viaCodeCache<T>(req: NodeJS.Require, dir: string): T {
   fn.call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
   if (!cachedData || script.cachedDataRejected) {
     process.once('exit', () => {
-      const tmp = `${cacheFile}.${process.pid}.tmp`;
       try {
-        writeFileSync(tmp, script.createCachedData());
-        renameSync(tmp, cacheFile);
-      } catch {
-        try {
-          unlinkSync(tmp);
-        } catch { /* nothing written */ }
-      }
+        replaceFile(cacheFile, script.createCachedData());
+      } catch { /* no cache */ }
     });
   }
   return module.exports;

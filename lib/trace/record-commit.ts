@@ -23,6 +23,7 @@ import { loadIgnore } from '../intents/ignore.js';
 import { findIntent, loadRegistry, type Intent } from '../intents/registry.js';
 import { openHookRepo, orchestrationPath, stateDir, type Repo } from '../git/repo.js';
 import { compileScope, outOfScope } from '../intents/scope.js';
+import { advanceConflictsCache } from '../intents/conflicts-cache.js';
 import { buildRecord, noteText, type TraceRecord } from './record.js';
 import { METADATA_KEY } from '../core/version.js';
 
@@ -40,7 +41,18 @@ export function ledgerPath(repo: Repo): string {
 export function recordCommit(
   cwd: string,
   env: NodeJS.ProcessEnv = process.env,
-  opts: { rev?: string; intentId?: string; /** Old commits (and their records) whose model credit this one inherits. */ carry?: { sha: string; record: TraceRecord }[] } = {},
+  opts: {
+    rev?: string;
+    intentId?: string;
+    /** Old commits (and their records) whose model credit this one inherits. */
+    carry?: { sha: string; record: TraceRecord }[];
+    /**
+     * post-commit: HEAD is a commit `git commit` just made, so what pre-commit learnt about the
+     * other intents' branches holds for it too (lib/intents/conflicts-cache.ts). Not for other
+     * hooks, which record commits that may have existed before (a fast-forward).
+     */
+    madeNow?: boolean;
+  } = {},
 ): TraceRecord | null {
   const repo = openHookRepo(cwd, env);
   const named = opts.intentId ? { id: opts.intentId } : resolveIntentId(repo, env.INTENT_ID);
@@ -109,6 +121,7 @@ export function recordCommit(
     }
   });
   if (credited.length) forgetCommitted(repo, credited);
+  if (opts.madeNow) advanceConflictsCache(repo, diff.sha, diff.parents);
   return record;
 }
 
