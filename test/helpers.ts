@@ -65,14 +65,21 @@ export function intent(cwd: string, args: string[], env: Record<string, string |
   return run(process.execPath, [CLI, ...args], cwd, env);
 }
 
+/**
+ * How a test's temporary directories are removed: a hook's background worker (classify ahead)
+ * may still be finishing in a repository when its test ends, so a folder that gained a file while
+ * it was emptied is tried again.
+ */
+const REMOVE_TREE = { recursive: true, force: true, maxRetries: 5, retryDelay: 100 } as const;
+
 const made: string[] = [];
 afterEach(() => {
-  while (made.length) rmSync(made.pop()!, { recursive: true, force: true });
+  while (made.length) rmSync(made.pop()!, REMOVE_TREE);
 });
 
 const madeForFile: string[] = [];
 afterAll(() => {
-  while (madeForFile.length) rmSync(madeForFile.pop()!, { recursive: true, force: true });
+  while (madeForFile.length) rmSync(madeForFile.pop()!, REMOVE_TREE);
 });
 
 /**

@@ -14,7 +14,7 @@ import { treeDiffAsync } from '../git/diff.js';
 import { openRepo, stateDir } from '../git/repo.js';
 import { aheadDir, aheadKey, clearPending, pendingName, residentIdleMs, residentSocket, sweepAhead, writeAheadEntry, writePending } from '../mutation/ahead.js';
 import { classifyChanges } from '../mutation/classify.js';
-import { useTypeScriptCodeCache } from '../mutation/ts-cache.js';
+import { saveTypeScriptCodeCache, useTypeScriptCodeCache } from '../mutation/ts-cache.js';
 import { preloadCompiler } from '../mutation/syntax.js';
 
 const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
@@ -47,6 +47,10 @@ async function job(cwd: string, dir: string, parent: string, tree: string, wall0
     const classes = classifyChanges(changes, blobs);
     writeAheadEntry(dir, aheadKey(changes), classes, { pid: process.pid, wall_ms: Math.round(performance.now() - wall0), cpu_ms: cpuMs() - cpu0 });
   } finally {
+    // Every write before the marker goes: once it is gone post-commit, and whoever then removes
+    // the repository, may take this worker's writing as over. (A resident's cache helps the
+    // processes that classify while it stays, too.)
+    saveTypeScriptCodeCache();
     clearPending(dir, parent, tree);
     sweepAhead(dir);
   }

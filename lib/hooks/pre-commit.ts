@@ -48,11 +48,8 @@ export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = pr
       {},
     );
   }
-  // One git process lists the staged paths and, for the prediction, the TS/JS files' patch. A
-  // refactor-like change's syntax comparison starts now, in the background, for post-commit (as
-  // early as possible; a refused commit only leaves an entry that is swept).
+  // One git process lists the staged paths and, for the prediction, the TS/JS files' patch.
   const staged = stagedForCommit(repo, env);
-  await startClassifyAhead(repo, staged, env);
   const registryFile = orchestrationPath(repo, 'active_intents.yaml');
   let registry: Registry | null = null;
   let intent: Intent | null = null;
@@ -83,6 +80,10 @@ export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = pr
     if (e instanceof IntentError && COUNTED.has(e.code)) throw await recordRefusal(repo, named.id, intent, e, config);
     throw e;
   }
+  // A refactor-like change's syntax comparison starts now, in the background, for post-commit: as
+  // early as it can once the commit is allowed (a refused commit's worker would be work thrown
+  // away, and would still be writing in the repository's state folder after the refusal).
+  await startClassifyAhead(repo, staged, env);
   let warnings: string[] = [];
   if (paths.length && otherIntentBranchesMayExist(repo, intent.id)) {
     const overlap = await import('../intents/overlap.js');

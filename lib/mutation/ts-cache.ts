@@ -56,11 +56,25 @@ function viaCodeCache<T>(req: NodeJS.Require, dir: string): T {
   const fn = script.runInThisContext() as (e: unknown, r: NodeJS.Require, m: unknown, f: string, d: string) => void;
   fn.call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
   if (!cachedData || script.cachedDataRejected) {
-    process.once('exit', () => {
+    unsaved = () => {
+      unsaved = null;
       try {
         replaceFile(cacheFile, script.createCachedData());
       } catch { /* no cache */ }
-    });
+    };
+    process.once('exit', () => unsaved?.());
   }
   return module.exports;
+}
+
+/** Writes the code cache a load found missing or rejected, if not yet written. */
+let unsaved: (() => void) | null = null;
+
+/**
+ * Writes the TypeScript code cache now rather than when the process exits (a process that stays,
+ * like the resident classify-ahead worker, or one whose last writes must come before it tells
+ * others it is done); nothing when there is nothing to write.
+ */
+export function saveTypeScriptCodeCache(): void {
+  unsaved?.();
 }

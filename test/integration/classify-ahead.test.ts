@@ -86,6 +86,9 @@ describe('classifying ahead of post-commit', () => {
     expect(classes(wtA)).toEqual({ 'src/auth.ts': 'AST_REFACTOR' });
     await workersDone();
     expect(files('.json')).toEqual([]);
+    // The worker wrote the compiler's code cache before it took its marker away (not when it
+    // exits, after whoever waited for the marker may have gone on, e.g. to remove the repository).
+    expect(readdirSync(join(repo, '.git', 'intent')).filter((f) => /^typescript-.*\.v8cache$/.test(f))).toHaveLength(1);
   });
 
   it('a refactor committed with other files (prose, data) is still predicted from its TS part alone', async () => {
@@ -124,6 +127,18 @@ describe('classifying ahead of post-commit', () => {
     await workersDone();
     expect(files('.json')).toEqual([]);
     expect(classes(wtA)).toEqual({ 'src/notes.md': 'INTENT_EVOLUTION' });
+  });
+
+  it('a refactor-like commit that pre-commit refuses starts no worker', async () => {
+    // INT-001 owns src/**: the rename in lib/ is refused. A worker started before the refusal would
+    // leave its pending marker (written before pre-commit returns) or, once done, its entry.
+    stage(wtA, { 'lib/auth.ts': AUTH.replace(/\bttl\b/g, 'lifetime') });
+    const r = run('git', ['commit', '-q', '-m', 'rename out of scope'], wtA);
+    git(wtA, 'reset', '-q', '--hard');
+    git(wtA, 'clean', '-fdq');
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain('not authorized to edit lib/auth.ts');
+    expect(existsSync(aheadDir()) ? readdirSync(aheadDir()).filter((f) => !f.endsWith('.sock')) : []).toEqual([]);
   });
 
   it('a change with the same tokens that the syntax comparison finds to be new behaviour keeps its class', async () => {
