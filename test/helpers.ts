@@ -66,20 +66,41 @@ export function intent(cwd: string, args: string[], env: Record<string, string |
 }
 
 /**
- * How a test's temporary directories are removed: a hook's background worker (classify ahead)
- * may still be finishing in a repository when its test ends, so a folder that gained a file while
- * it was emptied is tried again.
+ * Removes a test's temporary folder. A hook's background process may still run there when the
+ * test ends (a classify-ahead worker that post-commit stopped waiting for, a hook server): when
+ * the folder does not go at once, the processes that run in it or name it are stopped first.
  */
-const REMOVE_TREE = { recursive: true, force: true, maxRetries: 5, retryDelay: 100 } as const;
+export function removeTree(dir: string): void {
+  try {
+    rmSync(dir, { recursive: true, force: true });
+  } catch {
+    stopProcessesIn(dir);
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+  }
+}
+
+/** SIGKILLs the processes (not this one) whose working folder is in `dir` or whose command line names it. */
+function stopProcessesIn(dir: string): void {
+  for (const p of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(p) || Number(p) === process.pid) continue;
+    try {
+      let cwd = '';
+      try {
+        cwd = readlinkSync(`/proc/${p}/cwd`);
+      } catch { /* another user's */ }
+      if (cwd === dir || cwd.startsWith(`${dir}/`) || readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(dir)) process.kill(Number(p), 'SIGKILL');
+    } catch { /* gone */ }
+  }
+}
 
 const made: string[] = [];
 afterEach(() => {
-  while (made.length) rmSync(made.pop()!, REMOVE_TREE);
+  while (made.length) removeTree(made.pop()!);
 });
 
 const madeForFile: string[] = [];
 afterAll(() => {
-  while (madeForFile.length) rmSync(madeForFile.pop()!, REMOVE_TREE);
+  while (madeForFile.length) removeTree(madeForFile.pop()!);
 });
 
 /**
@@ -128,7 +149,7 @@ const templates = new Map<string, Template>();
 const copies = new Map<string, Template>();
 let templateRoot: string | null = null;
 afterAll(() => {
-  if (templateRoot) rmSync(templateRoot, { recursive: true, force: true });
+  if (templateRoot) removeTree(templateRoot);
   templateRoot = null;
   templates.clear();
   copies.clear();
@@ -213,7 +234,7 @@ export function fixture<T>(name: string, build: () => T): T {
 }
 const fixtures = new Map<string, { roots: string[]; value: string }>();
 afterAll(() => {
-  for (const f of fixtures.values()) for (const r of f.roots) rmSync(r, { recursive: true, force: true });
+  for (const f of fixtures.values()) for (const r of f.roots) removeTree(r);
   fixtures.clear();
 });
 

@@ -14,6 +14,13 @@ export interface HookOutcome {
  */
 export async function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv, stdin: () => string = () => '', args: string[] = []): Promise<HookOutcome> {
   if (hook === 'restore-worktree-hooks') return restore(cwd, args[0] ?? '');
+  if (hook === 'serve-hooks') {
+    // Not a git hook: the repository's hook server (lib/hooks/server.ts), started by a hook below.
+    await (await import('./server.js')).serveHooks(args[0] ?? '', args[1] ?? '', runHook);
+    return { code: 0, stderr: '' };
+  }
+  // The runner found no hook server to run this hook and asks for one, for the next hooks.
+  if (env.INTENT_START_SERVER !== undefined) (await import('./server.js')).startServerIfAsked(env, process.argv[1]);
   if (hook === 'classify-ahead') {
     // Not a git hook: the background worker pre-commit starts (detached, nobody reads its output).
     await (await import('./classify-ahead.js')).classifyAhead(cwd, args[0] ?? '', args[1] ?? '', args[2]);

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { hookParent } from '../core/hook-parent.js';
 import { readBlobs } from '../git/blobs.js';
 import { classifyChanges, explainEvolution, type FileClasses } from './classify.js';
 import { IntentError } from '../core/errors.js';
@@ -78,7 +79,7 @@ export function unmetClaimWarning(sha: string, changes: FileChange[], blobs: Map
  */
 function amending(): boolean {
   try {
-    let pid = process.ppid;
+    let pid = hookParent();
     for (let i = 0; i < 5 && pid > 1; i++) {
       const argv = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0');
       if (/(^|\/)git$/.test(argv[0] ?? '')) {

@@ -4,10 +4,14 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkoutIntent, git, governedRepo, intent, ledgerLines, noteOf, spawnAsync, writeFiles } from '../helpers.js';
 
-/** Runs the installed post-commit hook and SIGKILLs it after `ms` (it may finish first). */
+/**
+ * Runs the installed post-commit hook in its own node (no hook server: killing the runner would
+ * not stop the server's work; test/integration/hook-server.test.ts kills the server) and SIGKILLs
+ * it after `ms` (it may finish first).
+ */
 function killHookAfter(wt: string, hook: string, ms: number): Promise<void> {
   return new Promise((resolve) => {
-    const child = spawn(hook, ['post-commit'], { cwd: wt, stdio: 'ignore' });
+    const child = spawn(hook, ['post-commit'], { cwd: wt, stdio: 'ignore', env: { ...process.env, INTENT_HOOK_SERVER: '0' } });
     const timer = setTimeout(() => child.kill('SIGKILL'), ms);
     child.on('exit', () => {
       clearTimeout(timer);

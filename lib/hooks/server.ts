@@ -1,0 +1,365 @@
+/**
+ * The hook server: one resident node process per repository that runs the per-commit hooks for
+ * the runner (git-hooks/runner.sh), so a commit does not start node, load the hooks and compile
+ * them for each of its hooks (docs/decisions.md, "The hook server"). Linux only: it reads the
+ * hook's environment, working directory and arguments from /proc, as they were when git started
+ * the runner, and runs the hook exactly as `node hook.cjs <hook>` would have, with them.
+ *
+ * Its folder, `<git-common-dir>/intent/server/`:
+ *   lock/     made (mkdir) by the server that owns the folder; lock/pid names it
+ *   in        FIFO; a request is one line, `<runner pid> <argument count>\n` (one write of less than
+ *             PIPE_BUF bytes: requests from concurrent runners do not mix)
+ *   pid       `<pid>\n<tag>\n`: the runner asks only a live server whose tag is its own
+ *             `<node>|<entry>` (the Node.js and hook program `intent init` wrote into it)
+ *   r.<pid>   the runner's reply FIFO, made and opened by the runner before it asks; the server
+ *             opens it, removes its name, and writes `<exit code> <stderr bytes>\n<stderr>`, or
+ *             `- 0\n`: not served, run the hook yourself
+ * The runner watches the server's pid while it waits: a server that dies mid-request makes the
+ * runner run the hook itself. Requests are served one at a time, in order.
+ *
+ * The server leaves when idle for INTENT_HOOK_SERVER_MS (default 10 minutes), when its folder or
+ * the repository's state folder is gone, when another server took the folder over, when the hook
+ * program it runs was replaced (an upgrade, a rebuild: it answers `-` and leaves), and on SIGTERM.
+ * Leaving, it removes `pid` and `in` first and serves what was already written for a while, so a
+ * runner that found it a moment before is still answered.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync, constants } from 'node:fs';
+import { Socket } from 'node:net';
+import { dirname, join, resolve as absolute } from 'node:path';
+import { replaceFile } from '../core/files.js';
+import { setHookParent } from '../core/hook-parent.js';
+import { parkCaCerts, unparkCaCerts } from '../core/node-start.js';
+import { saveTypeScriptCodeCache } from '../mutation/ts-cache.js';
+
+/** What a hook run gives back (lib/hooks/dispatch.ts, which loads this module: no import back). */
+interface HookOutcome {
+  code: number;
+  stderr: string;
+}
+
+/** The hooks the runner hands to the server (none reads stdin). */
+export const SERVED_HOOKS = ['pre-commit', 'prepare-commit-msg', 'commit-msg', 'post-commit', 'pre-merge-commit', 'post-merge'] as const;
+const DEFAULT_IDLE_MS = 10 * 60_000;
+/** How long a leaving server still answers what was written to `in` before it was removed. */
+const DRAIN_MS = 2000;
+/** How often the server checks that its folder is still there and still its own. */
+const WATCH_MS = 1000;
+
+/** How long the server stays when idle (INTENT_HOOK_SERVER_MS; 0: no server). */
+export function serverIdleMs(env: NodeJS.ProcessEnv): number {
+  const n = Number(env.INTENT_HOOK_SERVER_MS);
+  return env.INTENT_HOOK_SERVER_MS !== undefined && Number.isFinite(n) && n >= 0 ? Math.min(n, 24 * 3_600_000) : DEFAULT_IDLE_MS;
+}
+
+/**
+ * Starts a server for the folder `dir` (detached), when the runner asked for one: it exports
+ * INTENT_START_SERVER (the folder) and INTENT_SERVER_TAG when it found no server to serve the hook.
+ * Removes both from `env` (the hook's own processes must not see them). Never fails the hook.
+ */
+export function startServerIfAsked(env: NodeJS.ProcessEnv, entry: string | undefined): void {
+  const dir = env.INTENT_START_SERVER && absolute(env.INTENT_START_SERVER);
+  const tag = env.INTENT_SERVER_TAG;
+  delete env.INTENT_START_SERVER;
+  delete env.INTENT_SERVER_TAG;
+  if (!dir || !tag || !entry || process.platform !== 'linux' || env.INTENT_HOOK_SERVER === '0' || serverIdleMs(env) === 0) return;
+  try {
+    const childEnv = parkCaCerts(env);
+    for (const k of Object.keys(childEnv)) if (k.startsWith('GIT_') && !k.startsWith('GIT_CONFIG')) delete childEnv[k];
+    const child = spawn(process.execPath, [entry, 'serve-hooks', dir, tag], { cwd: dirname(dir), env: childEnv, detached: true, stdio: 'ignore' });
+    child.on('error', () => { /* the next hook starts node itself, and asks again */ });
+    child.unref();
+  } catch { /* as above */ }
+}
+
+/** Whether process `pid` is alive. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Takes the folder: the lock, unless a live server with the same tag holds it (then null: leave).
+ * A live server of this folder with another tag (another Node.js or package) is asked to leave
+ * (SIGTERM); a lock that names another folder was copied with the repository (cp -a): stale.
+ */
+function takeLock(dir: string, tag: string): string | null {
+  const lock = join(dir, 'lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(join(lock, 'pid'), `${process.pid}\n${tag}\n`);
+      return lock;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return null;
+    }
+    let owner = 0;
+    let ownerTag = '';
+    try {
+      const lines = readFileSync(join(lock, 'pid'), 'utf8').split('\n');
+      owner = Number(lines[0]);
+      ownerTag = lines[1] ?? '';
+    } catch {
+      // A lock with no pid yet: its server is writing it, or died first. Old enough: died.
+      try {
+        if (Date.now() - statSync(lock).mtimeMs < 10_000) return null;
+      } catch { /* gone: try again */ }
+    }
+    if (owner > 0 && ownerTag.endsWith(`|${dir}`) && servesHere(owner, dir)) {
+      if (ownerTag === tag) return null;
+      try {
+        process.kill(owner, 'SIGTERM');
+      } catch { /* gone */ }
+    }
+    // Whoever removes the lock second only removes a fresh one of a third server: its mkdir then
+    // fails, and that server serves; the two of us retry once and leave.
+    rmSync(lock, { recursive: true, force: true });
+  }
+  return null;
+}
+
+/** Whether process `pid` is a hook server of folder `dir` (its command line, from /proc). */
+function servesHere(pid: number, dir: string): boolean {
+  try {
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const at = argv.indexOf('serve-hooks');
+    return at !== -1 && realpathSync(argv[at + 1] ?? '') === dir;
+  } catch {
+    return false;
+  }
+}
+
+/** One request, read from /proc: what git started the runner with. */
+interface Request {
+  pid: number;
+  hook: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+function readRequest(pid: number, argc: number): Request | null {
+  const proc = `/proc/${pid}`;
+  if (statSync(proc).uid !== process.getuid?.()) return null;
+  const argv = readFileSync(`${proc}/cmdline`, 'utf8').split('\0');
+  argv.pop();
+  if (argc < 1 || argc > argv.length) return null;
+  const [hook, ...args] = argv.slice(argv.length - argc);
+  if (!(SERVED_HOOKS as readonly string[]).includes(hook)) return null;
+  const env: NodeJS.ProcessEnv = {};
+  for (const kv of readFileSync(`${proc}/environ`, 'utf8').split('\0')) {
+    const eq = kv.indexOf('=');
+    if (eq > 0) env[kv.slice(0, eq)] = kv.slice(eq + 1);
+  }
+  unparkCaCerts(env);
+  return { pid, hook, args, cwd: readlinkSync(`${proc}/cwd`), env };
+}
+
+/** Size and time of a file, to notice it was replaced. */
+function fileStamp(file: string): string {
+  try {
+    const st = statSync(file);
+    return `${st.size}:${st.mtimeMs}:${st.ino}`;
+  } catch {
+    return 'gone';
+  }
+}
+
+/**
+ * The server (`hook.cjs serve-hooks <dir> <tag>`): resolves when it has left. `run` is the hook
+ * dispatcher (lib/hooks/dispatch.ts runHook), passed in so this module does not load every hook.
+ */
+export async function serveHooks(
+  dir: string,
+  tag: string,
+  run: (hook: string, cwd: string, env: NodeJS.ProcessEnv, stdin: () => string, args: string[]) => Promise<HookOutcome>,
+): Promise<void> {
+  if (process.platform !== 'linux' || /[\n|]/.test(dir)) return;
+  const idleMs = serverIdleMs(process.env);
+  if (idleMs === 0) return;
+  // The tag names the folder by its physical path, as the runner does (cd -P).
+  try {
+    mkdirSync(dir, { recursive: true });
+    dir = realpathSync(dir);
+  } catch {
+    return;
+  }
+  tag = `${tag}|${dir}`;
+  if (tag.includes('\n')) return;
+  const taken = takeLock(dir, tag);
+  if (!taken) return;
+  const lock: string = taken;
+  const state = dirname(dir);
+  const fifo = join(dir, 'in');
+  const pidFile = join(dir, 'pid');
+  const program = process.argv[1] ?? '';
+  const stamps = [program, join(dirname(program), 'hooks.cjs')].map(fileStamp).join();
+  const serverEnv = process.env;
+  // Each request served, one JSON line (tests, benchmarks).
+  const traceFile = process.env.INTENT_HOOK_SERVER_TRACE;
+  const serverCwd = process.cwd();
+  sweepReplies(dir);
+  rmSync(fifo, { force: true });
+  if (spawnSync('mkfifo', ['-m', '600', fifo], { stdio: 'ignore' }).status !== 0) {
+    rmSync(lock, { recursive: true, force: true });
+    return;
+  }
+  // Read and write: the server never sees end-of-file when a runner closes its end.
+  const inputFd = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
+  const input = new Socket({ fd: inputFd, readable: true, writable: false });
+  input.setEncoding('utf8');
+  replaceFile(pidFile, `${process.pid}\n${tag}\n${inputFd}\n`);
+
+  let leaving = false;
+  let queue: Promise<void> = Promise.resolve();
+  let idle: NodeJS.Timeout | undefined;
+  const rearm = () => {
+    clearTimeout(idle);
+    if (!leaving) idle = setTimeout(leave, idleMs);
+  };
+  let done: () => void = () => {};
+  const finished = new Promise<void>((resolve) => { done = resolve; });
+  function leave(): void {
+    if (leaving) return;
+    leaving = true;
+    clearTimeout(idle);
+    clearInterval(watch);
+    // Only ours: another server that took the folder over has its own.
+    try {
+      if (readFileSync(pidFile, 'utf8').startsWith(`${process.pid}\n`)) unlinkSync(pidFile);
+    } catch { /* gone */ }
+    try {
+      if (readFileSync(join(lock, 'pid'), 'utf8').startsWith(`${process.pid}\n`)) {
+        unlinkSync(fifo);
+        rmSync(lock, { recursive: true, force: true });
+      }
+    } catch { /* gone */ }
+    setTimeout(() => void queue.finally(() => {
+      input.destroy();
+      done();
+    }), DRAIN_MS).unref();
+  }
+  const watch = setInterval(() => {
+    try {
+      if (!readFileSync(join(lock, 'pid'), 'utf8').startsWith(`${process.pid}\n`) || !existsSync(state)) leave();
+    } catch {
+      leave();
+    }
+  }, WATCH_MS);
+  process.once('SIGTERM', leave);
+
+  let buf = '';
+  input.on('data', (d: string) => {
+    buf += d;
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) !== -1) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      const m = /^([1-9][0-9]{0,9}) ([1-9][0-9]{0,3})$/.exec(line);
+      if (!m) continue;
+      rearm();
+      queue = queue.then(() => serveOne(Number(m[1]), Number(m[2]))).catch(() => { /* the runner's watch covers it */ }).finally(rearm);
+    }
+    if (buf.length > 4096) buf = '';
+  });
+  input.on('error', leave);
+  rearm();
+
+  async function serveOne(pid: number, argc: number): Promise<void> {
+    let fd: number;
+    const claimed = join(dir, `r.${pid}.claimed`);
+    try {
+      // The claim: after it, the runner's watch can no longer give up on us by removing the FIFO
+      // (it removes it only while it is there: one of the two renames or removes it, not both).
+      renameSync(join(dir, `r.${pid}`), claimed);
+    } catch {
+      return;
+    }
+    try {
+      // Non-blocking: a runner that is gone has no reader open, and the open fails (ENXIO).
+      fd = openSync(claimed, constants.O_WRONLY | constants.O_NONBLOCK);
+    } catch {
+      rmSync(claimed, { force: true });
+      return;
+    }
+    rmSync(claimed, { force: true });
+    if (!fstatSync(fd).isFIFO()) return void closeQuietly(fd);
+    const reply = new Socket({ fd, readable: false, writable: true });
+    reply.on('error', () => { /* the runner went away */ });
+    let out: (HookOutcome & { hook: string }) | null = null;
+    try {
+      const req = leaving || [program, join(dirname(program), 'hooks.cjs')].map(fileStamp).join() !== stamps ? null : readRequest(pid, argc);
+      if (req) out = { ...(await runAs(req)), hook: req.hook };
+    } catch {
+      out = null;
+    }
+    if (!out) {
+      // Not served (replaced program, a request it cannot read): the runner runs node itself.
+      if (!leaving && [program, join(dirname(program), 'hooks.cjs')].map(fileStamp).join() !== stamps) leave();
+      await new Promise<void>((resolve) => reply.end('- 0\n', resolve));
+      return;
+    }
+    if (traceFile) {
+      try {
+        appendFileSync(traceFile, `${JSON.stringify({ server: process.pid, runner: pid, hook: out.hook, code: out.code })}\n`);
+      } catch { /* a trace is for tests and benchmarks */ }
+    }
+    const err = Buffer.from(out.stderr, 'utf8');
+    await new Promise<void>((resolve) => reply.end(Buffer.concat([Buffer.from(`${out!.code} ${err.length}\n`), err]), resolve));
+  }
+
+  /** Runs the hook in the runner's environment and working directory, then puts the server's back. */
+  async function runAs(req: Request): Promise<HookOutcome> {
+    process.env = req.env;
+    process.chdir(req.cwd);
+    setHookParent(req.pid);
+    // What the hook writes to stderr itself (warnings written as they happen) goes to the runner
+    // too, before the outcome's text, as it would from node.
+    const write = process.stderr.write;
+    let written = '';
+    process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      written += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+      const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
+      if (done) process.nextTick(done);
+      return true;
+    }) as typeof process.stderr.write;
+    try {
+      const out = await run(req.hook, req.cwd, req.env, () => '', req.args);
+      return { code: out.code, stderr: written + out.stderr };
+    } finally {
+      process.stderr.write = write;
+      process.env = serverEnv;
+      process.chdir(serverCwd);
+      setHookParent(null);
+      // What process 'exit' would write: the server may stay for minutes, and its repository
+      // may be removed while it does.
+      saveTypeScriptCodeCache();
+    }
+  }
+
+  await finished;
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch { /* closed */ }
+}
+
+/** Removes reply FIFOs of runners that are gone (killed while they waited). */
+function sweepReplies(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    const m = /^r\.([0-9]+)(?:\.claimed)?$/.exec(n);
+    if (m && !alive(Number(m[1]))) rmSync(join(dir, n), { force: true });
+  }
+}

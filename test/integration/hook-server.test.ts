@@ -1,0 +1,282 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { checkoutIntent, git, governedRepo, noteOf, PKG_ROOT, run, spawnAsync, tempDir, writeFiles } from '../helpers.js';
+
+// The hook server (lib/hooks/server.ts): real `git commit` through the installed hooks and the
+// runner (git-hooks/runner.sh); the server reports each request it served in INTENT_HOOK_SERVER_TRACE.
+
+const SERVER = { INTENT_HOOK_SERVER: '1', INTENT_HOOK_SERVER_MS: '60000' };
+const children: ChildProcess[] = [];
+const servers = new Set<number>();
+
+afterEach(() => {
+  // Each test's servers leave with its repositories (checked every second); stop them now.
+  for (const pid of servers) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch { /* gone */ }
+  }
+  servers.clear();
+});
+afterAll(() => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(what: () => boolean): Promise<void> {
+  while (!what()) await new Promise((r) => setTimeout(r, 20));
+}
+
+function setup(): { repo: string; wt: string; trace: string; env: Record<string, string> } {
+  const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }, { id: 'INT-002', scope: ['lib/**'] }], {
+    'src/a.ts': 'export const a = 1;\n', 'lib/b.ts': 'export const b = 1;\n', 'README.md': '# t\n',
+  });
+  const wt = checkoutIntent(repo, 'INT-001');
+  const trace = join(tempDir('intent-server-trace-'), 'trace.jsonl');
+  return { repo, wt, trace, env: { ...SERVER, INTENT_HOOK_SERVER_TRACE: trace } };
+}
+
+function served(trace: string): { server: number; hook: string; code: number }[] {
+  if (!existsSync(trace)) return [];
+  const lines = readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  for (const l of lines) servers.add(l.server);
+  return lines;
+}
+
+/** The hook servers running for `repo` (from their command lines). */
+function serversOf(repo: string): number[] {
+  if (!existsSync(serverDir(repo))) return [];
+  const dir = realpathSync(serverDir(repo));
+  return readdirSync('/proc').filter((p) => /^[0-9]+$/.test(p)).filter((p) => {
+    try {
+      const argv = readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0');
+      return argv.includes('serve-hooks') && argv[argv.indexOf('serve-hooks') + 1] === dir;
+    } catch {
+      return false;
+    }
+  }).map(Number);
+}
+
+const serverDir = (repo: string) => join(repo, '.git', 'intent', 'server');
+function serverPid(repo: string): number | null {
+  try {
+    const pid = Number(readFileSync(join(serverDir(repo), 'pid'), 'utf8').split('\n')[0]);
+    if (pid > 0) servers.add(pid);
+    return pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+function commit(wt: string, env: Record<string, string>, files: Record<string, string>, message: string, extra: string[] = []) {
+  writeFiles(wt, files);
+  git(wt, 'add', '-A');
+  return run('git', ['commit', '-q', '-m', message, ...extra], wt, env);
+}
+
+/** The parts of a note that do not change between two runs of the same commit. */
+function stable(wt: string): unknown {
+  const n = noteOf(wt)!;
+  const { id, timestamp, vcs, ...rest } = n.record;
+  return { summary: n.summary, rest, files: n.record.files };
+}
+
+describe('the hook server', () => {
+  it('runs the per-commit hooks after the first commit started it; the notes are those node writes', async () => {
+    const { repo, wt, trace, env } = setup();
+    const first = commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'one');
+    expect(first.status, first.stderr).toBe(0);
+    // The first commit's hooks ran in node and asked for a server.
+    await until(() => serverPid(repo) !== null && existsSync(join(serverDir(repo), 'in')));
+    // (The first commit's post-commit may already have found it.)
+    const before = served(trace).length;
+    const viaServer: unknown[] = [];
+    for (let i = 3; i < 6; i++) {
+      const r = commit(wt, env, { 'src/a.ts': `export const a = ${i};\n`, 'src/c.ts': `// ${i}\nexport const c = ${i};\n` }, `round ${i}`);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stderr).toBe('');
+      viaServer.push(stable(wt));
+    }
+    const hooks = served(trace).slice(before).map((l) => l.hook);
+    expect(hooks).toEqual(['pre-commit', 'post-commit', 'pre-commit', 'post-commit', 'pre-commit', 'post-commit']);
+    expect(new Set(served(trace).map((l) => l.server))).toEqual(new Set([serverPid(repo)]));
+
+    // The same three commits again, from the same start, with the server off: the same notes.
+    git(wt, 'reset', '-q', '--hard', 'HEAD~3');
+    const off = { ...env, INTENT_HOOK_SERVER: '0' };
+    const viaNode: unknown[] = [];
+    for (let i = 3; i < 6; i++) {
+      const r = commit(wt, off, { 'src/a.ts': `export const a = ${i};\n`, 'src/c.ts': `// ${i}\nexport const c = ${i};\n` }, `round ${i}`);
+      expect(r.status, r.stderr).toBe(0);
+      viaNode.push(stable(wt));
+    }
+    expect(served(trace)).toHaveLength(before + 6);
+    expect(viaServer).toEqual(viaNode);
+  });
+
+  it('refuses through the server with node\'s message and exit code, with git\'s own index for the commit (commit <path>, commit -a)', async () => {
+    const { repo, wt, trace, env } = setup();
+    expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
+    await until(() => serverPid(repo) !== null);
+    // `git commit <path>` commits from a temporary index (GIT_INDEX_FILE): only the named path.
+    writeFiles(wt, { 'README.md': '# changed\n', 'src/a.ts': 'export const a = 3;\n' });
+    const named = run('git', ['commit', '-q', '-m', 'readme only', 'README.md'], wt, env);
+    expect(named.status).toBe(1);
+    expect(named.stderr).toContain('Scope Violation: INT-001 is not authorized to edit README.md');
+    expect(named.stderr).toContain('intent: commit blocked.');
+    const inScope = run('git', ['commit', '-q', '-m', 'a only', 'src/a.ts'], wt, env);
+    expect(inScope.status, inScope.stderr).toBe(0);
+    expect(noteOf(wt)!.record.files.map((f: { path: string }) => f.path)).toEqual(['src/a.ts']);
+    const all = run('git', ['commit', '-q', '-a', '-m', 'everything'], wt, env);
+    expect(all.status).toBe(1);
+    expect(all.stderr).toContain('README.md');
+    git(wt, 'checkout', '-q', '--', 'README.md');
+    const hooks = served(trace);
+    expect(hooks.filter((h) => h.hook === 'pre-commit').map((h) => h.code)).toEqual([1, 0, 1]);
+  });
+
+  it('passes the message file to commit-msg: a claim the change does not bear out is refused', async () => {
+    const { repo, wt, trace, env } = setup();
+    expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
+    await until(() => serverPid(repo) !== null);
+    const r = commit(wt, env, { 'src/a.ts': 'export const a = 42;\n' }, 'not a refactor\n\nIntent-Mutation: AST_REFACTOR');
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/AST_REFACTOR/);
+    expect(served(trace).map((h) => `${h.hook}:${h.code}`)).toContain('commit-msg:1');
+    // Past commit-msg (--no-verify), post-commit's warning, written as it happens, still reaches git's stderr.
+    const before = served(trace).length;
+    const skipped = run('git', ['commit', '-q', '--no-verify', '-m', 'not a refactor\n\nIntent-Mutation: AST_REFACTOR'], wt, env);
+    expect(skipped.status, skipped.stderr).toBe(0);
+    expect(skipped.stderr).toContain('claims Intent-Mutation: AST_REFACTOR, but against its parent it is not one');
+    expect(served(trace).slice(before).map((h) => h.hook)).toContain('post-commit');
+  });
+
+  it('commits from four worktrees at once through one server all get their notes', async () => {
+    const repo = governedRepo(['A', 'B', 'C', 'D'].map((x) => ({ id: `INT-${x}`, scope: [`${x.toLowerCase()}/**`] })), { 'README.md': '# t\n' });
+    const trace = join(tempDir('intent-server-trace-'), 'trace.jsonl');
+    const env = { ...SERVER, INTENT_HOOK_SERVER_TRACE: trace };
+    const wts = ['A', 'B', 'C', 'D'].map((x) => checkoutIntent(repo, `INT-${x}`));
+    const warm = commit(wts[0]!, env, { 'a/0.txt': 'warm\n' }, 'warm');
+    expect(warm.status, warm.stderr).toBe(0);
+    await until(() => serverPid(repo) !== null);
+    const before = served(trace).length;
+    for (const [i, wt] of wts.entries()) writeFiles(wt, { [`${'abcd'[i]}/x.txt`]: `work ${i}\n` });
+    for (const wt of wts) git(wt, 'add', '-A');
+    Object.assign(process.env, env);
+    try {
+      const results = await Promise.all(wts.map((wt) => spawnAsync('git', ['commit', '-q', '-m', 'together'], wt)));
+      for (const r of results) expect(r.code, r.stderr).toBe(0);
+    } finally {
+      for (const k of Object.keys(env)) delete process.env[k];
+    }
+    for (const wt of wts) expect(noteOf(wt)?.summary).toMatch(/^INT-[ABCD] /);
+    expect(served(trace).slice(before).filter((h) => h.hook === 'post-commit')).toHaveLength(4);
+  });
+
+  /**
+   * A stand-in for the server: holds the repository's `in` FIFO open and names itself in the pid
+   * file as a server does; with `claimAndDie`, takes the first request (renames the reply FIFO, as
+   * the server claims it) and exits without an answer; else never reads.
+   */
+  async function standIn(repo: string, claimAndDie: boolean): Promise<ChildProcess> {
+    const dir = serverDir(repo);
+    writeFiles(dir, { '.keep': '' });
+    const phys = realpathSync(dir);
+    run('mkfifo', [join(dir, 'in')], repo);
+    const tag = `${process.execPath}|${join(PKG_ROOT, 'dist', 'bin', 'hook.cjs')}|${phys}`;
+    const script = `const fs = require('fs'); const dir = ${JSON.stringify(phys)};
+      const fd = fs.openSync(dir + '/in', fs.constants.O_RDWR);
+      fs.writeFileSync(dir + '/pid', process.pid + '\\n' + ${JSON.stringify(tag)} + '\\n' + fd + '\\n');
+      if (${claimAndDie}) {
+        const b = Buffer.alloc(64); const n = fs.readSync(fd, b); const pid = b.toString('utf8', 0, n).split(' ')[0];
+        fs.renameSync(dir + '/r.' + pid, dir + '/r.' + pid + '.claimed');
+        fs.writeFileSync(dir + '/took', pid); process.exit(0);
+      }
+      setTimeout(() => {}, 120000);`;
+    const child = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
+    children.push(child);
+    await until(() => existsSync(join(dir, 'pid')));
+    return child;
+  }
+
+  it('a server that dies in the middle of a request: the runner runs the hook itself', async () => {
+    const { repo, wt, env } = setup();
+    await standIn(repo, true);
+    const r = commit(wt, { ...env, INTENT_HOOK_SERVER_MS: '0' }, { 'src/a.ts': 'export const a = 7;\n' }, 'after a death');
+    expect(r.status, r.stderr).toBe(0);
+    expect(existsSync(join(serverDir(repo), 'took'))).toBe(true);
+    expect(noteOf(wt)?.summary).toMatch(/^INT-001 /);
+  });
+
+  it('a listener that never takes the request (a stuck server): the runner gives up on it and runs the hook', async () => {
+    const { repo, wt, env } = setup();
+    const stuck = await standIn(repo, false);
+    const r = commit(wt, { ...env, INTENT_HOOK_SERVER_MS: '0' }, { 'src/a.ts': 'export const a = 8;\n' }, 'nobody listens');
+    expect(r.status, r.stderr).toBe(0);
+    expect(noteOf(wt)?.summary).toMatch(/^INT-001 /);
+    expect(alive(stuck.pid!)).toBe(true);
+    // The runner took its request back: nothing is left for the stand-in to claim.
+    expect(readdirSync(serverDir(repo)).filter((f) => f.startsWith('r.'))).toEqual([]);
+  });
+
+  it('a copy of a repository (cp -a, its server running) gets its own server and leaves the original\'s alone', async () => {
+    const { repo, wt, trace, env } = setup();
+    expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
+    await until(() => serverPid(repo) !== null);
+    const original = serverPid(repo)!;
+    const byOriginal = () => served(trace).filter((h) => h.server === original).length;
+    const before = byOriginal();
+    const copyRoot = tempDir('intent-server-copy-');
+    run('cp', ['-a', repo, join(copyRoot, 'repo')], copyRoot);
+    const copy = join(copyRoot, 'repo');
+    // The copy's main worktree: commit there with an intent named (its linked worktrees still point at the original).
+    writeFiles(copy, { 'src/a.ts': 'export const a = 9;\n' });
+    git(copy, 'add', 'src/a.ts');
+    const r = run('git', ['commit', '-q', '-m', 'in the copy'], copy, { ...env, INTENT_ID: 'INT-001' });
+    expect(r.status, r.stderr).toBe(0);
+    await until(() => serverPid(copy) !== null && serverPid(copy) !== original);
+    expect(alive(original)).toBe(true);
+    // (The copy's server reports to the same trace file: the copy's hooks, not the original's.)
+    expect(byOriginal()).toBe(before);
+    writeFiles(copy, { 'src/a.ts': 'export const a = 10;\n' });
+    git(copy, 'add', 'src/a.ts');
+    const again = run('git', ['commit', '-q', '-m', 'again in the copy'], copy, { ...env, INTENT_ID: 'INT-001' });
+    expect(again.status, again.stderr).toBe(0);
+    expect(byOriginal()).toBe(before);
+    expect(served(trace).filter((h) => h.server === serverPid(copy)).map((h) => h.hook)).toContain('pre-commit');
+  });
+
+  it('is not started with INTENT_HOOK_SERVER=0; leaves when idle and when its repository is removed', async () => {
+    const { repo, wt, env } = setup();
+    const r = commit(wt, { ...env, INTENT_HOOK_SERVER: '0' }, { 'src/a.ts': 'export const a = 2;\n' }, 'no server');
+    expect(r.status, r.stderr).toBe(0);
+    await new Promise((res) => setTimeout(res, 300));
+    expect(serversOf(repo)).toEqual([]);
+
+    expect(commit(wt, { ...env, INTENT_HOOK_SERVER_MS: '400' }, { 'src/a.ts': 'export const a = 3;\n' }, 'short').status).toBe(0);
+    await until(() => serverPid(repo) !== null);
+    const shortLived = serverPid(repo)!;
+    await until(() => !alive(shortLived));
+    expect(existsSync(join(serverDir(repo), 'pid'))).toBe(false);
+    expect(existsSync(join(serverDir(repo), 'in'))).toBe(false);
+
+    expect(commit(wt, env, { 'src/a.ts': 'export const a = 4;\n' }, 'long').status).toBe(0);
+    await until(() => serverPid(repo) !== null);
+    const longLived = serverPid(repo)!;
+    const other = git(repo, 'worktree', 'list', '--porcelain');
+    expect(other).toContain('INT-001');
+    // Removing the repository (its state folder) sends it away within about a second.
+    run('rm', ['-rf', join(repo, '.git', 'intent')], repo);
+    await until(() => !alive(longLived));
+  });
+});
