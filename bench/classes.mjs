@@ -166,7 +166,7 @@ export function classCommits(wt, ctx, reps = REPS) {
       // End to end: the change back (the same class), once with every hook, once without.
       writeFiles(wt, cls.files(++k));
       git(wt, ['add', 'src/app']);
-      const hooked = git(wt, ['commit', '-q', '-m', `${cls.name} ${k} (hooks)`], { env });
+      const hooked = git(wt, ['commit', '-q', '-m', `${cls.name} ${k} (hooks)`], { env, servers: true });
       const hookedTrace = traced();
       check(Object.values(noteClasses(wt)).every((c) => c === cls.expect), `${cls.name} (end to end): wrong class`);
       if (r < 0) continue;
@@ -222,7 +222,7 @@ export function coldRefactor(wt, ctx, reps = Math.max(3, Math.ceil(REPS / 2))) {
     s.node0.push(run(process.execPath, ['-e', '0'], { cwd: wt }).ms);
     writeFiles(wt, cls.files(++k));
     git(wt, ['add', 'src/app']);
-    const hooked = git(wt, ['commit', '-q', '-m', `cold rename ${k}`], { env: coldEnv });
+    const hooked = git(wt, ['commit', '-q', '-m', `cold rename ${k}`], { env: coldEnv, servers: true });
     check(Object.values(noteClasses(wt)).every((c) => c === cls.expect), 'cold rename: wrong class');
     for (const t of traced()) {
       s.outcomes[t.outcome] = (s.outcomes[t.outcome] ?? 0) + 1;

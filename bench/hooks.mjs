@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  REPS, check, checkoutIntent, genContent, genPath, git, governRepo, hookContext, intent, log, run, stats,
+  REPS, check, checkoutIntent, genContent, genPath, getEnv, git, governRepo, hookContext, intent, log, run, stats,
   syntheticRepo,
 } from './util.mjs';
 
@@ -42,7 +42,7 @@ export async function governedSynthetic(dir, n, extra = []) {
 
 /** Runs an installed hook file exactly as git would: same cwd, GIT_DIR, GIT_INDEX_FILE. */
 export function runHook(ctx, wt, hook, args = []) {
-  const r = run(join(ctx.hooksPath, hook), args, { cwd: wt, env: ctx.env, allowFail: true });
+  const r = run(join(ctx.hooksPath, hook), args, { cwd: wt, env: ctx.env, allowFail: true, servers: true });
   check(r.status === 0, `${hook} hook failed (exit ${r.status}): ${r.stderr}`);
   check(!/WARNING|NOT recorded|internal error/.test(r.stderr), `${hook} hook reported a problem: ${r.stderr}`);
   return r;
@@ -61,8 +61,11 @@ const nodeZero = (cwd) => run(process.execPath, ['-e', '0'], { cwd });
  * commit pays, including the shell wrappers of the hooks git also runs (prepare-commit-msg,
  * commit-msg, post-index-change).
  */
-export function hookOverhead(repo, reps = REPS, profiler = null) {
-  const { wt, hot, ctx } = repo;
+export function hookOverhead(repo, reps = REPS, profiler = null, extraEnv = null) {
+  const { wt, hot } = repo;
+  // extraEnv (e.g. INTENT_HOOK_SERVER=0) goes to the hook files and to the end-to-end commit.
+  const ctx = extraEnv ? { ...repo.ctx, env: { ...repo.ctx.env, ...extraEnv } } : repo.ctx;
+  const commitEnv = extraEnv ? { ...getEnv(), ...extraEnv } : undefined;
   const series = { node0: [], pre: [], msg: [], post: [], base: [], hooked: [], added: [] };
   const cpu = { node0: [], pre: [], msg: [], post: [], base: [], hooked: [], added: [] };
   const start = git(wt, ['rev-parse', 'HEAD']).stdout.trim();
@@ -79,7 +82,7 @@ export function hookOverhead(repo, reps = REPS, profiler = null) {
     const post = runHook(ctx, wt, 'post-commit');
     if (profiler && r >= 0) profiler.extra('post-commit', wt, ctx.env, post.ms, r);
     stageRound(wt, hot, ++seq);
-    const hooked = git(wt, ['commit', '-q', '-m', `bench round ${seq} (hooks)`]);
+    const hooked = git(wt, ['commit', '-q', '-m', `bench round ${seq} (hooks)`], { servers: true, env: commitEnv });
     check(!/WARNING|NOT recorded|blocked/.test(hooked.stderr), `hooked commit: ${hooked.stderr}`);
     if (r < 0) continue;
     for (const [k, v] of Object.entries({ node0, pre, msg, post, base, hooked })) {

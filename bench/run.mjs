@@ -132,7 +132,14 @@ try {
       if (profiler) results.profile[n] = profiler.result();
       results.hooks.push(res);
       log(`  ${n} files: pre-commit ${res.pre.median.toFixed(0)} ms (${res.preRatio.toFixed(2)}× node -e 0), commit-msg ${res.msg.median.toFixed(0)} ms, post-commit ${res.post.median.toFixed(0)} ms (${res.postRatio.toFixed(2)}×), whole commit +${res.added.median.toFixed(0)} ms`);
-      if (n === SIZES[0]) small = repo;
+      if (n === SIZES[0]) {
+        // The same commits with each hook in its own node (no hook server: the first commit in a
+        // repository, other systems than Linux, INTENT_HOOK_SERVER=0).
+        const own = hookOverhead(repo, REPS, null, { INTENT_HOOK_SERVER: '0' });
+        results.hooksNoServer = own;
+        log(`  ${n} files, no hook server: pre-commit ${own.pre.median.toFixed(0)} ms (${own.preRatio.toFixed(2)}×), post-commit ${own.post.median.toFixed(0)} ms (${own.postRatio.toFixed(2)}×), whole commit +${own.added.median.toFixed(0)} ms (${own.addedRatio.toFixed(2)}×)`);
+        small = repo;
+      }
       else {
         removeTree(join(root, `repo-${n}`));
         removeTree(join(root, `repo-${n}.worktrees`));

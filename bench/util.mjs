@@ -1,6 +1,6 @@
 // Shared helpers of the benchmark: processes with timing, statistics, progress, synthetic repositories.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, release, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -92,10 +92,36 @@ function childrenCpu() {
 }
 
 /**
+ * CPU time (ms) of the running hook servers (lib/hooks/server.ts) and of the processes they
+ * waited for: a hook the server runs spends it there, not in the runner's process tree.
+ */
+function serversCpu() {
+  let sum = 0;
+  let names;
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return 0;
+  }
+  for (const p of names) {
+    if (!/^[0-9]+$/.test(p)) continue;
+    try {
+      if (!readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('\0serve-hooks\0')) continue;
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      sum += ((Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 1000) / 100;
+    } catch { /* gone */ }
+  }
+  return sum;
+}
+
+/**
  * Runs a program to completion and times it: `ms` wall clock, `cpu` the CPU time of the process
- * and its descendants (null without /proc). Throws on a non-zero exit unless `allowFail`.
+ * and its descendants (null without /proc), and with `servers`, of the hook servers too.
+ * Throws on a non-zero exit unless `allowFail`.
  */
 export function run(cmd, args, opts = {}) {
+  const s0 = opts.servers ? serversCpu() : 0;
   const c0 = childrenCpu();
   const t0 = process.hrtime.bigint();
   const res = spawnSync(cmd, args, {
@@ -107,9 +133,10 @@ export function run(cmd, args, opts = {}) {
   });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   const c1 = childrenCpu();
+  const s1 = opts.servers ? serversCpu() : 0;
   if (res.error) throw res.error;
   const out = {
-    cpu: c0 === null || c1 === null ? null : c1 - c0,
+    cpu: c0 === null || c1 === null ? null : c1 - c0 + (s1 - s0),
     status: res.status ?? -1,
     stdout: res.stdout ? res.stdout.toString('utf8') : '',
     stderr: res.stderr ? res.stderr.toString('utf8') : '',
