@@ -29,6 +29,7 @@ import { Socket } from 'node:net';
 import { dirname, join, resolve as absolute } from 'node:path';
 import { replaceFile } from '../core/files.js';
 import { setHookParent } from '../core/hook-parent.js';
+import { becomeResident } from '../core/resident.js';
 import { parkCaCerts, unparkCaCerts } from '../core/node-start.js';
 import { saveTypeScriptCodeCache } from '../mutation/ts-cache.js';
 
@@ -193,6 +194,7 @@ export async function serveHooks(
   const taken = takeLock(dir, tag);
   if (!taken) return;
   const lock: string = taken;
+  becomeResident();
   const state = dirname(dir);
   const fifo = join(dir, 'in');
   const pidFile = join(dir, 'pid');

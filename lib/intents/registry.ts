@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import type { Document, Node, YAMLMap } from 'yaml';
 import { IntentError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/files.js';
+import { fileIdentity, isResident } from '../core/resident.js';
 import { globProblem } from './scope.js';
 import { TOOL_VERSION } from '../core/version.js';
 
@@ -93,8 +94,34 @@ const KNOWN_FIELDS = [
 
 /** Reads a registry file and validates it: its text and the registry (REGISTRY_MISSING, REGISTRY_INVALID). */
 export function readRegistry(path: string): { text: string; registry: Registry } {
+  if (!isResident()) {
+    const text = readRegistryText(path);
+    return { text, registry: registryOfText(path, text) };
+  }
+  const before = fileIdentity(path);
+  const hit = kept.get(path);
+  if (hit && before !== null && hit.identity === before) return { text: hit.text, registry: hit.registry };
   const text = readRegistryText(path);
-  return { text, registry: registryOfText(path, text) };
+  const registry = registryOfText(path, text);
+  // Kept only when the file did not change while it was read.
+  if (before !== null && fileIdentity(path) === before) kept.set(path, { identity: before, text, registry });
+  else kept.delete(path);
+  return { text, registry };
+}
+
+/**
+ * Registries the hook server keeps between hooks (lib/core/resident.ts), by path, with the
+ * identity of the file they were read from. Callers do not modify a Registry.
+ */
+const kept = new Map<string, { identity: string; text: string; registry: Registry }>();
+let lastDigest: { text: string; sha256: string } | null = null;
+
+/** The SHA-256 (hex) of a registry's bytes, from its text (`readRegistry`: valid UTF-8, so exact). */
+export function registrySha256(text: string): string {
+  if (lastDigest && lastDigest.text === text) return lastDigest.sha256;
+  const sha256 = createHash('sha256').update(text, 'utf8').digest('hex');
+  if (isResident()) lastDigest = { text, sha256 };
+  return sha256;
 }
 
 /** A registry file's text; throws REGISTRY_MISSING, or REGISTRY_INVALID when it is unreadable or not UTF-8. */

@@ -14,13 +14,12 @@ import { git } from '../git/process.js';
 import { useTypeScriptCodeCache } from '../mutation/ts-cache.js';
 import { commitDiff } from '../git/diff.js';
 import { IntentError } from '../core/errors.js';
-import { sha256Hex } from './hashing.js';
 import { noteRecord } from './note-records.js';
 import { appendLedger } from './ledger.js';
 import { withLock } from '../core/lock.js';
 import { readNote, writeNote } from '../git/notes.js';
 import { loadIgnore } from '../intents/ignore.js';
-import { findIntent, loadRegistry, type Intent } from '../intents/registry.js';
+import { findIntent, readRegistry, registrySha256, type Intent } from '../intents/registry.js';
 import { openHookRepo, orchestrationPath, stateDir, type Repo } from '../git/repo.js';
 import { compileScope, outOfScope } from '../intents/scope.js';
 import { advanceConflictsCache } from '../intents/conflicts-cache.js';
@@ -59,8 +58,7 @@ export function recordCommit(
   if (!named) return null;
   const rev = opts.rev ?? 'HEAD';
   const registryFile = orchestrationPath(repo, 'active_intents.yaml');
-  const registryBytes = readFileSync(registryFile);
-  const registry = loadRegistry(registryFile);
+  const { text: registryText, registry } = readRegistry(registryFile);
   const intent: Intent = findIntent(registry, named.id) ?? {
     id: named.id, name: '(not in the registry)', status: 'PENDING', owned_scope: [],
     constraints: [], acceptance_criteria: [], related_specs: [],
@@ -98,7 +96,7 @@ export function recordCommit(
     changes: diff.changes,
     blobs,
     intent,
-    registry: { path: relative(repo.mainRoot, registryFile).split('\\').join('/'), sha256: sha256Hex(registryBytes) },
+    registry: { path: relative(repo.mainRoot, registryFile).split('\\').join('/'), sha256: registrySha256(registryText) },
     scopeViolations: violations,
     authorship,
     classes: classified.classes,

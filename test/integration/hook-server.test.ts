@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { checkoutIntent, git, governedRepo, noteOf, PKG_ROOT, run, spawnAsync, tempDir, writeFiles } from '../helpers.js';
@@ -159,6 +159,32 @@ describe('the hook server', () => {
     expect(skipped.status, skipped.stderr).toBe(0);
     expect(skipped.stderr).toContain('claims Intent-Mutation: AST_REFACTOR, but against its parent it is not one');
     expect(served(trace).slice(before).map((h) => h.hook)).toContain('post-commit');
+  });
+
+  it('sees every edit of the registry between served commits, also one of the same size with its modification time put back', async () => {
+    const { repo, wt, trace, env } = setup();
+    expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
+    await until(() => serverPid(repo) !== null);
+    const file = join(repo, '.orchestration', 'active_intents.yaml');
+    const wide = readFileSync(file, 'utf8');
+    expect(wide).toContain('["src/**"]');
+    const before = served(trace).length;
+    expect(commit(wt, env, { 'src/c.ts': 'export const c = 1;\n' }, 'c, in scope').status).toBe(0);
+    // Same length, same modification time to the nanosecond (touch -r): only the change time (and
+    // the bytes) differ.
+    const stamp = join(tempDir('intent-server-stamp-'), 'stamp');
+    run('touch', ['-r', file, stamp], repo);
+    const mtimeNs = statSync(file, { bigint: true }).mtimeNs;
+    writeFileSync(file, wide.replace('["src/**"]', '["src/a*"]'));
+    run('touch', ['-r', stamp, file], repo);
+    expect(statSync(file, { bigint: true }).mtimeNs).toBe(mtimeNs);
+    const narrowed = commit(wt, env, { 'src/c.ts': 'export const c = 2;\n' }, 'c, out of scope now');
+    expect(narrowed.status).toBe(1);
+    expect(narrowed.stderr).toContain('Scope Violation: INT-001 is not authorized to edit src/c.ts');
+    writeFileSync(file, wide);
+    const back = run('git', ['commit', '-q', '-m', 'c, in scope again'], wt, env);
+    expect(back.status, back.stderr).toBe(0);
+    expect(served(trace).slice(before).filter((h) => h.hook === 'pre-commit').map((h) => h.code)).toEqual([0, 1, 0]);
   });
 
   it('commits from four worktrees at once through one server all get their notes', async () => {
