@@ -31,6 +31,7 @@ import { replaceFile } from '../core/files.js';
 import { setHookParent } from '../core/hook-parent.js';
 import { becomeResident } from '../core/resident.js';
 import { parkCaCerts, unparkCaCerts } from '../core/node-start.js';
+import { alive } from '../mutation/ahead.js';
 import { saveTypeScriptCodeCache } from '../mutation/ts-cache.js';
 
 /** What a hook run gives back (lib/hooks/dispatch.ts, which loads this module: no import back). */
@@ -71,16 +72,6 @@ export function startServerIfAsked(env: NodeJS.ProcessEnv, entry: string | undef
     child.on('error', () => { /* the next hook starts node itself, and asks again */ });
     child.unref();
   } catch { /* as above */ }
-}
-
-/** Whether process `pid` is alive. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**
@@ -199,7 +190,9 @@ export async function serveHooks(
   const fifo = join(dir, 'in');
   const pidFile = join(dir, 'pid');
   const program = process.argv[1] ?? '';
-  const stamps = [program, join(dirname(program), 'hooks.cjs')].map(fileStamp).join();
+  // The hook program and its bundle, to notice an upgrade or a rebuild.
+  const programStamps = () => [program, join(dirname(program), 'hooks.cjs')].map(fileStamp).join();
+  const stamps = programStamps();
   const serverEnv = process.env;
   // Each request served, one JSON line (tests, benchmarks).
   const traceFile = process.env.INTENT_HOOK_SERVER_TRACE;
@@ -294,14 +287,14 @@ export async function serveHooks(
     reply.on('error', () => { /* the runner went away */ });
     let out: (HookOutcome & { hook: string }) | null = null;
     try {
-      const req = leaving || [program, join(dirname(program), 'hooks.cjs')].map(fileStamp).join() !== stamps ? null : readRequest(pid, argc);
+      const req = programStamps() !== stamps ? null : readRequest(pid, argc);
       if (req) out = { ...(await runAs(req)), hook: req.hook };
     } catch {
       out = null;
     }
     if (!out) {
       // Not served (replaced program, a request it cannot read): the runner runs node itself.
-      if (!leaving && [program, join(dirname(program), 'hooks.cjs')].map(fileStamp).join() !== stamps) leave();
+      if (programStamps() !== stamps) leave();
       await new Promise<void>((resolve) => reply.end('- 0\n', resolve));
       return;
     }
@@ -354,14 +347,10 @@ function closeQuietly(fd: number): void {
 
 /** Removes reply FIFOs of runners that are gone (killed while they waited). */
 function sweepReplies(dir: string): void {
-  let names: string[];
   try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const n of names) {
-    const m = /^r\.([0-9]+)(?:\.claimed)?$/.exec(n);
-    if (m && !alive(Number(m[1]))) rmSync(join(dir, n), { force: true });
-  }
+    for (const n of readdirSync(dir)) {
+      const m = /^r\.([0-9]+)(?:\.claimed)?$/.exec(n);
+      if (m && !alive(Number(m[1]))) rmSync(join(dir, n), { force: true });
+    }
+  } catch { /* no folder yet */ }
 }
