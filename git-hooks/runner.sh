@@ -18,8 +18,8 @@ fi
 # the request (renames our FIFO away) and answers `<code> <stderr bytes>` and the bytes, or `-`:
 # run it yourself. A background watch answers `-` when the server dies, or has not claimed the
 # request after 3 s (busy, or stuck: it then removes our FIFO first, so the server cannot claim it
-# any more). A server that has gone holds no FIFO open (nor does a dead one not yet reaped). Whatever goes wrong, the hook runs below as it always did, and asks
-# for a server.
+# any more); a server that has gone holds no FIFO open (nor does a dead one not yet reaped).
+# Whatever goes wrong, the hook runs below as it always did, and asks for a server.
 case ${INTENT_HOOK_SERVER:-}:$1 in
   0:*) ;;
   *:pre-commit | *:prepare-commit-msg | *:commit-msg | *:post-commit | *:pre-merge-commit | *:post-merge)
