@@ -30,9 +30,10 @@ export async function classifyAhead(cwd: string, parent: string, tree: string, n
   // (else, e.g. before pre-commit wrote the marker, the repository is asked: one git process more).
   const state = named && ownMarker(aheadDir(named), parent, tree) ? named : stateDir(openRepo(cwd));
   useTypeScriptCodeCache(state);
-  await job(cwd, aheadDir(state), parent, tree, 0, 0);
+  const first = () => job(cwd, aheadDir(state), parent, tree, 0, 0);
   const idle = residentIdleMs(process.env);
-  if (idle > 0) await serve(state, idle);
+  if (idle > 0) await serve(state, idle, first);
+  else await first();
 }
 
 /** One classification; the worker's figures count from `wall0` / `cpu0` (the job's start). */
@@ -65,15 +66,17 @@ async function job(cwd: string, dir: string, parent: string, tree: string, wall0
  * state folder is gone, or when another resident already listens. A socket path over the
  * platform's limit means no residency.
  */
-function serve(state: string, idleMs: number): Promise<void> {
+function serve(state: string, idleMs: number, first: () => Promise<void>): Promise<void> {
   const dir = aheadDir(state);
   const sock = residentSocket(dir);
-  if (!sock) return Promise.resolve();
+  if (!sock) return first();
   const gitDir = dirname(state);
   const program = process.argv[1] ?? '';
   const stamp = fileStamp(program);
   return new Promise((resolve) => {
-    let queue: Promise<void> = Promise.resolve();
+    // The first job runs while the socket comes up: a commit right after this one finds the
+    // resident listening as soon as this job's marker is gone.
+    let queue: Promise<void> = first().catch(() => { /* post-commit classifies by itself */ }).finally(() => rearm());
     let timer: NodeJS.Timeout | undefined;
     let closed = false;
     const close = () => {
