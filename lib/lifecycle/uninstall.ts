@@ -73,7 +73,8 @@ export function uninstall(cwd: string, opts: { removeData?: boolean } = {}): Uni
   }
   const state = stateDir(repo);
   const removed: string[] = [];
-  for (const p of [join(state, 'bin'), worktreeHooksPath(repo), join(state, 'hooks.ref'), join(state, 'hooks.displaced'), originalsDir(repo.commonDir), recordFile(repo.commonDir)]) {
+  // The hook server's folder too: without it the server leaves within a second (lib/hooks/server.ts).
+  for (const p of [join(state, 'bin'), join(state, 'server'), worktreeHooksPath(repo), join(state, 'hooks.ref'), join(state, 'hooks.displaced'), originalsDir(repo.commonDir), recordFile(repo.commonDir)]) {
     if (lexists(p)) {
       rmSync(p, { recursive: true, force: true });
       removed.push(p);

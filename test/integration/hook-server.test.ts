@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { checkoutIntent, git, governedRepo, noteOf, PKG_ROOT, run, spawnAsync, tempDir, writeFiles } from '../helpers.js';
+import { checkoutIntent, git, governedRepo, intent, noteOf, PKG_ROOT, run, spawnAsync, tempDir, writeFiles } from '../helpers.js';
 
 // The hook server (lib/hooks/server.ts): real `git commit` through the installed hooks and the
 // runner (git-hooks/runner.sh); the server reports each request it served in INTENT_HOOK_SERVER_TRACE.
@@ -67,6 +67,20 @@ function serversOf(repo: string): number[] {
   }).map(Number);
 }
 
+/**
+ * Waits until `repo`'s own server runs and names itself in its pid file (a repository the
+ * helpers copied from a template comes with the template server's pid file). Returns its pid.
+ */
+async function serverUp(repo: string): Promise<number> {
+  let pid = 0;
+  await until(() => {
+    const running = serversOf(repo);
+    pid = running[0] ?? 0;
+    return running.length === 1 && serverPid(repo) === pid && existsSync(join(serverDir(repo), 'in'));
+  });
+  return pid;
+}
+
 const serverDir = (repo: string) => join(repo, '.git', 'intent', 'server');
 function serverPid(repo: string): number | null {
   try {
@@ -97,7 +111,7 @@ describe('the hook server', () => {
     const first = commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'one');
     expect(first.status, first.stderr).toBe(0);
     // The first commit's hooks ran in node and asked for a server.
-    await until(() => serverPid(repo) !== null && existsSync(join(serverDir(repo), 'in')));
+    await serverUp(repo);
     // (The first commit's post-commit may already have found it.)
     const before = served(trace).length;
     const viaServer: unknown[] = [];
@@ -127,7 +141,7 @@ describe('the hook server', () => {
   it('refuses through the server with node\'s message and exit code, with git\'s own index for the commit (commit <path>, commit -a)', async () => {
     const { repo, wt, trace, env } = setup();
     expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
-    await until(() => serverPid(repo) !== null);
+    await serverUp(repo);
     // `git commit <path>` commits from a temporary index (GIT_INDEX_FILE): only the named path.
     writeFiles(wt, { 'README.md': '# changed\n', 'src/a.ts': 'export const a = 3;\n' });
     const named = run('git', ['commit', '-q', '-m', 'readme only', 'README.md'], wt, env);
@@ -148,7 +162,7 @@ describe('the hook server', () => {
   it('passes the message file to commit-msg: a claim the change does not bear out is refused', async () => {
     const { repo, wt, trace, env } = setup();
     expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
-    await until(() => serverPid(repo) !== null);
+    await serverUp(repo);
     const r = commit(wt, env, { 'src/a.ts': 'export const a = 42;\n' }, 'not a refactor\n\nIntent-Mutation: AST_REFACTOR');
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/AST_REFACTOR/);
@@ -164,7 +178,7 @@ describe('the hook server', () => {
   it('sees every edit of the registry between served commits, also one of the same size with its modification time put back', async () => {
     const { repo, wt, trace, env } = setup();
     expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
-    await until(() => serverPid(repo) !== null);
+    await serverUp(repo);
     const file = join(repo, '.orchestration', 'active_intents.yaml');
     const wide = readFileSync(file, 'utf8');
     expect(wide).toContain('["src/**"]');
@@ -194,7 +208,7 @@ describe('the hook server', () => {
     const wts = ['A', 'B', 'C', 'D'].map((x) => checkoutIntent(repo, `INT-${x}`));
     const warm = commit(wts[0]!, env, { 'a/0.txt': 'warm\n' }, 'warm');
     expect(warm.status, warm.stderr).toBe(0);
-    await until(() => serverPid(repo) !== null);
+    await serverUp(repo);
     const before = served(trace).length;
     for (const [i, wt] of wts.entries()) writeFiles(wt, { [`${'abcd'[i]}/x.txt`]: `work ${i}\n` });
     for (const wt of wts) git(wt, 'add', '-A');
@@ -258,8 +272,7 @@ describe('the hook server', () => {
   it('a copy of a repository (cp -a, its server running) gets its own server and leaves the original\'s alone', async () => {
     const { repo, wt, trace, env } = setup();
     expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
-    await until(() => serverPid(repo) !== null);
-    const original = serverPid(repo)!;
+    const original = await serverUp(repo);
     const byOriginal = () => served(trace).filter((h) => h.server === original).length;
     const before = byOriginal();
     const copyRoot = tempDir('intent-server-copy-');
@@ -270,7 +283,7 @@ describe('the hook server', () => {
     git(copy, 'add', 'src/a.ts');
     const r = run('git', ['commit', '-q', '-m', 'in the copy'], copy, { ...env, INTENT_ID: 'INT-001' });
     expect(r.status, r.stderr).toBe(0);
-    await until(() => serverPid(copy) !== null && serverPid(copy) !== original);
+    await serverUp(copy);
     expect(alive(original)).toBe(true);
     // (The copy's server reports to the same trace file: the copy's hooks, not the original's.)
     expect(byOriginal()).toBe(before);
@@ -282,6 +295,16 @@ describe('the hook server', () => {
     expect(served(trace).filter((h) => h.server === serverPid(copy)).map((h) => h.hook)).toContain('pre-commit');
   });
 
+  it('leaves when intent uninstall removes its folder', async () => {
+    const { repo, wt, env } = setup();
+    expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
+    const pid = await serverUp(repo);
+    const un = intent(repo, ['uninstall', '--json']);
+    expect(un.status, un.stderr).toBe(0);
+    expect(existsSync(serverDir(repo))).toBe(false);
+    await until(() => !alive(pid));
+  });
+
   it('is not started with INTENT_HOOK_SERVER=0; leaves when idle and when its repository is removed', async () => {
     const { repo, wt, env } = setup();
     const r = commit(wt, { ...env, INTENT_HOOK_SERVER: '0' }, { 'src/a.ts': 'export const a = 2;\n' }, 'no server');
@@ -290,15 +313,13 @@ describe('the hook server', () => {
     expect(serversOf(repo)).toEqual([]);
 
     expect(commit(wt, { ...env, INTENT_HOOK_SERVER_MS: '400' }, { 'src/a.ts': 'export const a = 3;\n' }, 'short').status).toBe(0);
-    await until(() => serverPid(repo) !== null);
-    const shortLived = serverPid(repo)!;
+    const shortLived = await serverUp(repo);
     await until(() => !alive(shortLived));
     expect(existsSync(join(serverDir(repo), 'pid'))).toBe(false);
     expect(existsSync(join(serverDir(repo), 'in'))).toBe(false);
 
     expect(commit(wt, env, { 'src/a.ts': 'export const a = 4;\n' }, 'long').status).toBe(0);
-    await until(() => serverPid(repo) !== null);
-    const longLived = serverPid(repo)!;
+    const longLived = await serverUp(repo);
     const other = git(repo, 'worktree', 'list', '--porcelain');
     expect(other).toContain('INT-001');
     // Removing the repository (its state folder) sends it away within about a second.
