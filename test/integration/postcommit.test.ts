@@ -251,6 +251,24 @@ describe('post-commit: ranges and hashes agree with git', () => {
     expect(note.record.metadata[KEY].files['src/big.ts']).toMatchObject({ status: 'M', deleted_lines: 4, added_lines: 6 });
   });
 
+  it('hunks do not depend on .gitattributes, also one only in the index (tree diffs read no index)', () => {
+    const attrs = 'src/*.dat -diff binary diff=nope\n';
+    const repo = setupRepo({ 'README.md': '# test\n', '.gitattributes': attrs, 'src/x.dat': numbered(5) });
+    const wt = checkoutIntent(repo, 'INT-001');
+    writeFiles(wt, { 'src/x.dat': numbered(5).replace('line 3', 'line three') });
+    git(wt, 'add', 'src/x.dat');
+    // The attributes file is gone from the work tree, still in the index (and in HEAD).
+    rmSync(join(wt, '.gitattributes'));
+    const r = run('git', ['commit', '-q', '-m', 'data'], wt);
+    expect(r.status, r.stderr).toBe(0);
+    const sha = head(wt);
+    const note = noteOf(wt, sha)!;
+    verifyAgainstGit(wt, sha, note.record);
+    expect(allRanges(note.record.files[0])).toEqual([{ start_line: 3, end_line: 3, content_hash: 'sha256:' + sha256('line three\n') }]);
+    git(wt, 'checkout', '--', '.gitattributes');
+    expect(readFileSync(join(wt, '.gitattributes'), 'utf8')).toBe(attrs);
+  });
+
   it('files without a trailing newline', () => {
     const { wt, sha, note } = commitInWorktree({ 'src/nonl.ts': 'a\nb\nc\n' }, (w) =>
       writeFiles(w, { 'src/nonl.ts': 'a\nb\nC', 'src/fresh.ts': 'x\ny' }),
