@@ -83,12 +83,17 @@ export function getEnv() {
  */
 function childrenCpu() {
   try {
-    const stat = readFileSync('/proc/self/stat', 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(f[13]) + Number(f[14])) * 1000) / 100;
+    return statMs('self', [13, 14]);
   } catch {
     return null;
   }
+}
+
+/** The sum of fields `at` (clock ticks, counted after the command name) of /proc/<pid>/stat, in ms. */
+function statMs(pid, at) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (at.reduce((n, i) => n + Number(f[i]), 0) * 1000) / 100;
 }
 
 /**
@@ -107,9 +112,7 @@ function serversCpu() {
     if (!/^[0-9]+$/.test(p)) continue;
     try {
       if (!readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('\0serve-hooks\0')) continue;
-      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      sum += ((Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 1000) / 100;
+      sum += statMs(p, [11, 12, 13, 14]);
     } catch { /* gone */ }
   }
   return sum;

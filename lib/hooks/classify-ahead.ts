@@ -6,12 +6,13 @@
  * pending marker, so post-commit stops waiting for it. Then it stays resident for the repository's
  * next refactor-like commits, which pre-commit hands it over a socket (`serve`).
  */
-import { existsSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, readFileSync, unlinkSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { dirname, join } from 'node:path';
 import { readBlobs } from '../git/blobs.js';
 import { treeDiffAsync } from '../git/diff.js';
 import { openRepo, stateDir } from '../git/repo.js';
+import { fileIdentity } from '../core/resident.js';
 import { aheadDir, aheadKey, clearPending, pendingName, residentIdleMs, residentSocket, sweepAhead, writeAheadEntry, writePending } from '../mutation/ahead.js';
 import { classifyChanges } from '../mutation/classify.js';
 import { saveTypeScriptCodeCache, useTypeScriptCodeCache } from '../mutation/ts-cache.js';
@@ -72,7 +73,7 @@ function serve(state: string, idleMs: number, first: () => Promise<void>): Promi
   if (!sock) return first();
   const gitDir = dirname(state);
   const program = process.argv[1] ?? '';
-  const stamp = fileStamp(program);
+  const stamp = fileIdentity(program);
   return new Promise((resolve) => {
     // The first job runs while the socket comes up: a commit right after this one finds the
     // resident listening as soon as this job's marker is gone.
@@ -101,7 +102,7 @@ function serve(state: string, idleMs: number, first: () => Promise<void>): Promi
         const nl = buf.indexOf('\n');
         if (nl === -1) return;
         const req = parseRequest(buf.slice(0, nl));
-        if (!req || closed || fileStamp(program) !== stamp || !existsSync(state)) {
+        if (!req || closed || fileIdentity(program) !== stamp || !existsSync(state)) {
           conn.end('{"ok":false}\n');
           if (req) close();
           return;
@@ -147,15 +148,6 @@ function parseRequest(line: string): { parent: string; tree: string } | null {
   }
 }
 
-/** Size and time of a file, to notice it was replaced. */
-function fileStamp(file: string): string {
-  try {
-    const st = statSync(file);
-    return `${st.size}:${st.mtimeMs}`;
-  } catch {
-    return 'gone';
-  }
-}
 
 /** CPU time of this process and the git processes it waited for (Linux /proc), else its own. */
 function cpuMs(): number {

@@ -24,12 +24,12 @@
  * runner that found it a moment before is still answered.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync, constants } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, constants } from 'node:fs';
 import { Socket } from 'node:net';
 import { dirname, join, resolve as absolute } from 'node:path';
 import { replaceFile } from '../core/files.js';
 import { setHookParent } from '../core/hook-parent.js';
-import { becomeResident } from '../core/resident.js';
+import { becomeResident, fileIdentity } from '../core/resident.js';
 import { parkCaCerts, unparkCaCerts } from '../core/node-start.js';
 import { alive } from '../mutation/ahead.js';
 import { saveTypeScriptCodeCache } from '../mutation/ts-cache.js';
@@ -151,16 +151,6 @@ function readRequest(pid: number, argc: number): Request | null {
   return { pid, hook, args, cwd: readlinkSync(`${proc}/cwd`), env };
 }
 
-/** Size and time of a file, to notice it was replaced. */
-function fileStamp(file: string): string {
-  try {
-    const st = statSync(file);
-    return `${st.size}:${st.mtimeMs}:${st.ino}`;
-  } catch {
-    return 'gone';
-  }
-}
-
 /**
  * The server (`hook.cjs serve-hooks <dir> <tag>`): resolves when it has left. `run` is the hook
  * dispatcher (lib/hooks/dispatch.ts runHook), passed in so this module does not load every hook.
@@ -191,7 +181,7 @@ export async function serveHooks(
   const pidFile = join(dir, 'pid');
   const program = process.argv[1] ?? '';
   // The hook program and its bundle, to notice an upgrade or a rebuild.
-  const programStamps = () => [program, join(dirname(program), 'hooks.cjs')].map(fileStamp).join();
+  const programStamps = () => [program, join(dirname(program), 'hooks.cjs')].map(fileIdentity).join();
   const stamps = programStamps();
   const serverEnv = process.env;
   // Each request served, one JSON line (tests, benchmarks).
@@ -216,6 +206,14 @@ export async function serveHooks(
     clearTimeout(idle);
     if (!leaving) idle = setTimeout(leave, idleMs);
   };
+  /** Whether `file` (the lock's pid file, the pid file) still names this server. */
+  const ours = (file: string): boolean => {
+    try {
+      return readFileSync(file, 'utf8').startsWith(`${process.pid}\n`);
+    } catch {
+      return false;
+    }
+  };
   let done: () => void = () => {};
   const finished = new Promise<void>((resolve) => { done = resolve; });
   function leave(): void {
@@ -224,26 +222,18 @@ export async function serveHooks(
     clearTimeout(idle);
     clearInterval(watch);
     // Only ours: another server that took the folder over has its own.
-    try {
-      if (readFileSync(pidFile, 'utf8').startsWith(`${process.pid}\n`)) unlinkSync(pidFile);
-    } catch { /* gone */ }
-    try {
-      if (readFileSync(join(lock, 'pid'), 'utf8').startsWith(`${process.pid}\n`)) {
-        unlinkSync(fifo);
-        rmSync(lock, { recursive: true, force: true });
-      }
-    } catch { /* gone */ }
+    if (ours(pidFile)) rmSync(pidFile, { force: true });
+    if (ours(join(lock, 'pid'))) {
+      rmSync(fifo, { force: true });
+      rmSync(lock, { recursive: true, force: true });
+    }
     setTimeout(() => void queue.finally(() => {
       input.destroy();
       done();
     }), DRAIN_MS).unref();
   }
   const watch = setInterval(() => {
-    try {
-      if (!readFileSync(join(lock, 'pid'), 'utf8').startsWith(`${process.pid}\n`) || !existsSync(state)) leave();
-    } catch {
-      leave();
-    }
+    if (!ours(join(lock, 'pid')) || !existsSync(state)) leave();
   }, WATCH_MS);
   process.once('SIGTERM', leave);
 
@@ -286,15 +276,16 @@ export async function serveHooks(
     const reply = new Socket({ fd, readable: false, writable: true });
     reply.on('error', () => { /* the runner went away */ });
     let out: (HookOutcome & { hook: string }) | null = null;
+    const replaced = programStamps() !== stamps;
     try {
-      const req = programStamps() !== stamps ? null : readRequest(pid, argc);
+      const req = replaced ? null : readRequest(pid, argc);
       if (req) out = { ...(await runAs(req)), hook: req.hook };
     } catch {
       out = null;
     }
     if (!out) {
       // Not served (replaced program, a request it cannot read): the runner runs node itself.
-      if (programStamps() !== stamps) leave();
+      if (replaced) leave();
       await new Promise<void>((resolve) => reply.end('- 0\n', resolve));
       return;
     }
