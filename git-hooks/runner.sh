@@ -31,7 +31,9 @@ case ${INTENT_HOOK_SERVER:-}:$1 in
     intent_pid= intent_tag= intent_fd= intent_code=- intent_n=0
     # A server is asked only when the process the pid file names holds this very FIFO open (a
     # repository copied with its server folder, a pid file left behind: not ours).
-    if { read -r intent_pid && read -r intent_tag && read -r intent_fd; } <"$srv/pid" 2>/dev/null &&
+    # (No pid file yet, the first commit: silent. The shell reports a redirection that fails on the
+    # stderr of that moment, so 2>/dev/null comes first.)
+    if { read -r intent_pid && read -r intent_tag && read -r intent_fd; } 2>/dev/null <"$srv/pid" &&
       [ "$intent_tag" = "$tag" ] && [ -p "$srv/in" ] && [ "$srv/in" -ef "/proc/$intent_pid/fd/$intent_fd" ] &&
       mkfifo -m 600 "$srv/r.$$" 2>/dev/null; then
       {

@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import {
-  lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync,
+  existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -80,7 +80,8 @@ export function removeTree(dir: string): void {
 }
 
 /** SIGKILLs the processes (not this one) whose working folder is in `dir` or whose command line names it. */
-function stopProcessesIn(dir: string): void {
+function stopProcessesIn(dir: string): number[] {
+  const stopped: number[] = [];
   for (const p of readdirSync('/proc')) {
     if (!/^[0-9]+$/.test(p) || Number(p) === process.pid) continue;
     try {
@@ -88,9 +89,43 @@ function stopProcessesIn(dir: string): void {
       try {
         cwd = readlinkSync(`/proc/${p}/cwd`);
       } catch { /* another user's */ }
-      if (cwd === dir || cwd.startsWith(`${dir}/`) || readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(dir)) process.kill(Number(p), 'SIGKILL');
+      if (cwd === dir || cwd.startsWith(`${dir}/`) || readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(dir)) {
+        process.kill(Number(p), 'SIGKILL');
+        stopped.push(Number(p));
+      }
     } catch { /* gone */ }
   }
+  return stopped;
+}
+
+/** Whether process `pid` still runs (a zombie does not: it writes nothing more). */
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Makes a template or fixture folder still before it is copied: the processes its build left
+ * (the repository's hook server, a classify-ahead worker) are stopped and waited for, and the
+ * hook server's folder is removed, so a copy is what a repository whose server never ran looks
+ * like and `cp -a` never meets a file that goes while it copies.
+ */
+function settle(root: string): void {
+  const stopped = stopProcessesIn(root);
+  const until = Date.now() + 5000;
+  while (stopped.some(running) && Date.now() < until) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (!e.isDirectory() || e.name === 'objects') continue;
+      const p = join(dir, e.name);
+      if (e.name === 'server' && dir.endsWith(`${sep}intent`) && existsSync(join(dir, '..', 'HEAD'))) rmSync(p, { recursive: true, force: true });
+      else walk(p);
+    }
+  };
+  walk(root);
 }
 
 const made: string[] = [];
@@ -222,7 +257,10 @@ export function fixture<T>(name: string, build: () => T): T {
     const start = made.length;
     const value = build();
     const roots = made.splice(start);
-    for (const r of roots) copies.delete(join(r, 'repo'));
+    for (const r of roots) {
+      copies.delete(join(r, 'repo'));
+      settle(r);
+    }
     f = { roots, value: JSON.stringify(value) };
     fixtures.set(name, f);
   }
@@ -257,6 +295,7 @@ function template(what: string, build: (repo: string) => void): Template {
     const root = newTemplateDir();
     mkdirSync(join(root, 'repo'));
     build(join(root, 'repo'));
+    settle(root);
     t = { root, key };
     templates.set(key, t);
   }

@@ -18,7 +18,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, it, type ExpectStatic } from 'vitest';
-import { CLI } from '../helpers.js';
+import { CLI, removeTree } from '../helpers.js';
 import { validate as validTrace } from '../trace-validator.js';
 import { BASE_FILES, intentYaml, type Case, type CommitExpect, type Env, type Expect, type FileContent, type FileMap, type Setup, type Step, type VerifyExpect, type Where } from './types.js';
 
@@ -166,7 +166,7 @@ interface Ctx {
 let templateRoot: string | null = null;
 const templates = new Map<string, Promise<string>>();
 afterAll(() => {
-  if (templateRoot && !KEEP) rmSync(templateRoot, { recursive: true, force: true });
+  if (templateRoot && !KEEP) removeTree(templateRoot);
 });
 
 function freshDir(prefix: string): string {
@@ -562,7 +562,7 @@ export function corpusTests(categories: Record<string, Case[]>): void {
             }
           } finally {
             if (TIMES) console.log(`${((performance.now() - t0) / 1000).toFixed(2)} s  ${name}: ${times.join(', ')}`);
-            if (!KEEP) rmSync(root, { recursive: true, force: true });
+            if (!KEEP) removeTree(root);
             else console.log(`kept ${name}: ${root}`);
           }
         });

@@ -12,7 +12,7 @@ import { parse } from 'yaml';
 import { recordCommit } from '../../lib/trace/record-commit.js';
 import { repair } from '../../lib/trace/repair.js';
 import { summaryLine } from '../../lib/trace/record.js';
-import { CLI, PKG_ROOT, checkoutIntent, git, intent, registryYaml, run, writeFiles, type Run } from '../helpers.js';
+import { CLI, PKG_ROOT, checkoutIntent, git, intent, registryYaml, removeTree, run, writeFiles, type Run } from '../helpers.js';
 
 const AUTHORITY = 'agents:\n  agent-1: ["INT-001"]\n  agent-3: ["INT-003"]\n';
 const INTENTS = [
@@ -139,7 +139,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   server?.kill('SIGTERM');
-  rmSync(root, { recursive: true, force: true });
+  removeTree(root);
 });
 
 /** Puts the agent's worktree and the notes back where the server has them. */

@@ -67,10 +67,7 @@ function serversOf(repo: string): number[] {
   }).map(Number);
 }
 
-/**
- * Waits until `repo`'s own server runs and names itself in its pid file (a repository the
- * helpers copied from a template comes with the template server's pid file). Returns its pid.
- */
+/** Waits until `repo`'s own server runs and names itself in its pid file. Returns its pid. */
 async function serverUp(repo: string): Promise<number> {
   let pid = 0;
   await until(() => {
@@ -110,6 +107,8 @@ describe('the hook server', () => {
     const { repo, wt, trace, env } = setup();
     const first = commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'one');
     expect(first.status, first.stderr).toBe(0);
+    // No server folder yet (the helpers' copies have none): the runner says nothing about it.
+    expect(first.stderr).toBe('');
     // The first commit's hooks ran in node and asked for a server.
     await serverUp(repo);
     // (The first commit's post-commit may already have found it.)
