@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { requireActive, resolveIntentId } from '../intents/active.js';
 import { loadConfig, type Config } from '../intents/config.js';
@@ -9,6 +9,7 @@ import { headOid, openHookRepo, orchestrationPath, stateDir, type Repo } from '.
 import { compileScope, outOfScope } from '../intents/scope.js';
 import { loadIgnore } from '../intents/ignore.js';
 import { stagedForCommit, startClassifyAhead } from './ahead-start.js';
+import { otherIntentBranchesMayExist } from '../intents/branch-tips.js';
 
 /** What the pre-commit check decided. */
 export type PreCommitResult =
@@ -90,25 +91,6 @@ export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = pr
     warnings = overlap.describeConflicts(intent.id, overlap.conflictsAhead(repo, registry, intent.id, paths, staged.parent ?? headOid(repo)));
   }
   return { governed: true, intent, paths, warnings };
-}
-
-/**
- * Whether any `intent/<ID>` branch other than `selfId`'s may exist, from the ref files alone (true
- * when unsure, e.g. reftable): with one intent branch, pre-commit does no conflict work at all.
- */
-function otherIntentBranchesMayExist(repo: Repo, selfId: string): boolean {
-  if (existsSync(join(repo.commonDir, 'reftable'))) return true;
-  try {
-    if (readdirSync(join(repo.commonDir, 'refs', 'heads', 'intent')).some((n) => n !== selfId)) return true;
-  } catch { /* no loose intent branches */ }
-  let packed: string;
-  try {
-    packed = readFileSync(join(repo.commonDir, 'packed-refs'), 'utf8');
-  } catch {
-    return false;
-  }
-  const own = ` refs/heads/intent/${selfId}`;
-  return packed.split('\n').some((l) => l.includes(' refs/heads/intent/') && !l.endsWith(own));
 }
 
 /**

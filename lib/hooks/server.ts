@@ -255,6 +255,10 @@ export async function serveHooks(
   rearm();
 
   async function serveOne(pid: number, argc: number): Promise<void> {
+    // What the kernel queued before the request (the watch on refs/heads/intent/ in
+    // intents/branch-tips.ts) is delivered first: the second hop comes after a poll phase that
+    // began after this point (the first may be in the poll phase under way).
+    for (let hop = 0; hop < 2; hop++) await new Promise<void>((resolve) => setImmediate(resolve));
     let fd: number;
     const claimed = join(dir, `r.${pid}.claimed`);
     try {

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { replaceFile } from '../core/files.js';
+import { fileIdentity, isResident } from '../core/resident.js';
 import { stateDir, type Repo } from '../git/repo.js';
 
 // What conflictsAhead (overlap.ts) learnt, kept so that a commit asks git only about the intent
@@ -40,21 +41,45 @@ function cacheFile(repo: Repo): string {
   return join(stateDir(repo), 'conflicts-ahead', `${repo.isMainWorktree ? '.main' : basename(repo.gitDir)}.json`);
 }
 
+/** In the hook server: per cache file, its identity and what it holds (read once, not per hook). */
+const kept = new Map<string, { identity: string; cache: CacheFile | null }>();
+
 function read(repo: Repo): CacheFile | null {
+  const file = cacheFile(repo);
+  const identity = isResident() ? fileIdentity(file) : null;
+  const hit = identity === null ? undefined : kept.get(file);
+  if (hit && hit.identity === identity) return hit.cache;
+  let cache: CacheFile | null = null;
   try {
-    const c = JSON.parse(readFileSync(cacheFile(repo), 'utf8')) as CacheFile;
-    return c && c.version === 1 && typeof c.head === 'string' && OID.test(c.head) && c.branches && typeof c.branches === 'object' ? c : null;
-  } catch {
-    return null;
-  }
+    const c = JSON.parse(readFileSync(file, 'utf8')) as CacheFile;
+    cache = c && c.version === 1 && typeof c.head === 'string' && OID.test(c.head) && c.branches && typeof c.branches === 'object' ? c : null;
+  } catch { /* no cache */ }
+  // Kept only when the file did not change while it was read.
+  if (identity !== null && fileIdentity(file) === identity) kept.set(file, { identity, cache });
+  return cache;
 }
 
 /** Writes the cache (a lost cache is a miss); a state folder it cannot write means no cache. */
 function write(repo: Repo, c: CacheFile): void {
   try {
     mkdirSync(join(stateDir(repo), 'conflicts-ahead'), { recursive: true });
-    replaceFile(cacheFile(repo), JSON.stringify(c));
+    const file = cacheFile(repo);
+    replaceFile(file, JSON.stringify(c));
+    // One writer per file (a worktree's hooks; git lets one commit at a time run in a worktree).
+    const identity = isResident() ? fileIdentity(file) : null;
+    if (identity !== null) kept.set(file, { identity, cache: c });
   } catch { /* no cache */ }
+}
+
+/** In the hook server: each kept entry's files as a set, made once. */
+const sets = new WeakMap<BranchFiles, Set<string>>();
+function fileSet(e: BranchFiles & { files: string[] }): Set<string> {
+  let set = sets.get(e);
+  if (!set) {
+    set = new Set(e.files);
+    if (isResident()) sets.set(e, set);
+  }
+  return set;
 }
 
 /**
@@ -70,7 +95,7 @@ export function cachedBranchFiles(repo: Repo, head: string, tips: ReadonlyMap<st
     const e = c.branches[id];
     if (!e || e.tip !== tip) continue;
     if (e.files === null) big.add(id);
-    else if (Array.isArray(e.files)) files.set(id, new Set(e.files));
+    else if (Array.isArray(e.files)) files.set(id, fileSet(e as BranchFiles & { files: string[] }));
   }
   return { files, big };
 }

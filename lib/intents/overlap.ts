@@ -1,12 +1,10 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { BRANCH_PREFIX } from './active.js';
-import { fileIdentity, isResident } from '../core/resident.js';
 import { gitRaw, splitNul } from '../git/process.js';
 import { statusOf, type Intent, type Registry } from './registry.js';
 import type { Repo } from '../git/repo.js';
 import { compileScope, isCleanPath, type Scope } from './scope.js';
 import { cachedBranchFiles, keepBranchFiles } from './conflicts-cache.js';
+import { intentBranches } from './branch-tips.js';
 
 /** Another IN_PROGRESS intent whose scope can match a path this one owns. */
 export interface Overlap {
@@ -369,78 +367,6 @@ export function findOverlaps(intent: Pick<Intent, 'id' | 'owned_scope'>, others:
 export function describeOverlap(id: string, o: Overlap): string {
   const paths = o.paths.length ? `: ${o.paths.join(', ')}${o.paths.length === MAX_PATHS ? ', …' : ''}` : '';
   return `${id}'s scope overlaps IN_PROGRESS ${o.intent} (${o.reason})${paths}`;
-}
-
-/**
- * The local `intent/<ID>` branches and their tips, read from the ref files (no process) unless the
- * repository uses reftable, then with `git for-each-ref`.
- */
-export function intentBranches(repo: Repo): Map<string, string> {
-  const common = repo.commonDir;
-  if (existsSync(join(common, 'reftable'))) return branchesFromGit(repo);
-  if (!isResident()) return branchesFromFiles(common, null);
-  // The hook server keeps each ref file's tip with the file's identity: git writes a loose ref by
-  // renaming a lock file into place (a new inode), so a stat tells whether to read it again.
-  let kept = keptRefs.get(common);
-  if (!kept) keptRefs.set(common, (kept = new Map()));
-  return branchesFromFiles(common, kept);
-}
-
-/** Per repository, per ref file (or packed-refs): its identity and what it said. */
-const keptRefs = new Map<string, Map<string, { identity: string; value: string }>>();
-
-function branchesFromGit(repo: Repo): Map<string, string> {
-  const out = new Map<string, string>();
-  const res = gitRaw(['for-each-ref', '--format=%(objectname) %(refname)', `refs/heads/${BRANCH_PREFIX}`], { cwd: repo.root });
-  for (const line of res.stdout.split('\n')) {
-    const m = /^([0-9a-f]{40,64}) refs\/heads\/intent\/(.+)$/.exec(line);
-    if (m) out.set(m[2], m[1]);
-  }
-  return out;
-}
-
-/** The intent branches from packed-refs and the loose ref files; with `kept`, unchanged files are not read again. */
-function branchesFromFiles(common: string, kept: Map<string, { identity: string; value: string }> | null): Map<string, string> {
-  const out = new Map<string, string>();
-  const seen = new Set<string>();
-  const read = (file: string): string | null => {
-    if (!kept) return readFileSync(file, 'utf8');
-    seen.add(file);
-    const identity = fileIdentity(file);
-    if (identity === null) return null;
-    const hit = kept.get(file);
-    if (hit && hit.identity === identity) return hit.value;
-    const value = readFileSync(file, 'utf8');
-    // Kept only when the file did not change while it was read.
-    if (fileIdentity(file) === identity) kept.set(file, { identity, value });
-    return value;
-  };
-  try {
-    for (const line of (read(join(common, 'packed-refs')) ?? '').split('\n')) {
-      const m = /^([0-9a-f]{40,64}) refs\/heads\/intent\/(.+)$/.exec(line);
-      if (m) out.set(m[2], m[1]);
-    }
-  } catch { /* no packed refs */ }
-  const walk = (dir: string, prefix: string): void => {
-    let entries;
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      if (e.isDirectory()) walk(join(dir, e.name), `${prefix}${e.name}/`);
-      else if (e.isFile() && !e.name.endsWith('.lock')) {
-        try {
-          const sha = read(join(dir, e.name))?.trim() ?? '';
-          if (/^[0-9a-f]{40,64}$/.test(sha)) out.set(prefix + e.name, sha); // loose refs win over packed ones
-        } catch { /* being rewritten */ }
-      }
-    }
-  };
-  walk(join(common, 'refs', 'heads', 'intent'), '');
-  if (kept) for (const file of kept.keys()) if (!seen.has(file)) kept.delete(file);
-  return out;
 }
 
 /** Most staged paths conflictsAhead passes to git as a pathspec. */

@@ -5,7 +5,8 @@ import { BREAKER_DEFAULTS, breakerIntents, readBreaker } from '../guardrails/bre
 import { budgetLeft, type BudgetLeft } from '../guardrails/budget.js';
 import { loadConfig } from '../intents/config.js';
 import { gitRaw, gitRawAsync, splitNul } from '../git/process.js';
-import { intentBranches, overlapChecker, trackedFiles, type Overlap } from '../intents/overlap.js';
+import { intentBranches } from '../intents/branch-tips.js';
+import { overlapChecker, trackedFiles, type Overlap } from '../intents/overlap.js';
 import { loadRegistry, type Budget, type IntentStatus } from '../intents/registry.js';
 import { openRepo, orchestrationPath } from '../git/repo.js';
 import { noteSummaries } from './status-notes.js';
