@@ -200,6 +200,59 @@ describe('the hook server', () => {
     expect(served(trace).slice(before).filter((h) => h.hook === 'pre-commit').map((h) => h.code)).toEqual([0, 1, 0]);
   });
 
+  it('sees every move of another intent\'s branch between served commits: update-ref, pack-refs, deletion, a folder of branches', async () => {
+    const repo = governedRepo([{ id: 'INT-001', scope: ['src/auth/**'] }, { id: 'INT-002', scope: ['src/**'] }], {
+      'src/auth/a.ts': 'export const a = 1;\n', 'src/auth/b.ts': 'export const b = 1;\n', 'README.md': '# t\n',
+    });
+    const trace = join(tempDir('intent-server-trace-'), 'trace.jsonl');
+    const env = { ...SERVER, INTENT_HOOK_SERVER_TRACE: trace };
+    const wt1 = checkoutIntent(repo, 'INT-001');
+    const wt2 = checkoutIntent(repo, 'INT-002');
+    const quiet = git(wt2, 'rev-parse', 'HEAD').trim();
+    expect(commit(wt2, env, { 'src/auth/a.ts': 'export const a = 20;\n' }, 'INT-002 changes a.ts').status).toBe(0);
+    const touching = git(wt2, 'rev-parse', 'HEAD').trim();
+    expect(commit(wt1, env, { 'src/auth/b.ts': 'export const b = 2;\n' }, 'start').status).toBe(0);
+    await serverUp(repo);
+    const warning = 'conflict ahead: src/auth/a.ts is also changed on intent/INT-002';
+    let n = 0;
+    /** A served commit in INT-001's worktree that changes a.ts: whether it warned about INT-002. */
+    const warns = (): boolean => {
+      const before = served(trace).length;
+      const r = commit(wt1, env, { 'src/auth/a.ts': `export const a = ${100 + n++};\n` }, `a.ts ${n}`);
+      expect(r.status, r.stderr).toBe(0);
+      expect(served(trace).slice(before).map((h) => h.hook)).toContain('pre-commit');
+      return r.stderr.includes(warning);
+    };
+    const moveTo = (sha: string) => git(repo, 'update-ref', 'refs/heads/intent/INT-002', sha);
+    // Moved by a process that is no hook (the server learns it from the folder's watch), right
+    // before each commit.
+    const seen: boolean[] = [];
+    for (let i = 0; i < 6; i++) {
+      moveTo(i % 2 ? quiet : touching);
+      seen.push(warns());
+    }
+    expect(seen).toEqual([true, false, true, false, true, false]);
+    // Packed: the loose file goes, packed-refs has the tip.
+    moveTo(touching);
+    git(repo, 'pack-refs', '--all');
+    expect(existsSync(join(repo, '.git', 'refs', 'heads', 'intent', 'INT-002'))).toBe(false);
+    expect(warns()).toBe(true);
+    // A loose ref over the packed one wins.
+    moveTo(quiet);
+    expect(warns()).toBe(false);
+    // Deleted, then made again.
+    git(repo, 'update-ref', '-d', 'refs/heads/intent/INT-002');
+    expect(warns()).toBe(false);
+    moveTo(touching);
+    expect(warns()).toBe(true);
+    // A folder inside refs/heads/intent/ (a branch name with a slash): still every move.
+    git(repo, 'update-ref', 'refs/heads/intent/by-hand/x', quiet);
+    moveTo(quiet);
+    expect(warns()).toBe(false);
+    moveTo(touching);
+    expect(warns()).toBe(true);
+  });
+
   it('commits from four worktrees at once through one server all get their notes', async () => {
     const repo = governedRepo(['A', 'B', 'C', 'D'].map((x) => ({ id: `INT-${x}`, scope: [`${x.toLowerCase()}/**`] })), { 'README.md': '# t\n' });
     const trace = join(tempDir('intent-server-trace-'), 'trace.jsonl');
