@@ -26,7 +26,7 @@ import {
 import { governedHistory, verifyThroughput } from './verify.mjs';
 import { gateSpeed } from './gate.mjs';
 import { reportHistory, reportSpeed } from './report-scale.mjs';
-import { scaleIntents, scaleOverhead, scaleRepo } from './scale.mjs';
+import { sameTree, scaleIntents, scaleOverhead, scaleRepo } from './scale.mjs';
 import { suiteReportFile, suiteTime } from './suite.mjs';
 
 // The environment as the user started the benchmark (the items below pin their own).
@@ -224,6 +224,7 @@ try {
     const big = await scaleRepo(join(root, 'scale-big'), { files: SCALE.files, intents: scaleIntents(SCALE.intents, SCALE.inProgress, SCALE.files), worktrees: SCALE.worktrees, pkg });
     log('  generating the 10-intent repository …');
     const smallRepo = await scaleRepo(join(root, 'scale-small'), { files: SCALE.files, intents: scaleIntents(10, 3, SCALE.files), worktrees: 1, pkg });
+    log(`  ${await sameTree(smallRepo.main, big.main)} files added to its main: the same tree as the ${SCALE.intents}-intent repository's`);
     results.scale = await scaleOverhead(big, smallRepo, pkg);
     const sc = results.scale;
     log(`  status ${sc.big.status.median.toFixed(0)} ms (10 intents: ${sc.small.status.median.toFixed(0)} ms); whole commit +${sc.big.added.median.toFixed(0)} vs +${sc.small.added.median.toFixed(0)} ms; checkout ${sc.big.checkout.median.toFixed(0)} vs ${sc.small.checkout.median.toFixed(0)} ms`);

@@ -2,12 +2,14 @@
 // completed, pending, blocked or abandoned), scopes overlapping the way real ones do: `intent
 // status`, `intent checkout`, a governed commit and the overlap check, each next to the same
 // operation with a 10-intent registry.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { spawnSync } from 'node:child_process';
 import { runHook } from './hooks.mjs';
 import {
-  REPS, check, data, fastImport, genContent, genPath, git, hookContext, intent, log, registryYaml, run, stats, syntheticRepo, writeFiles,
+  REPS, check, data, fastImport, genContent, genPath, git, hookContext, intent, log, registryYaml, removeTree, run, stats, syntheticRepo, writeFiles,
 } from './util.mjs';
 
 /** A small deterministic PRNG (mulberry32). */
@@ -162,12 +164,46 @@ function stageBench(wt, seq) {
 }
 
 /**
+ * Gives `small`'s main every file `big`'s main has and it lacks (same content; one commit): the
+ * 10,000-intent history adds files (completed intents whose scope had none), and a checkout of
+ * the 10-intent repository would otherwise write 16% fewer files than the same checkout in the big
+ * one. Returns how many it added.
+ */
+export async function sameTree(small, big) {
+  const list = (dir) => git(dir, ['ls-tree', '-r', '-z', '--name-only', 'main']).stdout.split('\0').filter(Boolean);
+  const have = new Set(list(small));
+  const missing = list(big).filter((p) => !have.has(p));
+  if (!missing.length) return 0;
+  const batch = spawnSync('git', ['cat-file', '--batch'], { cwd: big, input: missing.map((p) => `main:${p}\n`).join(''), maxBuffer: 1 << 30 });
+  const out = batch.stdout;
+  let pos = 0;
+  const contents = missing.map(() => {
+    const nl = out.indexOf(10, pos);
+    const size = Number(out.subarray(pos, nl).toString().split(' ')[2]);
+    const bytes = out.subarray(nl + 1, nl + 1 + size);
+    pos = nl + 1 + size + 1;
+    return bytes;
+  });
+  await fastImport(small, async (w) => {
+    await w(`commit refs/heads/main\ncommitter Bench <bench@bench.invalid> ${Math.floor(Date.now() / 1000)} +0000\n${data('the big registry\'s tree')}from refs/heads/main^0\n`);
+    for (const [i, p] of missing.entries()) {
+      await w(`M 100644 inline ${p}\ndata ${contents[i].length}\n`);
+      await w(contents[i]);
+      await w('\n');
+    }
+  });
+  git(small, ['reset', '-q', 'main']);
+  return missing.length;
+}
+
+/**
  * Item 7. Each repetition, interleaved between the 10,000-intent repository (`big`) and the
  * 10-intent one (`small`), same tree: node -e 0 · `intent status --json` · a governed commit in
  * BENCH's worktree (pre-commit hook file, commit with hooks disabled, post-commit hook file, then a
  * real commit with every hook) · `intent checkout CO` (PENDING: new branch and worktree, registry
- * set to IN_PROGRESS), undone afterwards (worktree and branch removed, status set back to PENDING
- * with the package's own registry edit, which refreshes the registry cache as checkout's does).
+ * set to IN_PROGRESS), undone afterwards (worktree moved aside and pruned, branch removed, status
+ * set back to PENDING with the package's own registry edit, which refreshes the registry cache as
+ * checkout's does). Both repositories have the same tree (sameTree).
  * Then the overlap checks alone, in this process: every IN_PROGRESS intent's overlaps (what
  * status computes) and CO's (what checkout computes).
  */
@@ -181,6 +217,7 @@ export async function scaleOverhead(big, small, pkg, reps = REPS) {
   for (const k of Object.keys(sides)) S[k] = { node0: [], status: [], pre: [], post: [], base: [], hooked: [], added: [], checkout: [] };
   let seq = 0;
   let rows = null;
+  const checkouts = [];
   for (let r = -1; r < reps; r++) {
     for (const [k, repo] of Object.entries(sides)) {
       const s = S[k];
@@ -198,10 +235,20 @@ export async function scaleOverhead(big, small, pkg, reps = REPS) {
       stageBench(repo.wt, ++seq);
       const hooked = git(repo.wt, ['commit', '-q', '-m', `scale ${seq} (hooks)`]);
       check(!/WARNING|NOT recorded|blocked/.test(hooked.stderr), `scale commit: ${hooked.stderr}`);
-      const co = intent(repo.main, ['checkout', 'CO', '--json']);
+      // Each checkout writes its 2,300 files into a folder of its own made just before, directly
+      // in the temporary directory, for both registries alike, kept until the item ends: ext4
+      // gives a new file an inode by skipping, one lookup each, those deleted recently in the
+      // same block group, and a worktree written beside the benchmark's repositories (thousands
+      // of loose objects packed away, worktrees removed) took 5-10× longer in the kernel and
+      // varied more than all that the registry's size changes.
+      const coRoot = realpathSync(mkdtempSync(join(tmpdir(), 'intent-bench-checkout-')));
+      checkouts.push(coRoot);
+      const co = intent(repo.main, ['checkout', 'CO', '--json', '--path', join(coRoot, 'CO')]);
       const coPath = JSON.parse(co.stdout).path;
       check(JSON.parse(co.stdout).created, 'checkout CO did not create a worktree');
-      git(repo.main, ['worktree', 'remove', '--force', coPath]);
+      // Its files stay until the item ends (see above); git forgets the worktree.
+      renameSync(coPath, `${coPath}.undone`);
+      git(repo.main, ['worktree', 'prune']);
       git(repo.main, ['branch', '-q', '-D', 'intent/CO']);
       setIntentStatus(join(repo.main, '.orchestration', 'active_intents.yaml'), 'CO', 'PENDING');
       if (r < 0) continue;
@@ -231,6 +278,7 @@ export async function scaleOverhead(big, small, pkg, reps = REPS) {
     findOverlaps(findIntent(registry, 'CO'), registry.intents, files);
     overlapOne.push(performance.now() - t0);
   }
+  for (const d of checkouts) removeTree(d);
   const withOverlaps = rows.filter((x) => x.overlaps.length).length;
   const out = {};
   for (const [k, s] of Object.entries(S)) out[k] = Object.fromEntries(Object.entries(s).map(([x, xs]) => [x, stats(xs)]));
