@@ -192,7 +192,7 @@ function residentBranches(common: string, r: Resident): Map<string, string> {
       if (tip) w.loose.set(name, tip);
       else w.loose.delete(name);
     }
-    return merged(packed, new Map(w.loose));
+    return merged(packed, w.loose);
   }
   closeWatch(r);
   // Every file: the watch goes on first, so that nothing written during the walk is missed.
