@@ -412,7 +412,7 @@ export function writeReport(R, file) {
   // 10
   if (R.suite) {
     L.push('', "## 10. The README's test command", '');
-    L.push("`npm test` (the README's test command: `tsc`, the bundles, then `vitest run` over every test file in parallel forks) in the package's checkout, with the environment the benchmark was started with${R.meta.caCerts ? ' (less `NODE_EXTRA_CA_CERTS`, see Targets)' : ''}, timed once from start to exit, " +
+    L.push("`npm test` (the README's test command: `tsc`, the bundles, then `vitest run` over every test file in parallel forks) in the package's checkout, with the environment the benchmark was started with" + (R.meta.caCerts ? ' (less `NODE_EXTRA_CA_CERTS`, see Targets)' : '') + ', timed once from start to exit, ' +
       "last in the run so no other item competes for the CPU. Per-file times are vitest's (its JSON reporter): files run in parallel, so they add up to more than the whole. The slowest files:", '');
     L.push(table(['file', 'tests', 'seconds'], R.suite.slowest.map((x) => [`\`${x.file}\``, String(x.tests), f(x.ms / 1000, 1)])));
   }
