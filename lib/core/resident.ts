@@ -30,3 +30,23 @@ export function fileIdentity(path: string): string | null {
     return null;
   }
 }
+
+/** What a resident process made of a file, with the file's identity when it was read. */
+export interface Kept<T> {
+  identity: string;
+  value: T;
+}
+
+/**
+ * What `read` makes of the file at `path`, read again only when the file's identity differs from
+ * the one kept; kept only when the file did not change while it was read.
+ */
+export function keptRead<T>(kept: Map<string, Kept<T>>, path: string, read: () => T): T {
+  const identity = fileIdentity(path);
+  const hit = identity === null ? undefined : kept.get(path);
+  if (hit && hit.identity === identity) return hit.value;
+  const value = read();
+  if (identity !== null && fileIdentity(path) === identity) kept.set(path, { identity, value });
+  else kept.delete(path);
+  return value;
+}

@@ -9,13 +9,15 @@
  *   lock/     made (mkdir) by the server that owns the folder; lock/pid names it
  *   in        FIFO; a request is one line, `<runner pid> <argument count>\n` (one write of less than
  *             PIPE_BUF bytes: requests from concurrent runners do not mix)
- *   pid       `<pid>\n<tag>\n`: the runner asks only a live server whose tag is its own
- *             `<node>|<entry>` (the Node.js and hook program `intent init` wrote into it)
+ *   pid       `<pid>\n<tag>\n<fd>\n`: the runner asks only a server whose tag is its own
+ *             `<node>|<entry>|<folder>` (the Node.js and hook program `intent init` wrote into it)
+ *             and that holds this very `in` open as `<fd>`
  *   r.<pid>   the runner's reply FIFO, made and opened by the runner before it asks; the server
- *             opens it, removes its name, and writes `<exit code> <stderr bytes>\n<stderr>`, or
- *             `- 0\n`: not served, run the hook yourself
- * The runner watches the server's pid while it waits: a server that dies mid-request makes the
- * runner run the hook itself. Requests are served one at a time, in order.
+ *             claims it (renames it to r.<pid>.claimed), opens it, removes it, and writes
+ *             `<exit code> <stderr bytes>\n<stderr>`, or `- 0\n`: not served, run the hook yourself
+ * The runner watches `/proc/<pid>/fd/<fd>` while it waits: a server that dies mid-request, or has
+ * not claimed the request within 3 s, makes the runner run the hook itself. Requests are served
+ * one at a time, in order.
  *
  * The server leaves when idle for INTENT_HOOK_SERVER_MS (default 10 minutes), when its folder or
  * the repository's state folder is gone, when another server took the folder over, when the hook

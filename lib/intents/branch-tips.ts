@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { BRANCH_PREFIX } from './active.js';
-import { fileIdentity, isResident } from '../core/resident.js';
+import { fileIdentity, isResident, keptRead, type Kept } from '../core/resident.js';
 import { gitRaw } from '../git/process.js';
 import type { Repo } from '../git/repo.js';
 
@@ -21,12 +21,13 @@ import type { Repo } from '../git/repo.js';
 /** Longest time the server trusts its watch alone before it stats every ref file again. */
 const FULL_WALK_MS = 30_000;
 
-interface Kept { identity: string; value: string }
+/** Ref files' contents by path, kept with their identities. */
+type KeptFiles = Map<string, Kept<string | null>>;
 
 /** What the hook server keeps per repository. */
 interface Resident {
   /** Per ref file (and packed-refs): its identity and content. */
-  files: Map<string, Kept>;
+  files: KeptFiles;
   /** The watch on refs/heads/intent/, while it can be trusted. */
   watch: LooseWatch | null;
 }
@@ -87,37 +88,22 @@ function branchesFromGit(repo: Repo): Map<string, string> {
   return out;
 }
 
-/** A file's content, read again only when its identity changed (`kept`); null when it is missing. */
-function readKept(file: string, kept: Map<string, Kept> | null, seen?: Set<string>): string | null {
-  if (!kept) {
+/** A file's content (null when it cannot be read); with `kept`, read again only when its identity changed. */
+function readKept(file: string, kept: KeptFiles | null, seen?: Set<string>): string | null {
+  seen?.add(file);
+  const read = (): string | null => {
     try {
       return readFileSync(file, 'utf8');
     } catch {
       return null;
     }
-  }
-  seen?.add(file);
-  const identity = fileIdentity(file);
-  if (identity === null) {
-    kept.delete(file);
-    return null;
-  }
-  const hit = kept.get(file);
-  if (hit && hit.identity === identity) return hit.value;
-  let value: string;
-  try {
-    value = readFileSync(file, 'utf8');
-  } catch {
-    return null;
-  }
-  // Kept only when the file did not change while it was read.
-  if (fileIdentity(file) === identity) kept.set(file, { identity, value });
-  return value;
+  };
+  return kept ? keptRead(kept, file, read) : read();
 }
 
-function packedBranches(common: string, kept: Map<string, Kept> | null, seen?: Set<string>): Map<string, string> {
+function packedBranches(common: string, kept: KeptFiles | null): Map<string, string> {
   const out = new Map<string, string>();
-  for (const line of (readKept(join(common, 'packed-refs'), kept, seen) ?? '').split('\n')) {
+  for (const line of (readKept(join(common, 'packed-refs'), kept) ?? '').split('\n')) {
     const m = /^([0-9a-f]{40,64}) refs\/heads\/intent\/(.+)$/.exec(line);
     if (m) out.set(m[2], m[1]);
   }
@@ -133,7 +119,7 @@ function tipOf(text: string | null): string | null {
  * The loose refs under `dir` (name → tip), every file looked at; `folders` tells whether it holds
  * a folder (names with a slash).
  */
-function walkLoose(dir: string, kept: Map<string, Kept> | null, seen?: Set<string>): { loose: Map<string, string>; folders: boolean } {
+function walkLoose(dir: string, kept: KeptFiles | null, seen?: Set<string>): { loose: Map<string, string>; folders: boolean } {
   const loose = new Map<string, string>();
   let folders = false;
   const walk = (at: string, prefix: string): void => {
@@ -164,7 +150,7 @@ function merged(packed: Map<string, string>, loose: Map<string, string>): Map<st
 }
 
 /** Every ref file read (a hook in its own node). */
-function branchesFromFiles(common: string, kept: Map<string, Kept> | null): Map<string, string> {
+function branchesFromFiles(common: string, kept: KeptFiles | null): Map<string, string> {
   return merged(packedBranches(common, kept), walkLoose(join(common, 'refs', 'heads', 'intent'), kept).loose);
 }
 

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { replaceFile } from '../core/files.js';
-import { fileIdentity, isResident } from '../core/resident.js';
+import { fileIdentity, isResident, keptRead, type Kept } from '../core/resident.js';
 import { stateDir, type Repo } from '../git/repo.js';
 
 // What conflictsAhead (overlap.ts) learnt, kept so that a commit asks git only about the intent
@@ -42,21 +42,19 @@ function cacheFile(repo: Repo): string {
 }
 
 /** In the hook server: per cache file, its identity and what it holds (read once, not per hook). */
-const kept = new Map<string, { identity: string; cache: CacheFile | null }>();
+const kept = new Map<string, Kept<CacheFile | null>>();
 
 function read(repo: Repo): CacheFile | null {
   const file = cacheFile(repo);
-  const identity = isResident() ? fileIdentity(file) : null;
-  const hit = identity === null ? undefined : kept.get(file);
-  if (hit && hit.identity === identity) return hit.cache;
-  let cache: CacheFile | null = null;
-  try {
-    const c = JSON.parse(readFileSync(file, 'utf8')) as CacheFile;
-    cache = c && c.version === 1 && typeof c.head === 'string' && OID.test(c.head) && c.branches && typeof c.branches === 'object' ? c : null;
-  } catch { /* no cache */ }
-  // Kept only when the file did not change while it was read.
-  if (identity !== null && fileIdentity(file) === identity) kept.set(file, { identity, cache });
-  return cache;
+  const parse = (): CacheFile | null => {
+    try {
+      const c = JSON.parse(readFileSync(file, 'utf8')) as CacheFile;
+      return c && c.version === 1 && typeof c.head === 'string' && OID.test(c.head) && c.branches && typeof c.branches === 'object' ? c : null;
+    } catch {
+      return null;
+    }
+  };
+  return isResident() ? keptRead(kept, file, parse) : parse();
 }
 
 /** Writes the cache (a lost cache is a miss); a state folder it cannot write means no cache. */
@@ -67,7 +65,7 @@ function write(repo: Repo, c: CacheFile): void {
     replaceFile(file, JSON.stringify(c));
     // One writer per file (a worktree's hooks; git lets one commit at a time run in a worktree).
     const identity = isResident() ? fileIdentity(file) : null;
-    if (identity !== null) kept.set(file, { identity, cache: c });
+    if (identity !== null) kept.set(file, { identity, value: c });
   } catch { /* no cache */ }
 }
 

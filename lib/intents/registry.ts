@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import type { Document, Node, YAMLMap } from 'yaml';
 import { IntentError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/files.js';
-import { fileIdentity, isResident } from '../core/resident.js';
+import { isResident, keptRead, type Kept } from '../core/resident.js';
 import { globProblem } from './scope.js';
 import { TOOL_VERSION } from '../core/version.js';
 
@@ -94,26 +94,18 @@ const KNOWN_FIELDS = [
 
 /** Reads a registry file and validates it: its text and the registry (REGISTRY_MISSING, REGISTRY_INVALID). */
 export function readRegistry(path: string): { text: string; registry: Registry } {
-  if (!isResident()) {
+  const read = () => {
     const text = readRegistryText(path);
     return { text, registry: registryOfText(path, text) };
-  }
-  const before = fileIdentity(path);
-  const hit = kept.get(path);
-  if (hit && before !== null && hit.identity === before) return { text: hit.text, registry: hit.registry };
-  const text = readRegistryText(path);
-  const registry = registryOfText(path, text);
-  // Kept only when the file did not change while it was read.
-  if (before !== null && fileIdentity(path) === before) kept.set(path, { identity: before, text, registry });
-  else kept.delete(path);
-  return { text, registry };
+  };
+  return isResident() ? keptRead(kept, path, read) : read();
 }
 
 /**
  * Registries the hook server keeps between hooks (lib/core/resident.ts), by path, with the
  * identity of the file they were read from. Callers do not modify a Registry.
  */
-const kept = new Map<string, { identity: string; text: string; registry: Registry }>();
+const kept = new Map<string, Kept<{ text: string; registry: Registry }>>();
 let lastDigest: { text: string; sha256: string } | null = null;
 
 /** The SHA-256 (hex) of a registry's bytes, from its text (`readRegistry`: valid UTF-8, so exact). */
