@@ -1,6 +1,18 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { chooseTempRoot } from './test/temp-root.js';
+
+// The run's temporary folders (every test repository) go to a private folder on tmpfs when there
+// is one: test/temp-root.ts says why and how; the global teardown removes it. The processes the
+// run starts inherit TMPDIR. (The guard: vitest may evaluate this file more than once.)
+if (!process.env.INTENT_TEST_TMP) {
+  const root = chooseTempRoot(process.env);
+  if (root) {
+    process.env.TMPDIR = root.dir;
+    process.env.INTENT_TEST_TMP = root.made ? `made:${root.dir}` : `given:${root.dir}`;
+  }
+}
 
 // Test files run in parallel forks. vitest's default in a run is one fork less than the cores: a
 // single fork on a 2-core machine, where most of a test's time is a git or node child process

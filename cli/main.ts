@@ -6,6 +6,14 @@ import { TOOL_VERSION } from '../lib/core/index.js';
 
 const JSON_OUTPUT = process.argv.includes('--json');
 
+// A reader that stops early (`intent status | head`) closes the pipe: what is left to print is
+// dropped, and the command still finishes what it was doing (nothing is left half-done).
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE' && e.code !== 'ERR_STREAM_DESTROYED') throw e;
+  });
+}
+
 const program = new Command('intent')
   .description('Git-native governance for AI coding agents: scoped intents, enforcing hooks, Agent Trace notes.')
   .version(TOOL_VERSION)

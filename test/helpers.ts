@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach } from 'vitest';
+import { removeTree, stopProcessesIn } from './remove-tree.js';
 
 /** The package root (where dist/ and templates/ are). */
 export const PKG_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -65,38 +66,7 @@ export function intent(cwd: string, args: string[], env: Record<string, string |
   return run(process.execPath, [CLI, ...args], cwd, env);
 }
 
-/**
- * Removes a test's temporary folder. A hook's background process may still run there when the
- * test ends (a classify-ahead worker that post-commit stopped waiting for, a hook server): when
- * the folder does not go at once, the processes that run in it or name it are stopped first.
- */
-export function removeTree(dir: string): void {
-  try {
-    rmSync(dir, { recursive: true, force: true });
-  } catch {
-    stopProcessesIn(dir);
-    rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
-  }
-}
-
-/** SIGKILLs the processes (not this one) whose working folder is in `dir` or whose command line names it. */
-function stopProcessesIn(dir: string): number[] {
-  const stopped: number[] = [];
-  for (const p of readdirSync('/proc')) {
-    if (!/^[0-9]+$/.test(p) || Number(p) === process.pid) continue;
-    try {
-      let cwd = '';
-      try {
-        cwd = readlinkSync(`/proc/${p}/cwd`);
-      } catch { /* another user's */ }
-      if (cwd === dir || cwd.startsWith(`${dir}/`) || readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(dir)) {
-        process.kill(Number(p), 'SIGKILL');
-        stopped.push(Number(p));
-      }
-    } catch { /* gone */ }
-  }
-  return stopped;
-}
+export { removeTree };
 
 /** Whether process `pid` still runs (a zombie does not: it writes nothing more). */
 function running(pid: number): boolean {

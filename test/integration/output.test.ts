@@ -49,3 +49,31 @@ describe('output through a slow pipe', () => {
     check('status', st, 0, JSON.parse(st.text).intents.length);
   }, 120_000);
 });
+
+describe('output into a pipe nobody reads any more', () => {
+  // `intent … | head`: the reader has gone before intent writes. A FIFO that a reader opened and
+  // left makes that certain: every write to it fails with EPIPE (node ignores SIGPIPE).
+  const intoClosedPipe = (cwd: string, args: string[]): { status: number; stderr: string } => {
+    const d = tempDir();
+    const r = run('sh', ['-c', `mkfifo "${d}/p"; ( exec 3<"${d}/p" ) & exec 4>"${d}/p"; wait; "$@" >&4; echo "exit $?" >&2`, '_', process.execPath, CLI, ...args], cwd);
+    const m = /exit (\d+)\n$/.exec(r.stderr);
+    expect(m, r.stderr).not.toBeNull();
+    return { status: Number(m![1]), stderr: r.stderr.slice(0, m!.index) };
+  };
+
+  it('stops printing quietly: no EPIPE crash, the exit code of the command', () => {
+    const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }]);
+    for (const args of [['--help'], ['--version'], ['status'], ['status', '--json'], ['checkout', 'INT-001']]) {
+      const r = intoClosedPipe(repo, args);
+      expect(r.stderr, args.join(' ')).not.toMatch(/EPIPE|Unhandled|internal error|^\s+at .+:\d+:\d+\)?$/m);
+      // checkout reports on stderr what it did; the others print only to stdout.
+      if (args[0] === 'checkout') expect(r.stderr).toMatch(/^intent: created worktree of INT-001 on branch intent\/INT-001; marked IN_PROGRESS\n/);
+      else expect(r.stderr, args.join(' ')).toBe('');
+      expect(r.status, args.join(' ')).toBe(0);
+    }
+    // The command did its work all the same: checkout made the worktree and marked the intent.
+    expect(git(repo, 'worktree', 'list')).toContain('INT-001');
+    const st = run(process.execPath, [CLI, 'status', '--json'], repo);
+    expect(JSON.parse(st.stdout).intents.find((i: { intent: string }) => i.intent === 'INT-001')).toMatchObject({ status: 'IN_PROGRESS' });
+  });
+});
