@@ -3,8 +3,8 @@ import { describeOverlap } from '../lib/intents/index.js';
 import { emit } from './output.js';
 
 /** `intent checkout <id>`: prints the worktree path (alone on stdout, so `cd "$(intent checkout X)"` works). */
-export function run(opts: { cwd: string; id: string; base?: string; path?: string; strict?: boolean; json: boolean }): void {
-  const r = checkout(opts.cwd, opts.id, { base: opts.base, path: opts.path, strict: opts.strict });
+export async function run(opts: { cwd: string; id: string; base?: string; path?: string; strict?: boolean; json: boolean }): Promise<void> {
+  const r = await checkout(opts.cwd, opts.id, { base: opts.base, path: opts.path, strict: opts.strict });
   if (!opts.json) {
     process.stderr.write(
       `intent: ${r.created ? 'created' : 'reusing'} worktree of ${r.intent} on branch ${r.branch}` +

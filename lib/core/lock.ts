@@ -14,6 +14,25 @@ const UNNAMED_GRACE_MS = 1000;
  * second, with a message; a live holder is waited for up to `timeoutMs`.
  */
 export function withLock<T>(lockPath: string, fn: () => T, timeoutMs = 30_000): T {
+  acquire(lockPath, timeoutMs);
+  try {
+    return fn();
+  } finally {
+    release(lockPath);
+  }
+}
+
+/** withLock for work that waits on something (a child process): held until `fn`'s promise settles. */
+export async function withLockAsync<T>(lockPath: string, fn: () => Promise<T>, timeoutMs = 30_000): Promise<T> {
+  acquire(lockPath, timeoutMs);
+  try {
+    return await fn();
+  } finally {
+    release(lockPath);
+  }
+}
+
+function acquire(lockPath: string, timeoutMs: number): void {
   mkdirSync(dirname(lockPath), { recursive: true });
   const deadline = Date.now() + timeoutMs;
   let wait = 2;
@@ -22,7 +41,7 @@ export function withLock<T>(lockPath: string, fn: () => T, timeoutMs = 30_000): 
       const fd = openSync(lockPath, 'wx');
       writeSync(fd, OWNER);
       closeSync(fd);
-      break;
+      return;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
@@ -37,14 +56,13 @@ export function withLock<T>(lockPath: string, fn: () => T, timeoutMs = 30_000): 
     sleepSync(wait + Math.random() * wait);
     wait = Math.min(wait * 2, 50);
   }
+}
+
+/** Releases only our own lock: had it been taken over, the file belongs to someone else now. */
+function release(lockPath: string): void {
   try {
-    return fn();
-  } finally {
-    // Release only our own lock: had it been taken over, the file belongs to someone else now.
-    try {
-      if (readFileSync(lockPath, 'utf8') === OWNER) unlinkSync(lockPath);
-    } catch { /* already gone */ }
-  }
+    if (readFileSync(lockPath, 'utf8') === OWNER) unlinkSync(lockPath);
+  } catch { /* already gone */ }
 }
 
 function takeOverIfDead(lockPath: string): boolean {

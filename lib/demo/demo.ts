@@ -53,7 +53,7 @@ export interface DemoResult {
  * init, checkout, an in-scope commit, an out-of-scope commit that the hook rejects, and the audit
  * trail. Every claim it prints is checked against the repository. `log` receives the narration.
  */
-export function runDemo(opts: { dir?: string; log: (line: string) => void }): DemoResult {
+export async function runDemo(opts: { dir?: string; log: (line: string) => void }): Promise<DemoResult> {
   const log = opts.log;
   const base = opts.dir ?? mkdtempSync(join(tmpdir(), 'intent-demo-'));
   const repo = join(base, 'shop');
@@ -83,7 +83,7 @@ export function runDemo(opts: { dir?: string; log: (line: string) => void }): De
   sh(repo, ['commit', '-q', '-m', 'Register intents INT-001 and INT-002']);
 
   log('3. intent checkout INT-001: its own worktree on branch intent/INT-001');
-  const wt1 = checkout(repo, 'INT-001', { env: {} }); // the demo's own throw-away repository
+  const wt1 = await checkout(repo, 'INT-001', { env: {} }); // the demo's own throw-away repository
   log(`   ${wt1.path} (created: ${wt1.created})`);
 
   log('4. The agent reads its context (intent context INT-001), the handshake:');
@@ -129,7 +129,7 @@ export function runDemo(opts: { dir?: string; log: (line: string) => void }): De
   sh(wt1.path, ['restore', '--staged', '--worktree', '--', 'src/billing/invoice.ts']);
 
   log('7. intent checkout INT-002 and an in-scope billing commit there');
-  const wt2 = checkout(repo, 'INT-002', { env: {} });
+  const wt2 = await checkout(repo, 'INT-002', { env: {} });
   write(wt2.path, 'src/billing/invoice.ts', 'export const round = (x: number) => Math.round(x * 100) / 100;\n');
   sh(wt2.path, ['commit', '-q', '-a', '-m', 'Round invoices to cents']);
   const c2 = sh(wt2.path, ['rev-parse', 'HEAD']).trim();

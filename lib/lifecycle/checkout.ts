@@ -4,9 +4,9 @@ import { BRANCH_PREFIX, recordActiveIntent } from '../intents/active.js';
 import { loadConfig } from '../intents/config.js';
 import { assertNotAgent } from '../core/agent-env.js';
 import { IntentError } from '../core/errors.js';
-import { git, gitRaw } from '../git/process.js';
+import { git, gitRaw, gitRawAsync } from '../git/process.js';
 import { installWorktreeHooks } from '../hooks/worktree-hooks.js';
-import { withLock } from '../core/lock.js';
+import { withLock, withLockAsync } from '../core/lock.js';
 import { setIntentStatus } from '../intents/registry-edit.js';
 import { expiredError, isExpired } from '../guardrails/budget.js';
 import { describeOverlap, findOverlaps, trackedFiles, type Overlap } from '../intents/overlap.js';
@@ -44,7 +44,7 @@ export interface CheckoutOptions {
  * Opens the worktree of intent `id` on branch `intent/<id>` (or reports the one that exists),
  * records it as that worktree's active intent and marks the intent IN_PROGRESS.
  */
-export function checkout(cwd: string, id: string, opts: CheckoutOptions = {}): CheckoutResult {
+export function checkout(cwd: string, id: string, opts: CheckoutOptions = {}): Promise<CheckoutResult> {
   assertNotAgent(`checkout ${id}`, opts.env);
   const repo = openRepo(cwd);
   const registryFile = orchestrationPath(repo, 'active_intents.yaml');
@@ -52,10 +52,10 @@ export function checkout(cwd: string, id: string, opts: CheckoutOptions = {}): C
   // Concurrent checkouts race inside git (`worktree list` fails while another `worktree add` is
   // half-way; `git config` fails on a held lock instead of waiting): serialise them. The registry
   // is read once, under the lock, where another checkout cannot have started an intent meanwhile.
-  return withLock(join(stateDir(repo), 'checkout.lock'), () => checkoutLocked(repo, id, opts, cwd));
+  return withLockAsync(join(stateDir(repo), 'checkout.lock'), () => checkoutLocked(repo, id, opts, cwd));
 }
 
-function checkoutLocked(repo: Repo, id: string, opts: CheckoutOptions, cwd: string): CheckoutResult {
+async function checkoutLocked(repo: Repo, id: string, opts: CheckoutOptions, cwd: string): Promise<CheckoutResult> {
   const registryFile = orchestrationPath(repo, 'active_intents.yaml');
   const branch = BRANCH_PREFIX + id;
   const main = repo.mainRoot;
@@ -77,10 +77,14 @@ function checkoutLocked(repo: Repo, id: string, opts: CheckoutOptions, cwd: stri
   if (isExpired(intent.budget, now)) throw expiredError(intent, registryFile, now, 'checking it out');
   const config = loadConfig(main, main);
   // Only IN_PROGRESS intents can overlap: the others' lines of a cached registry are not read.
-  const overlaps = findOverlaps(intent, intentsWithStatus(registry, 'IN_PROGRESS'), trackedFiles(main));
+  const overlapsNow = (): Overlap[] => findOverlaps(intent, intentsWithStatus(registry, 'IN_PROGRESS'), trackedFiles(main));
+  const strict = !!(opts.strict || config.strictOverlap);
   let path = existingWorktree(repo, branch);
   const created = path === null;
-  if (overlaps.length && (opts.strict || config.strictOverlap) && (created || intent.status !== 'IN_PROGRESS')) {
+  // Refusing must come before anything changes; a warning can wait: without --strict the check
+  // runs while `git worktree add` writes the files (below), on another core.
+  let overlaps: Overlap[] | null = strict || !created ? overlapsNow() : null;
+  if (overlaps?.length && strict && (created || intent.status !== 'IN_PROGRESS')) {
     const why = opts.strict ? '--strict' : `strictOverlap in ${config.source}`;
     throw new IntentError(
       'SCOPE_OVERLAP',
@@ -102,14 +106,20 @@ function checkoutLocked(repo: Repo, id: string, opts: CheckoutOptions, cwd: stri
       throw new IntentError('WORKTREE_CONFLICT', `Cannot create the worktree of ${id}: ${path} exists and is not empty. Pass --path to choose another place.`, { path });
     }
     const [hasBranch, base] = resolveRefs(repo, branch, opts.base ?? 'HEAD');
-    if (hasBranch) {
-      if (opts.base) throw new IntentError('WORKTREE_CONFLICT', `Branch ${branch} already exists; --base applies only to a new branch.`, { branch });
-      git(['worktree', 'add', path, branch], { cwd: main });
-    } else {
-      if (base === null) throw baseError(opts.base ?? 'HEAD');
-      git(['worktree', 'add', '-b', branch, path, base], { cwd: main });
+    if (hasBranch && opts.base) throw new IntentError('WORKTREE_CONFLICT', `Branch ${branch} already exists; --base applies only to a new branch.`, { branch });
+    if (!hasBranch && base === null) throw baseError(opts.base ?? 'HEAD');
+    const args = hasBranch ? ['worktree', 'add', path, branch] : ['worktree', 'add', '-b', branch, path, base!];
+    const adding = gitRawAsync(args, { cwd: main });
+    try {
+      overlaps ??= overlapsNow();
+    } finally {
+      const added = await adding;
+      if (added.status !== 0) {
+        throw new IntentError('GIT_FAILED', `git ${args.join(' ')} failed (exit ${added.status}): ${added.stderr.trim() || 'no message'}`, { args, status: added.status, stderr: added.stderr });
+      }
     }
   }
+  overlaps ??= overlapsNow();
   recordActiveIntent(worktreeGitDir(path), id);
   installWorktreeHooks(repo, path);
   const started = withLock(join(stateDir(repo), 'registry.lock'), () => setIntentStatus(registryFile, id, 'IN_PROGRESS', new Date(), read));

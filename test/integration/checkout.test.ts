@@ -224,6 +224,19 @@ describe('intent checkout', () => {
     expect(git(free, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('intent/INT-001');
   });
 
+  it('a worktree git cannot create: exit 1 with git\'s message, the intent still PENDING, no worktree', () => {
+    const repo = repoWithRegistry();
+    const before = registryText(repo);
+    // A folder under a file: git worktree add fails after the overlap check ran beside it.
+    const r = intent(repo, ['checkout', 'INT-001', '--path', join(repo, 'README.md', 'wt'), '--json']);
+    expect(r.status).toBe(1);
+    const err = JSON.parse(r.stdout).error;
+    expect(err.code).toBe('GIT_FAILED');
+    expect(err.message).toMatch(/^git worktree add -b intent\/INT-001 .* failed \(exit 128\): .*Not a directory/s);
+    expect(registryText(repo)).toBe(before);
+    expect(git(repo, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree '))).toHaveLength(1);
+  });
+
   it('works the same from inside another intent worktree and from a subfolder', () => {
     const repo = repoWithRegistry();
     const wt1 = checkoutIntent(repo, 'INT-001');
