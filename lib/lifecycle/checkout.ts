@@ -110,14 +110,17 @@ async function checkoutLocked(repo: Repo, id: string, opts: CheckoutOptions, cwd
     if (!hasBranch && base === null) throw baseError(opts.base ?? 'HEAD');
     const args = hasBranch ? ['worktree', 'add', path, branch] : ['worktree', 'add', '-b', branch, path, base!];
     const adding = gitRawAsync(args, { cwd: main });
+    let failed: { error: unknown } | null = null;
     try {
       overlaps ??= overlapsNow();
-    } finally {
-      const added = await adding;
-      if (added.status !== 0) {
-        throw new IntentError('GIT_FAILED', `git ${args.join(' ')} failed (exit ${added.status}): ${added.stderr.trim() || 'no message'}`, { args, status: added.status, stderr: added.stderr });
-      }
+    } catch (error) {
+      failed = { error }; // reported once git is done (the registry validated every glob: not expected)
     }
+    const added = await adding;
+    if (added.status !== 0) {
+      throw new IntentError('GIT_FAILED', `git ${args.join(' ')} failed (exit ${added.status}): ${added.stderr.trim() || 'no message'}`, { args, status: added.status, stderr: added.stderr });
+    }
+    if (failed) throw failed.error;
   }
   overlaps ??= overlapsNow();
   recordActiveIntent(worktreeGitDir(path), id);
