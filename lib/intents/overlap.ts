@@ -1,6 +1,6 @@
 import { BRANCH_PREFIX } from './active.js';
 import { gitRaw, splitNul } from '../git/process.js';
-import { statusOf, type Intent, type Registry } from './registry.js';
+import { idsWithStatus, type Intent, type Registry } from './registry.js';
 import type { Repo } from '../git/repo.js';
 import { compileScope, isCleanPath, type Scope } from './scope.js';
 import { cachedBranchFiles, keepBranchFiles } from './conflicts-cache.js';
@@ -391,8 +391,9 @@ export function conflictsAhead(repo: Repo, registry: Registry, selfId: string, s
   if (!staged.length) return [];
   const branches = intentBranches(repo);
   const tips = new Map<string, string>();
+  const inProgress = idsWithStatus(registry, 'IN_PROGRESS');
   for (const [id, sha] of branches) {
-    if (id !== selfId && statusOf(registry, id) === 'IN_PROGRESS') tips.set(id, sha);
+    if (id !== selfId && inProgress.has(id)) tips.set(id, sha);
   }
   if (!tips.size) return [];
   let files: Map<string, Set<string>>;

@@ -129,10 +129,11 @@ function setStatusAtSpans(path: string, text: string, registry: Registry, id: st
   if (spans.updated_at) edits.push({ start: spans.updated_at.start, end: spans.updated_at.end, text: quoteAs(spans.updated_at, stamp) });
   const out = applyEdits(text, edits);
   const edited = (i: Intent): Intent => ({ ...i, status, ...(spans.updated_at ? { updated_at: stamp } : {}) });
-  writeFileAtomic(path, out);
+  const bytes = Buffer.from(out, 'utf8');
+  writeFileAtomic(path, bytes);
   // A cached registry's cache is patched (one status letter, one intent's line, the edit list), not rewritten.
   const before = findIntent(registry, id);
-  if (before && rememberStatusEdit(path, out, registry, edited(before), edits)) return;
+  if (before && rememberStatusEdit(path, bytes, registry, edited(before), edits)) return;
   const intents = registry.intents.map((i) => (i.id === id ? edited(i) : i));
   rememberRegistry(path, out, { path, intents, spans: shiftStatusSpans(registry.spans ?? {}, edits) });
 }

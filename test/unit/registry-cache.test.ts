@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { setIntentStatus } from '../../lib/intents/registry-edit.js';
-import { findIntent, intentsWithStatus, loadRegistry, parseRegistry, statusOf, statusSpansOf, type IntentStatus } from '../../lib/intents/registry.js';
+import { findIntent, idsWithStatus, intentsWithStatus, loadRegistry, parseRegistry, statusSpansOf, type IntentStatus } from '../../lib/intents/registry.js';
 import { TOOL_VERSION } from '../../lib/core/version.js';
 import { PKG_ROOT, tempDir } from '../helpers.js';
 
@@ -48,13 +48,20 @@ function expectCacheTrue(file: string): void {
   // single lookups first (a fresh read each: no full parse behind them)
   for (const i of parsed.intents) {
     const r = loadRegistry(file);
-    expect(statusOf(r, i.id)).toBe(i.status);
     expect(findIntent(r, i.id)).toStrictEqual(i);
     const sp = statusSpansOf(r, i.id)!;
     expect(sp).toStrictEqual(parsed.spans![i.id]);
     expect(text.slice(sp.status.start, sp.status.end).replace(/^['"]|['"]$/g, '')).toBe(i.status);
   }
   expect(intentsWithStatus(loadRegistry(file), 'IN_PROGRESS')).toStrictEqual(parsed.intents.filter((i) => i.status === 'IN_PROGRESS'));
+  // the ids by status, from the letters alone (a fresh read) and after a full parse (the same read)
+  for (const status of ['PENDING', 'IN_PROGRESS', 'BLOCKED', 'COMPLETED', 'ABANDONED'] as const) {
+    const want = new Set(parsed.intents.filter((i) => i.status === status).map((i) => i.id));
+    const r = loadRegistry(file);
+    expect(idsWithStatus(r, status)).toStrictEqual(want);
+    void r.intents;
+    expect(idsWithStatus(r, status)).toStrictEqual(want);
+  }
   expect(loadRegistry(file)).toStrictEqual(parsed);
 }
 
@@ -122,7 +129,7 @@ describe('the registry cache after status edits', () => {
     const index = Object.fromEntries(intents.map((i, k) => { const here = at; at += Buffer.byteLength(lines[k]) + 1; return [i.id, ['COMPLETED', here]]; }));
     writeFileSync(cache, `${JSON.stringify({ key, index, spans: at })}\n${lines.join('\n')}\n{}\n`);
     const r = loadRegistry(file);
-    expect(statusOf(r, 'I-1')).toBe('PENDING');
+    expect(findIntent(r, 'I-1')!.status).toBe('PENDING');
     expect(findIntent(r, 'I-4')!.status).toBe('IN_PROGRESS');
     expect(readFileSync(cache, 'utf8')).toMatch(/^intent-registry-cache\/2 [0-9a-f]{64}\nPPPIP\n/);
     expectCacheTrue(file);
