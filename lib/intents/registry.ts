@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Document, Node, YAMLMap } from 'yaml';
 import { IntentError } from '../core/errors.js';
-import { writeFileAtomic } from '../core/files.js';
+import { replaceFile } from '../core/files.js';
 import { isResident, keptRead, type Kept } from '../core/resident.js';
 import { globProblem } from './scope.js';
 import { TOOL_VERSION } from '../core/version.js';
@@ -179,6 +179,10 @@ function registryOfText(path: string, text: string, bytes: Buffer): Registry {
  * one more entry in the edit list; the spans stay as computed and are moved through the edit
  * list when read. When a line has no room left, or the list is long, the cache is rebuilt.
  * A file that does not start with this format's tag (an older cache) is a miss: parsed and rebuilt.
+ * It is written without fsync (replaceFile: temp file and rename), unlike the registry itself: it
+ * only saves work. After a crash it may be the old file (its key no longer matches), empty, or on
+ * some file systems hold zeroed blocks; the format never contains a NUL byte (JSON escapes it), so
+ * a file with one is a miss too.
  */
 const CACHE_TAG = 'intent-registry-cache/2';
 /** Spaces after each intent's line: a status grows by 4 characters at most, an `updated_at` stamp by 10. */
@@ -245,7 +249,7 @@ export function shiftStatusSpans(spans: StatusSpans, edits: readonly { start: nu
 function readCache(path: string, cache: string, key: string): Registry | null {
   const buf = readFileSync(cache);
   const tag = `${CACHE_TAG} ${key}\n`;
-  if (buf.length < tag.length || buf.toString('latin1', 0, tag.length) !== tag) return null;
+  if (buf.length < tag.length || buf.toString('latin1', 0, tag.length) !== tag || buf.includes(0)) return null;
   const letters = tag.length;
   const lettersEnd = buf.indexOf(0x0a, letters);
   const idsEnd = buf.indexOf(0x0a, lettersEnd + 1);
@@ -359,7 +363,7 @@ export function rememberRegistry(path: string, text: string | Buffer, registry: 
       if (len === indexLength) break;
       indexLength = len;
     }
-    writeFileAtomic(cache, `${head}${index}${lines.join('')}[]\n`);
+    replaceFile(cache, `${head}${index}${lines.join('')}[]\n`);
   } catch { /* a cache only: never fail for it */ }
 }
 
@@ -391,7 +395,7 @@ export function rememberStatusEdit(path: string, text: string | Buffer, registry
     out[raw.letters + k] = LETTER[intent.status].charCodeAt(0);
     out.fill(0x20, at, end);
     line.copy(out, at);
-    writeFileAtomic(cache, Buffer.concat([out, Buffer.from(`${JSON.stringify([...raw.edits, ...added])}\n`, 'utf8')]));
+    replaceFile(cache, Buffer.concat([out, Buffer.from(`${JSON.stringify([...raw.edits, ...added])}\n`, 'utf8')]));
     return true;
   } catch {
     return false;

@@ -148,4 +148,21 @@ describe('the registry cache after status edits', () => {
     writeFileSync(cache, Buffer.concat([buf.subarray(0, offsetsAt), Buffer.from(patched.padEnd(buf.indexOf(0x0a, offsetsAt) - offsetsAt)), buf.subarray(buf.indexOf(0x0a, offsetsAt))]));
     expectCacheTrue(file);
   });
+
+  it('a cache with zeroed bytes (what a crash can leave of a file written without fsync) is a miss', () => {
+    const { file, cache } = registryFile(registryText(5));
+    loadRegistry(file);
+    const good = readFileSync(cache);
+    const [tag, letters] = good.toString('utf8').split('\n');
+    // Zeroed status letters (every status would read as none) and, separately, a zeroed intent line.
+    const lettersAt = tag.length + 1;
+    for (const [from, to] of [[lettersAt, lettersAt + letters.length], [good.length - 40, good.length - 20]]) {
+      const bad = Buffer.from(good);
+      bad.fill(0, from, to);
+      writeFileSync(cache, bad);
+      expectCacheTrue(file);
+      // The miss rebuilt it.
+      expect(readFileSync(cache).includes(0)).toBe(false);
+    }
+  });
 });
