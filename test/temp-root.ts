@@ -18,7 +18,7 @@ import { removeTree } from './remove-tree.js';
 
 const SHM = '/dev/shm';
 const PREFIX = 'intent-tmp-';
-/** The suite's temporary folders take a few hundred MB at their peak; keep well clear of a small /dev/shm (Docker's default is 64 MB). */
+/** Room to spare for the suite's repositories; a small /dev/shm (Docker's default is 64 MB) is not used. */
 const MIN_FREE = 2 * 1024 ** 3;
 
 export interface TempRoot {
