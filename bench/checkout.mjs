@@ -1,7 +1,8 @@
 // Item 4: `intent checkout` against a bare `git worktree add` of the same repository.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPS, check, git, intent, stats } from './util.mjs';
+import { REPS, check, git, intent, removeTree, stats } from './util.mjs';
 
 /** The PENDING intents the checkout benchmark opens, one a repetition (registered up front). */
 export function checkoutIntents(reps = REPS) {
@@ -12,17 +13,28 @@ export function checkoutIntents(reps = REPS) {
  * Each repetition opens a new intent with the CLI (`intent checkout CO-nn`: a new branch and
  * worktree from HEAD, hooks, active-intent record, registry set to IN_PROGRESS) and makes a
  * plain worktree with `git worktree add -b <branch> <path> HEAD` from the same main worktree;
- * the order alternates so neither always runs on a warmer cache.
+ * the order alternates so neither always runs on a warmer cache. Each worktree goes into a folder
+ * of its own made just before, directly in the temporary directory, kept until the item ends: on
+ * ext4 a file's new inode is found by skipping recently deleted ones nearby, and worktrees written
+ * beside the benchmark's removed files took several times longer in the kernel, more for one side
+ * than the other (item 7 has the measurements; docs/decisions.md).
  */
-export function checkoutOverhead(main, plainDir, reps = REPS) {
+export function checkoutOverhead(main, reps = REPS) {
   const ids = checkoutIntents(reps).map((i) => i.id);
   const series = { intent: [], plain: [], diff: [], cpuDiff: [] };
+  const folders = [];
+  const fresh = () => {
+    const d = realpathSync(mkdtempSync(join(tmpdir(), 'intent-bench-wt-')));
+    folders.push(d);
+    return d;
+  };
   for (let r = -1; r < reps; r++) {
     const id = ids[r + 1];
-    const path = join(plainDir, `w${r + 1}`);
+    const intentPath = join(fresh(), id);
+    const path = join(fresh(), `w${r + 1}`);
     const doIntent = () => {
-      const res = intent(main, ['checkout', id]);
-      check(existsSync(res.stdout.trim()), `intent checkout ${id} printed ${res.stdout}`);
+      const res = intent(main, ['checkout', id, '--path', intentPath]);
+      check(res.stdout.trim() === intentPath && existsSync(intentPath), `intent checkout ${id} printed ${res.stdout}`);
       return res;
     };
     const doPlain = () => git(main, ['worktree', 'add', '-q', '-b', `plain/w${r + 1}`, path, 'HEAD']);
@@ -41,5 +53,7 @@ export function checkoutOverhead(main, plainDir, reps = REPS) {
     series.diff.push(a.ms - b.ms);
     series.cpuDiff.push(a.cpu === null ? NaN : a.cpu - b.cpu);
   }
+  for (const d of folders) removeTree(d);
+  git(main, ['worktree', 'prune']);
   return Object.fromEntries(Object.entries(series).map(([k, xs]) => [k, stats(xs)]));
 }

@@ -350,7 +350,7 @@ export function writeReport(R, file) {
     const c = R.checkout;
     L.push('', '## 4. `intent checkout` vs `git worktree add`', '');
     L.push(`In the ${kfiles(c.files)}-file repository of item 1: each repetition opens a new PENDING intent with \`intent checkout CO-nn\` (the CLI as a process: new branch and worktree, hooks, active-intent record, registry set to IN_PROGRESS) ` +
-      'and makes a plain worktree with `git worktree add -q -b <branch> <path> HEAD`, alternating which goes first; the difference is taken per repetition.', '');
+      'and makes a plain worktree with `git worktree add -q -b <branch> <path> HEAD`, alternating which goes first; the difference is taken per repetition. Each worktree goes into a fresh folder of its own directly in the temporary directory, kept until the item ends (`--path` for the checkout): on ext4, files written beside recently deleted ones took several times longer in the kernel (item 7).', '');
     L.push(table(['', 'median (p25–p75)'], [['`intent checkout`', range(c.intent)], ['`git worktree add`', range(c.plain)], ['difference (paired)', range(c.diff)], ['difference in CPU time (paired)', range(c.cpuDiff)]]));
     if (c.probed) L.push('', `One more \`intent checkout\` through the probe: ${probeText(c.probed)}.`);
   }

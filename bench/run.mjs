@@ -154,7 +154,7 @@ try {
       log(`  generating a governed repository of ${SIZES[0]} files …`);
       small = await governedSynthetic(join(root, `repo-${SIZES[0]}`), SIZES[0], checkoutIntents(REPS));
     }
-    const res = checkoutOverhead(small.main, join(root, 'plain-worktrees'));
+    const res = checkoutOverhead(small.main);
     res.files = SIZES[0];
     const ids = checkoutIntents(REPS).map((i) => i.id);
     res.probed = summarizeProbe(probeCommand(small.main, ['checkout', ids[ids.length - 1]], cli, probeOut));
