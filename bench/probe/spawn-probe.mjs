@@ -1,5 +1,6 @@
 // Preloaded with `node --import` into a hook or CLI process: times every child process it runs
-// (spawnSync and execFileSync, which is how lib/git/process.ts runs git) and, at exit, writes a JSON
+// (spawnSync and execFileSync, which is how lib/git/process.ts runs git, and spawn, from its start
+// to its 'close': checkout's `git worktree add` runs beside other work) and, at exit, writes a JSON
 // report to $BENCH_PROBE_OUT: when user code started, each child's command and duration, when
 // the process finished its work. No strace, no change to the code under test.
 import { writeFileSync } from 'node:fs';
@@ -30,6 +31,13 @@ for (const name of ['spawnSync', 'execFileSync']) {
     }
   };
 }
+const origSpawn = childProcess.spawn;
+childProcess.spawn = function probed(cmd, args, ...rest) {
+  const t0 = performance.now();
+  const child = origSpawn.call(this, cmd, args, ...rest);
+  child.once('close', () => spawns.push({ cmd: label(cmd, Array.isArray(args) ? args : []), start: t0, ms: performance.now() - t0 }));
+  return child;
+};
 syncBuiltinESMExports();
 
 process.on('exit', () => {
