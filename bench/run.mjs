@@ -68,8 +68,10 @@ async function item(n, name, fn) {
   if (!wanted(n)) return;
   log(`item ${n}: ${name}`);
   // Writes an earlier item left pending (item 1 writes repositories of 100,000 files) are flushed
-  // first: an fsync in this item would otherwise wait for them (ext4's ordered mode writes other
-  // files' data with the journal commit an fsync forces).
+  // first, so that an fsync in this item does not wait for them (ext4's ordered mode writes other
+  // files' data with the journal commit an fsync forces). It did not bring item 4's `git worktree
+  // add` back to its time alone (~70 ms; ~1 s after item 1 in full runs with or without it): that
+  // is the file system's state after item 1, which both sides of item 4's pairs pay.
   spawnSync('sync');
   const t0 = elapsed();
   try {
