@@ -68,20 +68,18 @@ export function otherIntentBranchesMayExist(repo: Repo, selfId: string): boolean
   try {
     if (readdirSync(join(repo.commonDir, 'refs', 'heads', 'intent')).some((n) => n !== selfId)) return true;
   } catch { /* no loose intent branches */ }
-  let packed: string;
-  try {
-    packed = readFileSync(join(repo.commonDir, 'packed-refs'), 'utf8');
-  } catch {
-    return false;
-  }
-  const own = ` refs/heads/intent/${selfId}`;
-  return packed.split('\n').some((l) => l.includes(' refs/heads/intent/') && !l.endsWith(own));
+  return [...packedBranches(repo.commonDir, null).keys()].some((id) => id !== selfId);
 }
 
 function branchesFromGit(repo: Repo): Map<string, string> {
-  const out = new Map<string, string>();
   const res = gitRaw(['for-each-ref', '--format=%(objectname) %(refname)', `refs/heads/${BRANCH_PREFIX}`], { cwd: repo.root });
-  for (const line of res.stdout.split('\n')) {
+  return refLines(res.stdout);
+}
+
+/** `<sha> refs/heads/intent/<ID>` lines (packed-refs, for-each-ref) as ID → tip; other lines skipped. */
+function refLines(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of text.split('\n')) {
     const m = /^([0-9a-f]{40,64}) refs\/heads\/intent\/(.+)$/.exec(line);
     if (m) out.set(m[2], m[1]);
   }
@@ -102,12 +100,7 @@ function readKept(file: string, kept: KeptFiles | null, seen?: Set<string>): str
 }
 
 function packedBranches(common: string, kept: KeptFiles | null): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const line of (readKept(join(common, 'packed-refs'), kept) ?? '').split('\n')) {
-    const m = /^([0-9a-f]{40,64}) refs\/heads\/intent\/(.+)$/.exec(line);
-    if (m) out.set(m[2], m[1]);
-  }
-  return out;
+  return refLines(readKept(join(common, 'packed-refs'), kept) ?? '');
 }
 
 function tipOf(text: string | null): string | null {

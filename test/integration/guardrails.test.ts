@@ -1,7 +1,7 @@
 // Guardrails around commits, with the real CLI, real hooks and real git: scope overlaps at
 // checkout, conflicts ahead at commit time, budgets, the circuit breaker and `intent reset`.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkoutIntent, fixture, git, intent, makeRepo, run, writeFiles, type Run } from '../helpers.js';
@@ -200,6 +200,22 @@ describe('conflict ahead at commit time', () => {
     writeFiles(repo, { '.orchestration/active_intents.yaml': registryText(repo).replace(/status: "IN_PROGRESS"(\n    owned_scope: \["src\/\*\*"\])/, 'status: "BLOCKED"$1') });
     writeFiles(wt1, { 'src/auth/a.ts': 'export const a = 11;\n' });
     expect(committed(wt1, ['-a', '-m', 'INT-002 blocked']).stderr).toBe('');
+  });
+});
+
+describe('conflict ahead with packed branches, each hook in its own node', () => {
+  it('finds another intent branch that is only in packed-refs (no loose ref file left)', () => {
+    const repo = repoWith([{ id: 'INT-001', scope: ['src/auth/**'] }, { id: 'INT-002', scope: ['src/**'] }]);
+    const wt1 = checkoutIntent(repo, 'INT-001');
+    const wt2 = checkoutIntent(repo, 'INT-002');
+    writeFiles(wt2, { 'src/auth/a.ts': 'export const a = 20;\n' });
+    committed(wt2, ['-a', '-m', 'INT-002 touches a.ts']);
+    git(repo, 'pack-refs', '--all');
+    const loose = join(repo, '.git', 'refs', 'heads', 'intent');
+    expect(existsSync(loose) ? readdirSync(loose) : []).toEqual([]);
+    writeFiles(wt1, { 'src/auth/a.ts': 'export const a = 10;\n' });
+    const r = committed(wt1, ['-a', '-m', 'INT-001 touches a.ts too'], { INTENT_HOOK_SERVER: '0' });
+    expect(r.stderr).toContain('conflict ahead: src/auth/a.ts is also changed on intent/INT-002');
   });
 });
 
