@@ -2,9 +2,9 @@ import { checkout } from '../lib/lifecycle/index.js';
 import { describeOverlap } from '../lib/intents/index.js';
 import { emit } from './output.js';
 
-/** `intent checkout <id>`: prints the worktree path (alone on stdout, so `cd "$(intent checkout X)"` works). */
-export async function run(opts: { cwd: string; id: string; base?: string; path?: string; strict?: boolean; json: boolean }): Promise<void> {
-  const r = await checkout(opts.cwd, opts.id, { base: opts.base, path: opts.path, strict: opts.strict });
+/** `intent checkout <id>`: prints the worktree path (alone on stdout, nothing on failure, so `wt=$(intent checkout X) && cd "$wt"` stops at a failure). */
+export async function run(opts: { cwd: string; id: string; base?: string; path?: string; strict?: boolean; allowUncommitted?: boolean; json: boolean }): Promise<void> {
+  const r = await checkout(opts.cwd, opts.id, { base: opts.base, path: opts.path, strict: opts.strict, allowUncommitted: opts.allowUncommitted });
   if (!opts.json) {
     process.stderr.write(
       `intent: ${r.created ? 'created' : 'reusing'} worktree of ${r.intent} on branch ${r.branch}` +

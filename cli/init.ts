@@ -18,7 +18,12 @@ export function run(opts: { cwd: string; json: boolean; agents: string[] }): voi
     if (r.worktreeHooks.length) lines.push(`  hooks    of intent worktrees rewritten: ${r.worktreeHooks.join(', ')}`);
     for (const c of r.config) lines.push(`  config   ${c}`);
     for (const a of r.agents) lines.push(`  agent    ${a.agent}: ${a.file} ${a.changed ? 'written (commit it so every worktree has it)' : 'up to date'}`);
-    lines.push('Next: add intents to .orchestration/active_intents.yaml, then `intent checkout <ID>`.');
+    lines.push(
+      'Next: add an intent and commit the registry (verify and the server judge every commit by the registry in the history), then open its worktree:',
+      '  intent new INT-001 --name "What it is for" --scope "src/feature/**" --acceptance-check "npm test"',
+      '  git add .orchestration && git commit -m "Register INT-001"',
+      '  wt=$(intent checkout INT-001) && cd "$wt"',
+    );
     return lines.join('\n') + '\n';
   });
 }

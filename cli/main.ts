@@ -23,7 +23,7 @@ const program = new Command('intent')
   .showHelpAfterError('(run with --help for usage)')
   .addHelpText(
     'after',
-    '\nExamples:\n  intent init                      # once per repository\n  cd "$(intent checkout INT-001)"  # work on an intent in its own worktree\n' +
+    '\nExamples:\n  intent init                      # once per repository\n  intent new INT-001 --name "JWT auth" --scope "src/auth/**"   # then commit .orchestration/\n  wt=$(intent checkout INT-001) && cd "$wt"                  # work on an intent in its own worktree\n' +
       '  git commit -am "..."             # hooks enforce the scope and record the note\n  git log --notes=intents          # the audit trail\n  intent demo                      # the whole flow in a throw-away repository',
   );
 
@@ -54,16 +54,40 @@ program
     (await import('./uninstall.js')).run({ cwd: process.cwd(), removeData: !!opts.removeData, json: !!opts.json }));
 
 program
+  .command('new')
+  .description('add a PENDING intent to the registry (.orchestration/active_intents.yaml), changing nothing else in the file')
+  .argument('<id>', 'the new intent id: letters, digits, - and _, e.g. INT-001 (becomes branch intent/<id>)')
+  .requiredOption('--name <text>', 'what the intent is for, one line')
+  .requiredOption('--scope <glob...>', 'path globs the intent may edit, relative to the repository root ("!glob" takes paths back out)')
+  .option('--constraint <text...>', 'rules the agent is told (intent context)')
+  .option('--acceptance-check <command...>', 'shell commands `intent done` runs in the worktree; all must pass')
+  .option('--json', 'print {"intent","registry","next"} as JSON')
+  .addHelpText(
+    'after',
+    '\nThen commit the registry before `intent checkout`: intent verify and the server check every commit against the registry in the history.\n' +
+      'Examples:\n  intent new INT-001 --name "JWT authentication" --scope "src/auth/**" "test/auth/**" --acceptance-check "npm test"\n' +
+      '  git add .orchestration/active_intents.yaml && git commit -m "Register INT-001"\n' +
+      '  intent new INT-002 --name "Invoice rounding" --scope "src/billing/**" "!src/billing/legacy/**" --constraint "No new dependencies" --json',
+  )
+  .action(async (id: string, opts: { name: string; scope: string[]; constraint?: string[]; acceptanceCheck?: string[]; json?: boolean }) =>
+    (await import('./new.js')).run({ cwd: process.cwd(), id, name: opts.name, scope: opts.scope, constraint: opts.constraint ?? [], acceptanceCheck: opts.acceptanceCheck ?? [], json: !!opts.json }));
+
+program
   .command('checkout')
   .description("open the intent's worktree on branch intent/<id> and mark it IN_PROGRESS")
   .argument('<id>', 'intent id from .orchestration/active_intents.yaml, e.g. INT-001')
   .option('--base <rev>', 'start a new intent branch from this revision (default: HEAD)')
   .option('--path <dir>', 'where to create the worktree (default: <repo>.worktrees/<id> beside the repository)')
   .option('--strict', "refuse (nothing changed) when the scope overlaps another IN_PROGRESS intent's (default: warn)")
+  .option('--allow-uncommitted', "go on when the intent (or its scope) is not in the registry committed on the base (default: refuse, REGISTRY_UNCOMMITTED)")
   .option('--json', 'print {"intent","path","branch","created"} (and "overlaps" when any) as JSON')
-  .addHelpText('after', '\nExamples:\n  intent checkout INT-001\n  cd "$(intent checkout INT-001)"\n  intent checkout INT-002 --base main --json\n  intent checkout INT-003 --strict')
-  .action(async (id: string, opts: { base?: string; path?: string; strict?: boolean; json?: boolean }) =>
-    (await import('./checkout.js')).run({ cwd: process.cwd(), id, base: opts.base, path: opts.path, strict: !!opts.strict, json: !!opts.json }));
+  .addHelpText(
+    'after',
+    '\nPrints the worktree path alone on stdout, nothing when it fails: `wt=$(intent checkout X) && cd "$wt"` stops there.\n' +
+      'Examples:\n  wt=$(intent checkout INT-001) && cd "$wt"\n  intent checkout INT-002 --base main --json\n  intent checkout INT-003 --strict',
+  )
+  .action(async (id: string, opts: { base?: string; path?: string; strict?: boolean; allowUncommitted?: boolean; json?: boolean }) =>
+    (await import('./checkout.js')).run({ cwd: process.cwd(), id, base: opts.base, path: opts.path, strict: !!opts.strict, allowUncommitted: !!opts.allowUncommitted, json: !!opts.json }));
 
 program
   .command('context')
@@ -233,7 +257,9 @@ program
   .option('--json', 'print the checks, merge, worktree and branch outcome as JSON')
   .addHelpText(
     'after',
-    '\nRun from the main worktree. The worktree is removed only when it is clean and its branch is merged.\n' +
+    '\nThe checks are the intent\'s acceptance_checks in the registry (shell commands, e.g. acceptance_checks: ["npm test"], or\n' +
+      '`intent new … --acceptance-check "npm test"`); acceptance_criteria are prose for the agent and are not run.\n' +
+      'Run from the main worktree. The worktree is removed only when it is clean and its branch is merged.\n' +
       'Examples:\n  intent done INT-001\n  intent done INT-001 --merge\n  intent done INT-001 --merge --delete-branch --timeout 1200 --json',
   )
   .action(async (id: string, opts: { merge?: boolean; deleteBranch?: boolean; timeout?: string; json?: boolean }) =>

@@ -32,6 +32,8 @@ export type ErrorCode =
   | 'BREAKER_OPEN'
   | 'MUTATION_CLAIM_FALSE'
   | 'AUTHORITY_REFUSED'
+  | 'INTENT_EXISTS'
+  | 'REGISTRY_UNCOMMITTED'
   | 'USAGE';
 
 const BRAND = Symbol.for('intent-governance.IntentError');

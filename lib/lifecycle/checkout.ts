@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { BRANCH_PREFIX, recordActiveIntent } from '../intents/active.js';
 import { loadConfig } from '../intents/config.js';
 import { assertNotAgent } from '../core/agent-env.js';
@@ -10,7 +10,8 @@ import { withLock, withLockAsync } from '../core/lock.js';
 import { setIntentStatus } from '../intents/registry-edit.js';
 import { expiredError, isExpired } from '../guardrails/budget.js';
 import { describeOverlap, findOverlaps, trackedFiles, type Overlap } from '../intents/overlap.js';
-import { findIntent, intentsWithStatus, loadRegistry, readRegistry } from '../intents/registry.js';
+import { committedIntent } from '../intents/committed.js';
+import { findIntent, intentsWithStatus, loadRegistry, readRegistry, type Intent } from '../intents/registry.js';
 import { headOid, openRepo, orchestrationPath, refOid, stateDir, type Repo } from '../git/repo.js';
 import { listWorktrees, readWorktrees } from '../git/worktrees.js';
 
@@ -38,6 +39,8 @@ export interface CheckoutOptions {
   now?: Date;
   /** The environment that tells an agent process (refused: checkout is a human's decision). */
   env?: NodeJS.ProcessEnv;
+  /** Go on when the intent's entry (or its scope) is not committed on the base (see uncommittedError). */
+  allowUncommitted?: boolean;
 }
 
 /**
@@ -63,7 +66,7 @@ async function checkoutLocked(repo: Repo, id: string, opts: CheckoutOptions, cwd
   const { registry } = read;
   const intent = findIntent(registry, id);
   if (!intent) {
-    throw new IntentError('UNKNOWN_INTENT', `Unknown intent ${id}: it is not in ${registryFile}. Add it there first.`, { intent: id });
+    throw new IntentError('UNKNOWN_INTENT', `Unknown intent ${id}: it is not in ${registryFile}. Add it first (intent new ${id} --name "…" --scope "<glob>"), commit the registry, then check it out.`, { intent: id });
   }
   if (intent.status === 'COMPLETED' || intent.status === 'ABANDONED' || intent.status === 'BLOCKED') {
     throw new IntentError(
@@ -108,6 +111,7 @@ async function checkoutLocked(repo: Repo, id: string, opts: CheckoutOptions, cwd
     const [hasBranch, base] = resolveRefs(repo, branch, opts.base ?? 'HEAD');
     if (hasBranch && opts.base) throw new IntentError('WORKTREE_CONFLICT', `Branch ${branch} already exists; --base applies only to a new branch.`, { branch });
     if (!hasBranch && base === null) throw baseError(opts.base ?? 'HEAD');
+    if (!hasBranch && !opts.allowUncommitted) assertCommitted(main, base!, opts.base ?? 'HEAD', intent, read.text, registryFile);
     const args = hasBranch ? ['worktree', 'add', path, branch] : ['worktree', 'add', '-b', branch, path, base!];
     const adding = gitRawAsync(args, { cwd: main });
     let failed: { error: unknown } | null = null;
@@ -143,6 +147,35 @@ function resolveRefs(repo: Repo, branch: string, rev: string): [boolean, string 
   const [ref, base] = out.split('\n');
   const oid = (line: string | undefined) => (line && / commit$/.test(line) ? line.split(' ')[0] : null);
   return [oid(ref) !== null, oid(base)];
+}
+
+/**
+ * Refuses (REGISTRY_UNCOMMITTED) a new intent branch whose base commit does not have the intent in
+ * its registry with the scope the working registry gives it. intent verify, the pre-push hook and
+ * the server judge a commit's recorded scope by the registry in the history up to it: work begun
+ * before the entry was committed is refused after the merge (SCOPE_NOT_IN_REGISTRY), and
+ * committing the registry later does not change that history. One git process; the working text
+ * equal to the committed one (the usual case) needs no parse.
+ */
+function assertCommitted(main: string, base: string, label: string, intent: Intent, text: string, registryFile: string): void {
+  const path = relative(main, registryFile).split(sep).join('/');
+  const shown = gitRaw(['cat-file', 'blob', `${base}:${path}`], { cwd: main });
+  if (shown.status === 0 && shown.stdout === text) return;
+  const committed = shown.status === 0 ? committedIntent(shown.stdout, intent.id) : null;
+  if (committed && JSON.stringify(committed.owned_scope) === JSON.stringify(intent.owned_scope)) return;
+  const at = `${label} (${base.slice(0, 12)})`;
+  const what = committed
+    ? `The owned_scope of ${intent.id} in ${registryFile} (${intent.owned_scope.join(', ')}) is not the one committed on ${at} (${committed.owned_scope.join(', ')}).`
+    : `${intent.id} is in ${registryFile} but not in the registry committed on ${at}.`;
+  throw new IntentError(
+    'REGISTRY_UNCOMMITTED',
+    `${what} intent verify, the pre-push hook and the server judge every commit by the registry in the history, so this work would be refused after the merge (SCOPE_NOT_IN_REGISTRY). Nothing was changed.\n` +
+      `Commit the registry first${label === 'HEAD' ? '' : ` on ${label}`}, then check out again:\n` +
+      `  git add ${path} && git commit -m "Register ${intent.id}"\n` +
+      `  intent checkout ${intent.id}\n` +
+      `(--allow-uncommitted goes on without it.)`,
+    { intent: intent.id, base: label, commit: base, path: registryFile, committed: committed ? committed.owned_scope : null, scope: intent.owned_scope },
+  );
 }
 
 function baseError(rev: string): IntentError {

@@ -1,7 +1,7 @@
 /**
  * lifecycle: the commands that move an intent and a repository through their life: init
  * (scaffolding, hooks, notes config), doctor (is all of it in place; --fix repairs), uninstall
- * (hooks back byte for byte), checkout (the intent's worktree), status (every intent at a
+ * (hooks back byte for byte), new (a human adds an intent to the registry), checkout (the intent's worktree), status (every intent at a
  * glance), done and abandon (acceptance checks, merge, safe worktree removal).
  * Imports: every layer below (core … agents).
  */
@@ -9,5 +9,6 @@ export { checkout } from './checkout.js';
 export { abandonIntent, finishIntent, type Cleanup } from './done.js';
 export { doctor, type DoctorReport } from './doctor.js';
 export { init } from './init.js';
+export { newIntent, type NewIntentResult } from './new-intent.js';
 export { formatStatus, intentStatus, intentStatusAsync } from './status.js';
 export { uninstall, type UninstallResult } from './uninstall.js';
