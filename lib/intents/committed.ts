@@ -21,20 +21,31 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The lines of the block-list item whose `id` is `id`, or null when that is not plain to see. */
 function itemText(text: string, id: string): string | null {
-  const lines = text.split('\n');
-  const idLine = new RegExp(`^([ \\t]*)(-[ \\t]+)?id:[ \\t]*(["']?)${escape(id)}\\3[ \\t]*(#.*)?\\r?$`);
-  const hits = lines.flatMap((l, n) => (idLine.test(l) ? [n] : []));
-  if (hits.length !== 1) return null;
-  let start = hits[0];
-  while (start >= 0 && !/^[ \t]*-([ \t]|$)/.test(lines[start])) start--;
-  if (start < 0) return null;
-  const dash = /^([ \t]*)-/.exec(lines[start])![1].length;
-  let end = hits[0] + 1;
-  for (; end < lines.length; end++) {
-    const l = lines[end];
-    if (/^[ \t]*(#.*)?\r?$/.test(l)) continue;
-    if (/^[ \t]*/.exec(l)![0].length <= dash) break;
+  const idLine = new RegExp(`^[ \\t]*(-[ \\t]+)?id:[ \\t]*(${escape(id)}|"${escape(id)}"|'${escape(id)}')[ \\t]*(#.*)?\\r?$`);
+  const lineAt = (start: number) => {
+    const end = text.indexOf('\n', start);
+    return text.slice(start, end < 0 ? text.length : end);
+  };
+  // Only the lines that hold the id are tested (a registry of 10,000 intents has 40,000 lines).
+  const hits = new Set<number>();
+  for (let at = text.indexOf(id); at >= 0; at = text.indexOf(id, at + 1)) {
+    const start = text.lastIndexOf('\n', at - 1) + 1;
+    if (idLine.test(lineAt(start))) hits.add(start);
   }
-  const body = lines.slice(start, end).map((l) => l.replace(/\r$/, ''));
+  if (hits.size !== 1) return null;
+  const hit = [...hits][0];
+  let start = hit;
+  while (!/^[ \t]*-([ \t]|\r?$)/.test(lineAt(start))) {
+    if (start === 0) return null;
+    start = text.lastIndexOf('\n', start - 2) + 1;
+  }
+  const dash = /^[ \t]*/.exec(lineAt(start))![0].length;
+  let end = text.indexOf('\n', hit);
+  while (end >= 0 && end + 1 < text.length) {
+    const line = lineAt(end + 1);
+    if (!/^[ \t]*(#.*)?\r?$/.test(line) && /^[ \t]*/.exec(line)![0].length <= dash) break;
+    end = text.indexOf('\n', end + 1);
+  }
+  const body = text.slice(start, end < 0 ? text.length : end).split('\n').map((l) => l.replace(/\r$/, ''));
   return body.map((l) => (/^[ \t]*(#.*)?$/.test(l) ? '' : '  ' + l.slice(dash))).join('\n') + '\n';
 }

@@ -142,7 +142,10 @@ describe('intent checkout', () => {
     writeFiles(repo, { 'later.txt': 'later\n' });
     git(repo, 'add', 'later.txt');
     git(repo, 'commit', '-q', '-m', 'later');
-    const r = intent(repo, ['checkout', 'INT-001', '--base', initial, '--json']);
+    // The initial commit has no registry: the refusal of an uncommitted entry is waived here.
+    const refused = intent(repo, ['checkout', 'INT-001', '--base', initial, '--json']);
+    expect(JSON.parse(refused.stdout).error.code).toBe('REGISTRY_UNCOMMITTED');
+    const r = intent(repo, ['checkout', 'INT-001', '--base', initial, '--allow-uncommitted', '--json']);
     expect(r.status, r.stderr).toBe(0);
     const { path, created } = JSON.parse(r.stdout);
     expect(created).toBe(true);
