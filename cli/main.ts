@@ -191,13 +191,14 @@ program
   .description('write the audit as one self-contained HTML page: intents, commits, files, who wrote the lines (AI by model, human), verify findings')
   .argument('[range...]', 'git revision range(s) whose governed commits to show, e.g. origin/main..HEAD (default: HEAD and every local branch)')
   .option('--all', 'every commit reachable from any ref')
-  .option('--out <file>', 'where to write the page (default: intent-report.html in the current directory)')
+  .option('--out <file>', "where to write the page (default: report.html in intent's folder of the git dir, outside the work tree)")
   .option('--at <rev>', 'the revision whose files "lines now" describes (default: HEAD)')
   .option('--json', 'also print the report\'s data as JSON (with "path" and "bytes") instead of the path')
   .addHelpText(
     'after',
     '\nThe page needs no network (open it from disk); its tables sort and filter. Prints the path on stdout.\n' +
-      'Examples:\n  intent report\n  xdg-open "$(intent report --out /tmp/audit.html)"\n  intent report origin/main..HEAD --at origin/main\n  intent report --all --json',
+      'Examples:\n  intent report                                   # prints e.g. .git/intent/report.html\n  xdg-open "$(intent report)"\n  intent report --out audit.html\n' +
+      '  intent report --at intent/INT-001               # lines now on an intent branch not merged yet\n  intent report origin/main..HEAD --at origin/main\n  intent report --all --json',
   )
   .action(async (range: string[], opts: { all?: boolean; out?: string; at?: string; json?: boolean }) =>
     (await import('./report.js')).run({ cwd: process.cwd(), range: opts.all ? ['--all', ...range] : range, out: opts.out, at: opts.at, json: !!opts.json }));

@@ -195,6 +195,7 @@ export function collectReport(cwd: string, opts: CollectOptions = {}): ReportDat
   }
   for (const [m, n] of modelNow) model(m).lines_now += n;
 
+  warnings.push(...emptyHints(range, commits, reportFiles, opts.at === undefined ? at : null));
   return {
     format: 1,
     generated_at: now.toISOString(),
@@ -216,6 +217,23 @@ export function collectReport(cwd: string, opts: CollectOptions = {}): ReportDat
     findings,
     warnings,
   };
+}
+
+/**
+ * What to do when the page would look empty: no governed commit in the range, or files the notes
+ * name that are not at the default `--at` (an intent not merged yet: its lines are on its branch).
+ */
+function emptyHints(range: string[], commits: ReportCommit[], files: ReportFile[], defaultAt: string | null): string[] {
+  if (commits.length === 0) {
+    return [`no governed commits in ${range.join(' ')}: commit in an intent's worktree first (intent checkout <ID>), or name other revisions (intent report --all).`];
+  }
+  const missing = files.filter((f) => !f.exists);
+  if (defaultAt === null || missing.length === 0) return [];
+  const intent = missing.flatMap((f) => f.intents)[0];
+  return [
+    `${missing.length} of the ${files.length} files the notes name are not at ${defaultAt} (work not merged yet, or deleted since), so their lines now are not counted` +
+      (intent ? `: intent report --at intent/${intent} counts them on ${intent}'s branch.` : '.'),
+  ];
 }
 
 function intentRow(id: string, name: string, list: ReportCommit[], now: LineCounts | undefined, findings: number, s: IntentStatusRow | null): ReportIntent {

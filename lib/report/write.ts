@@ -1,11 +1,16 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { writeFileAtomic } from '../core/files.js';
+import { openRepo, stateDir } from '../git/repo.js';
 import { collectReport, type CollectOptions } from './collect.js';
 import { renderPage } from './page.js';
 import type { ReportData } from './types.js';
 
-/** The file `intent report` writes when no `--out` is given (in the current directory). */
-export const DEFAULT_REPORT_FILE = 'intent-report.html';
+/**
+ * The file `intent report` writes when no `--out` is given, in intent's state folder of the
+ * repository (`<git-common-dir>/intent/`): never in the work tree, where an untracked page would
+ * be one more file for `git add -A` and would stop `intent done --merge` (the main worktree must be clean).
+ */
+export const DEFAULT_REPORT_FILE = 'report.html';
 
 /** What `writeReport` wrote. */
 export interface WrittenReport {
@@ -14,11 +19,11 @@ export interface WrittenReport {
   data: ReportData;
 }
 
-/** Gathers the report of the repository around `cwd` and writes the page to `out` (relative to `cwd`). */
+/** Gathers the report of the repository around `cwd` and writes the page to `out` (relative to `cwd`; default: `<git-common-dir>/intent/report.html`). */
 export function writeReport(cwd: string, opts: CollectOptions & { out?: string } = {}): WrittenReport {
   const data = collectReport(cwd, opts);
   const html = renderPage(data);
-  const path = resolve(cwd, opts.out ?? DEFAULT_REPORT_FILE);
+  const path = opts.out !== undefined ? resolve(cwd, opts.out) : join(stateDir(openRepo(cwd)), DEFAULT_REPORT_FILE);
   writeFileAtomic(path, html);
   return { path, bytes: Buffer.byteLength(html), data };
 }
