@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { checkRegistry } from '../../lib/intents/registry.js';
 import { describe, expect, it } from 'vitest';
-import { PKG_ROOT, git, run, tempDir, writeFiles } from '../helpers.js';
+import { CLI, PKG_ROOT, git, run, tempDir, writeFiles } from '../helpers.js';
 
 // The README's quickstart, run as written: the package packed and installed with the README's own
 // install line into a temporary prefix, a small project cloned from a bare repository standing in
@@ -123,3 +124,42 @@ describe("the README's quickstart", () => {
     expect(v.status, v.stdout + v.stderr).toBe(0);
   }, 300_000);
 });
+
+describe('what the README promises elsewhere', () => {
+  it('the set-up commands: the demo and the tests; .ci/run runs exactly the test command, and installs system packages without their recommends', () => {
+    const blocks = shBlocks(README.slice(README.indexOf('## Reference')));
+    expect(blocks).toEqual(['npm ci && npm run demo\n', 'npm ci && npm test\n']);
+    const ci = readFileSync(join(PKG_ROOT, '.ci', 'run'), 'utf8').trim().split('\n');
+    expect(ci.filter((l) => /^npm /.test(l))).toEqual(['npm ci --no-audit --no-fund', 'npm test']);
+    expect(ci[ci.length - 1]).toBe('npm test');
+    expect(ci.filter((l) => /apt-get install/.test(l)).every((l) => l.includes('--no-install-recommends'))).toBe(true);
+  });
+
+  it('is a product page: at most 300 lines; every link to a file in the repository resolves', () => {
+    expect(README.split('\n').length).toBeLessThanOrEqual(300);
+    for (const doc of ['README.md', 'CONTRIBUTING.md', ...readdirSync(join(PKG_ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]) {
+      const text = readFileSync(join(PKG_ROOT, doc), 'utf8');
+      for (const [, target] of text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
+        if (/^[a-z]+:/.test(target)) continue;
+        expect(existsSync(join(PKG_ROOT, dirname(doc), target)), `${doc} links to ${target}`).toBe(true);
+      }
+    }
+  });
+
+  it('acceptance_checks (what intent done runs) is documented wherever acceptance_criteria (prose, never run) is', () => {
+    const texts = ['README.md', 'templates/orchestration/active_intents.yaml', ...readdirSync(join(PKG_ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+    for (const f of texts) {
+      const text = readFileSync(join(PKG_ROOT, f), 'utf8');
+      if (text.includes('acceptance_criteria') && !/^docs\/(decisions|threat-model)\.md$/.test(f)) expect(text, f).toContain('acceptance_checks');
+    }
+    // The template's example, uncommented, is a valid registry with both.
+    const template = readFileSync(join(PKG_ROOT, 'templates', 'orchestration', 'active_intents.yaml'), 'utf8');
+    const example = template.slice(template.indexOf('# active_intents:')).split('\n').filter((l) => l.startsWith('#')).map((l) => l.replace(/^# ?/, '')).join('\n');
+    const checked = checkRegistry(example);
+    expect(checked.problems).toEqual([]);
+    expect(checked.intents[0]).toMatchObject({ acceptance_checks: ['npm test -- tests/auth'], acceptance_criteria: ['Unit tests in tests/auth/ pass'] });
+    expect(run(process.execPath, [CLI, 'done', '--help'], PKG_ROOT).stdout).toContain('acceptance_checks');
+    expect(run(process.execPath, [CLI, 'new', '--help'], PKG_ROOT).stdout).toContain('--acceptance-check');
+  });
+});
+
