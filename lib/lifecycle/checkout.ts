@@ -62,6 +62,9 @@ async function checkoutLocked(repo: Repo, id: string, opts: CheckoutOptions, cwd
   const registryFile = orchestrationPath(repo, 'active_intents.yaml');
   const branch = BRANCH_PREFIX + id;
   const main = repo.mainRoot;
+  // The committed registry for the uncommitted-entry check (assertCommitted), read while the rest is decided.
+  const committedPath = relative(main, registryFile).split(sep).join('/');
+  const committed = opts.allowUncommitted || /[\r\n]/.test(opts.base ?? '') ? null : gitRawAsync(['cat-file', 'blob', `${opts.base ?? 'HEAD'}:${committedPath}`], { cwd: main });
   const read = readRegistry(registryFile);
   const { registry } = read;
   const intent = findIntent(registry, id);
@@ -111,7 +114,7 @@ async function checkoutLocked(repo: Repo, id: string, opts: CheckoutOptions, cwd
     const [hasBranch, base] = resolveRefs(repo, branch, opts.base ?? 'HEAD');
     if (hasBranch && opts.base) throw new IntentError('WORKTREE_CONFLICT', `Branch ${branch} already exists; --base applies only to a new branch.`, { branch });
     if (!hasBranch && base === null) throw baseError(opts.base ?? 'HEAD');
-    if (!hasBranch && !opts.allowUncommitted) assertCommitted(main, base!, opts.base ?? 'HEAD', intent, read.text, registryFile);
+    if (!hasBranch && committed) assertCommitted(await committed, base!, opts.base ?? 'HEAD', intent, read.text, registryFile, committedPath);
     const args = hasBranch ? ['worktree', 'add', path, branch] : ['worktree', 'add', '-b', branch, path, base!];
     const adding = gitRawAsync(args, { cwd: main });
     let failed: { error: unknown } | null = null;
@@ -154,12 +157,11 @@ function resolveRefs(repo: Repo, branch: string, rev: string): [boolean, string 
  * its registry with the scope the working registry gives it. intent verify, the pre-push hook and
  * the server judge a commit's recorded scope by the registry in the history up to it: work begun
  * before the entry was committed is refused after the merge (SCOPE_NOT_IN_REGISTRY), and
- * committing the registry later does not change that history. One git process; the working text
- * equal to the committed one (the usual case) needs no parse.
+ * committing the registry later does not change that history. `shown`: `git cat-file blob
+ * <base>:<registry>`, run while checkout decides the rest; the working text equal to the committed
+ * one (the usual case) needs no parse.
  */
-function assertCommitted(main: string, base: string, label: string, intent: Intent, text: string, registryFile: string): void {
-  const path = relative(main, registryFile).split(sep).join('/');
-  const shown = gitRaw(['cat-file', 'blob', `${base}:${path}`], { cwd: main });
+function assertCommitted(shown: { status: number; stdout: string }, base: string, label: string, intent: Intent, text: string, registryFile: string, path: string): void {
   if (shown.status === 0 && shown.stdout === text) return;
   const committed = shown.status === 0 ? committedIntent(shown.stdout, intent.id) : null;
   if (committed && JSON.stringify(committed.owned_scope) === JSON.stringify(intent.owned_scope)) return;
