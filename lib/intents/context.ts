@@ -173,8 +173,8 @@ function rulesSentences(intent: Intent): string[] {
   ];
 }
 
-type ListName = 'owned_scope' | 'constraints' | 'acceptance_criteria' | 'related_specs';
-type Extra = 'worktree' | 'related_specs' | 'assigned_agent';
+type ListName = 'owned_scope' | 'constraints' | 'acceptance_criteria' | 'acceptance_checks' | 'related_specs';
+type Extra = 'worktree' | 'acceptance_checks' | 'related_specs' | 'assigned_agent';
 
 /** How much of the fixed part to show. */
 interface Shape {
@@ -221,6 +221,10 @@ function renderFixed(f: ContextParts, shape: Shape): { lines: string[]; rules: s
   }, true);
   list('constraints', intent.constraints, (c) => `<constraint>${fit(c)}</constraint>`, false);
   list('acceptance_criteria', intent.acceptance_criteria, (c) => `<criterion>${fit(c)}</criterion>`, false);
+  // The commands `intent done` runs: shown when they fit (an agent can run them before it finishes).
+  if (intent.acceptance_checks?.length && shape.extras.has('acceptance_checks')) {
+    list('acceptance_checks', intent.acceptance_checks, (c) => `<check>${fit(c)}</check>`, false);
+  }
   if (intent.related_specs.length && shape.extras.has('related_specs')) {
     list('related_specs', intent.related_specs, (s) => `<spec type="${fit(s.type, xmlAttr)}">${fit(s.value)}</spec>`, true);
   }
@@ -361,7 +365,7 @@ export function assemble(f: ContextParts, lessons: Lesson[], history: HistoryEnt
   const shape: Shape = {
     cap: Infinity,
     globCap: Infinity,
-    keep: { owned_scope: Infinity, constraints: Infinity, acceptance_criteria: Infinity, related_specs: Infinity },
+    keep: { owned_scope: Infinity, constraints: Infinity, acceptance_criteria: Infinity, acceptance_checks: Infinity, related_specs: Infinity },
     rules: allRules,
     rulesCap: Infinity,
     extras: new Set(),
@@ -369,7 +373,7 @@ export function assemble(f: ContextParts, lessons: Lesson[], history: HistoryEnt
   // 1. The always-shown part, whole if it fits; then the optional items, each if it fits.
   let chosen = layout(shape);
   if (chosen.size <= maxBytes) {
-    for (const extra of ['worktree', 'related_specs', 'assigned_agent'] as const) {
+    for (const extra of ['worktree', 'acceptance_checks', 'related_specs', 'assigned_agent'] as const) {
       shape.extras.add(extra);
       const l = layout(shape);
       if (l.size <= maxBytes) chosen = l;

@@ -44,6 +44,8 @@ describe('intent new', () => {
     // Byte-surgical: the template's comments stay; only the list changed.
     expect(after.slice(0, before.indexOf('active_intents: []'))).toBe(before.slice(0, before.indexOf('active_intents: []')));
     expect(after).toContain('    acceptance_checks: ["test -f src/a.ts"]\n');
+    // The agent is told which commands intent done will run.
+    expect(intent(repo, ['context', 'INT-001']).stdout).toContain('  <acceptance_checks>\n    <check>test -f src/a.ts</check>\n  </acceptance_checks>\n');
 
     const j = intent(repo, ['new', 'INT-002', '--name', 'Docs', '--scope', 'docs/**', '--constraint', 'English only', '--json']);
     expect(j.status, j.stderr).toBe(0);
