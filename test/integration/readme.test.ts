@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { checkRegistry } from '../../lib/intents/registry.js';
 import { describe, expect, it } from 'vitest';
-import { CLI, PKG_ROOT, git, run, tempDir, writeFiles } from '../helpers.js';
+import { CLI, PKG_ROOT, checkoutIntent, git, governedRepo, run, tempDir, writeFiles } from '../helpers.js';
 
 // The README's quickstart, run as written: the package packed and installed with the README's own
 // install line into a temporary prefix, a small project cloned from a bare repository standing in
@@ -133,6 +133,17 @@ describe('what the README promises elsewhere', () => {
     expect(ci.filter((l) => /^npm /.test(l))).toEqual(['npm ci --no-audit --no-fund', 'npm test']);
     expect(ci[ci.length - 1]).toBe('npm test');
     expect(ci.filter((l) => /apt-get install/.test(l)).every((l) => l.includes('--no-install-recommends'))).toBe(true);
+  });
+
+  it("the refusal on the README's first screen is what the hook prints, word for word", () => {
+    const sample = /```\n\$ git commit -am "Issue JWTs" [^\n]*\n([\s\S]*?)```/.exec(README);
+    expect(sample, 'the README shows a refused commit').not.toBeNull();
+    const repo = governedRepo([{ id: 'INT-001', scope: ['src/auth/**', '!src/auth/legacy/**'] }], { 'src/auth/a.ts': 'a\n', 'src/billing/invoice.ts': 'i\n' });
+    const wt = checkoutIntent(repo, 'INT-001');
+    writeFiles(wt, { 'src/billing/invoice.ts': 'i\nj\n' });
+    const r = run('git', ['commit', '-am', 'Issue JWTs'], wt);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(sample![1]);
   });
 
   it('is a product page: at most 300 lines; every link to a file in the repository resolves', () => {
