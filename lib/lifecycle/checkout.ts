@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { BRANCH_PREFIX, recordActiveIntent } from '../intents/active.js';
 import { loadConfig } from '../intents/config.js';
@@ -114,7 +114,7 @@ async function checkoutLocked(repo: Repo, id: string, opts: CheckoutOptions, cwd
     const [hasBranch, base] = resolveRefs(repo, branch, opts.base ?? 'HEAD');
     if (hasBranch && opts.base) throw new IntentError('WORKTREE_CONFLICT', `Branch ${branch} already exists; --base applies only to a new branch.`, { branch });
     if (!hasBranch && base === null) throw baseError(opts.base ?? 'HEAD');
-    if (!hasBranch && committed) assertCommitted(await committed, base!, opts.base ?? 'HEAD', intent, read.text, registryFile, committedPath);
+    if (!hasBranch && committed) assertCommitted(await committed, base!, opts.base ?? 'HEAD', intent, read.text, registryFile, relative(realpathSync(cwd), registryFile));
     const args = hasBranch ? ['worktree', 'add', path, branch] : ['worktree', 'add', '-b', branch, path, base!];
     const adding = gitRawAsync(args, { cwd: main });
     let failed: { error: unknown } | null = null;
@@ -161,7 +161,7 @@ function resolveRefs(repo: Repo, branch: string, rev: string): [boolean, string 
  * <base>:<registry>`, run while checkout decides the rest; the working text equal to the committed
  * one (the usual case) needs no parse.
  */
-function assertCommitted(shown: { status: number; stdout: string }, base: string, label: string, intent: Intent, text: string, registryFile: string, path: string): void {
+function assertCommitted(shown: { status: number; stdout: string }, base: string, label: string, intent: Intent, text: string, registryFile: string, fromCwd: string): void {
   if (shown.status === 0 && shown.stdout === text) return;
   const committed = shown.status === 0 ? committedIntent(shown.stdout, intent.id) : null;
   if (committed && JSON.stringify(committed.owned_scope) === JSON.stringify(intent.owned_scope)) return;
@@ -173,7 +173,7 @@ function assertCommitted(shown: { status: number; stdout: string }, base: string
     'REGISTRY_UNCOMMITTED',
     `${what} intent verify, the pre-push hook and the server judge every commit by the registry in the history, so this work would be refused after the merge (SCOPE_NOT_IN_REGISTRY). Nothing was changed.\n` +
       `Commit the registry first${label === 'HEAD' ? '' : ` on ${label}`}, then check out again:\n` +
-      `  git add ${path} && git commit -m "Register ${intent.id}"\n` +
+      `  git add ${fromCwd} && git commit -m "Register ${intent.id}"\n` +
       `  intent checkout ${intent.id}\n` +
       `(--allow-uncommitted goes on without it.)`,
     { intent: intent.id, base: label, commit: base, path: registryFile, committed: committed ? committed.owned_scope : null, scope: intent.owned_scope },

@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
 import { withLock } from '../core/lock.js';
 import { assertHuman } from '../intents/approval.js';
@@ -25,5 +26,5 @@ export function newIntent(cwd: string, spec: NewIntentSpec, opts: { env?: NodeJS
   assertHuman(repo, `new ${spec.id}`, opts.env);
   const registry = orchestrationPath(repo, 'active_intents.yaml');
   const intent = withLock(registryLockPath(repo), () => addIntent(registry, spec, opts.now ?? new Date()));
-  return { intent, registry, orchestrationRelative: relative(cwd, dirname(registry)) || '.' };
+  return { intent, registry, orchestrationRelative: relative(realpathSync(cwd), dirname(registry)) || '.' };
 }
