@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { checkRegistry } from '../../lib/intents/registry.js';
 import { describe, expect, it } from 'vitest';
@@ -122,6 +122,57 @@ describe("the README's quickstart", () => {
     // Anyone can check it from the history alone.
     const v = run('intent', ['verify', '--all'], project, { PATH });
     expect(v.status, v.stdout + v.stderr).toBe(0);
+  }, 300_000);
+});
+
+describe("the README's team set-up", () => {
+  it("with the server's gate (templates/server/pre-receive), an intent's branch lands once the server's main has it IN_PROGRESS", () => {
+    const work = tempDir();
+    const shim = join(work, 'intent');
+    writeFileSync(shim, `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
+    chmodSync(shim, 0o755);
+    const env = { INTENT_BIN: shim };
+    const seed = join(work, 'seed');
+    writeFiles(seed, PROJECT);
+    git(seed, 'init', '-q', '-b', 'main');
+    git(seed, 'add', '-A');
+    git(seed, 'commit', '-q', '-m', 'my-project');
+    const remote = join(work, 'remote.git');
+    git(work, 'clone', '-q', '--bare', seed, remote);
+    copyFileSync(join(PKG_ROOT, 'templates', 'server', 'pre-receive'), join(remote, 'hooks', 'pre-receive'));
+    chmodSync(join(remote, 'hooks', 'pre-receive'), 0o755);
+    git(work, 'clone', '-q', remote, 'my-project');
+    const project = join(work, 'my-project');
+    const ok = (cwd: string, cmd: string, args: string[]) => {
+      const r = run(cmd, args, cwd, env);
+      expect(r.status, `${cmd} ${args.join(' ')}\n${r.stdout}${r.stderr}`).toBe(0);
+      return r;
+    };
+    ok(project, shim, ['init']);
+    ok(project, shim, ['new', 'INT-001', '--name', 'Retry on 503', '--scope', 'src/**', 'test/**', '--acceptance-check', 'npm test']);
+    ok(project, 'git', ['add', '.orchestration']);
+    ok(project, 'git', ['commit', '-q', '-m', 'Register INT-001']);
+    ok(project, 'git', ['push', '-q', 'origin', 'main']);
+    const wt = JSON.parse(ok(project, shim, ['checkout', 'INT-001', '--json']).stdout).path as string;
+    ok(wt, 'sh', ['-c', EDIT]);
+    ok(wt, 'git', ['add', '-A']);
+    ok(wt, 'git', ['commit', '-q', '-m', 'Retry on 503']);
+    // The server's main still has INT-001 PENDING: the gate refuses its branch, and says what to do.
+    const early = run('git', ['push', 'origin', 'intent/INT-001', 'refs/notes/intents'], wt, env);
+    expect(early.status).not.toBe(0);
+    expect(early.stderr).toContain('INTENT_NOT_ACTIVE');
+    expect(early.stderr).toContain('INT-001 is PENDING on refs/heads/main');
+    // As the README says: after intent checkout, commit the registry and push main.
+    ok(project, 'git', ['commit', '-q', '-m', 'Start INT-001', '.orchestration/active_intents.yaml']);
+    ok(project, 'git', ['push', '-q', 'origin', 'main']);
+    ok(wt, 'git', ['push', '-q', 'origin', 'intent/INT-001', 'refs/notes/intents']);
+    // Then the quickstart's end: done --merge, the registry committed, main pushed with the notes.
+    ok(project, shim, ['done', 'INT-001', '--merge']);
+    ok(project, 'git', ['add', '.orchestration']);
+    ok(project, 'git', ['commit', '-q', '-m', 'INT-001 done']);
+    ok(project, 'git', ['push', '-q', 'origin', 'main', 'refs/notes/intents']);
+    expect(git(remote, 'rev-parse', 'main')).toBe(git(project, 'rev-parse', 'main'));
+    expect(git(remote, 'show', 'main:.orchestration/active_intents.yaml')).toContain('status: "COMPLETED"');
   }, 300_000);
 });
 
