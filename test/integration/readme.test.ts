@@ -197,6 +197,12 @@ describe('what the README promises elsewhere', () => {
     expect(r.stderr).toBe(sample![1]);
   });
 
+  it('CONTRIBUTING names the Node.js the pinned Claude Code of the end-to-end tests needs', () => {
+    const version = /CLAUDE_CODE_VERSION = '([^']+)'/.exec(readFileSync(join(PKG_ROOT, 'scripts', 'claude-code-e2e.mjs'), 'utf8'))![1];
+    const contributing = readFileSync(join(PKG_ROOT, 'CONTRIBUTING.md'), 'utf8');
+    expect(contributing).toContain(`The end-to-end tests run the pinned\nClaude Code (${version}), which needs Node.js 22 or newer`);
+  });
+
   it('is a product page: at most 300 lines; every link to a file in the repository resolves', () => {
     expect(README.split('\n').length).toBeLessThanOrEqual(300);
     for (const doc of ['README.md', 'CONTRIBUTING.md', ...readdirSync(join(PKG_ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]) {
