@@ -66,7 +66,7 @@ program
     'after',
     '\nThen commit the registry before `intent checkout`: intent verify and the server check every commit against the registry in the history.\n' +
       'Examples:\n  intent new INT-001 --name "JWT authentication" --scope "src/auth/**" "test/auth/**" --acceptance-check "npm test"\n' +
-      '  git add .orchestration/active_intents.yaml && git commit -m "Register INT-001"\n' +
+      '  git add .orchestration && git commit -m "Register INT-001"\n' +
       '  intent new INT-002 --name "Invoice rounding" --scope "src/billing/**" "!src/billing/legacy/**" --constraint "No new dependencies" --json',
   )
   .action(async (id: string, opts: { name: string; scope: string[]; constraint?: string[]; acceptanceCheck?: string[]; json?: boolean }) =>
