@@ -430,3 +430,16 @@ export function refusedCommit(
   if (opts.repo) expect(ledgerLines(opts.repo), 'the ledger grew').toHaveLength(before.ledger);
   return r.stderr;
 }
+
+/**
+ * Waits until `what` holds, polling every 20 ms; fails after `ms` naming what it waited for. The
+ * bound is generous (a loaded machine is slow): it is there so that a wait that never ends fails
+ * the test with a reason instead of hanging it, never to time anything.
+ */
+export async function until(what: () => boolean, waitingFor: string, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!what()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting until ${waitingFor}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
