@@ -362,9 +362,11 @@ describe('the hook server', () => {
     // process table now. (The 'long' commit below checks the same way that one is.)
     expect(serversOf(repo)).toEqual([]);
 
-    expect(commit(wt, { ...env, INTENT_HOOK_SERVER_MS: '400' }, { 'src/a.ts': 'export const a = 3;\n' }, 'short').status).toBe(0);
+    // Idle for 10 s: long enough for serverUp to see it on a loaded machine (with 400 ms it could
+    // start and leave while git was still finishing the commit), short enough to wait for it to leave.
+    expect(commit(wt, { ...env, INTENT_HOOK_SERVER_MS: '10000' }, { 'src/a.ts': 'export const a = 3;\n' }, 'short').status).toBe(0);
     const shortLived = await serverUp(repo);
-    await until(() => !alive(shortLived), `the server (pid ${shortLived}) left after 400 ms idle`);
+    await until(() => !alive(shortLived), `the server (pid ${shortLived}) left after 10 s idle`);
     expect(existsSync(join(serverDir(repo), 'pid'))).toBe(false);
     expect(existsSync(join(serverDir(repo), 'in'))).toBe(false);
 
