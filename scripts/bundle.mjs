@@ -28,6 +28,7 @@ import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sourceHash, STAMP } from './source-hash.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
@@ -157,6 +158,10 @@ const main = join(dist, 'cli', 'main.js');
 const hookRun = join(dist, 'lib', 'hooks', 'dispatch.js');
 const commands = lazyImports(main);
 const hooks = lazyImports(hookRun);
+// The inputs' fingerprint is taken as bundling starts (right after tsc) and written when it has
+// succeeded: a source edited while the bundles are made leaves the stamp stale, which is safe.
+const inputs = sourceHash(root);
+await rm(join(root, STAMP), { force: true });
 if (!commands.includes('checkout') || !hooks.includes('post-commit')) throw new Error(`bundle: unexpected split points: ${commands} / ${hooks}`);
 
 await rm(out, { recursive: true, force: true });
@@ -185,3 +190,6 @@ await Promise.all([
   const schema = JSON.parse(readFileSync(join(root, 'schemas', 'agent-trace', 'trace-record.schema.json'), 'utf8'));
   await writeFile(join(out, 'trace-validator.cjs'), standalone(ajv, ajv.compile(schema)));
 }
+
+// Last: the fingerprint of the inputs this build was made from (scripts/source-hash.mjs).
+await writeFile(join(root, STAMP), `${inputs}\n`);

@@ -6,7 +6,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach } from 'vitest';
+import { afterAll, afterEach, expect } from 'vitest';
 import { removeTree, stopProcessesIn } from './remove-tree.js';
 
 /** The package root (where dist/ and templates/ are). */
@@ -385,5 +385,61 @@ export function ledgerLines(repo: string): string[] {
     return readFileSync(join(repo, '.orchestration', 'agent_trace.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
   } catch {
     return [];
+  }
+}
+
+/** A stack trace in a program's output: it crashed, whatever its exit status says. */
+const STACK_LINE = /^\s+at .+:\d+:\d+\)?$/m;
+
+/**
+ * Asserts that a program refused, by its message: a non-zero exit (not a signal, not a crash with a
+ * stack trace) whose output says `message`. A crash is not a refusal: a check that throws would
+ * otherwise pass every "refused" test. Returns stdout and stderr together.
+ */
+export function expectRefused(r: Run, message: string | RegExp, what = 'the command'): string {
+  const out = `${r.stdout}${r.stderr}`;
+  expect(r.status, `${what} should be refused (exit 1 or more), got ${r.status}:\n${out}`).toBeGreaterThan(0);
+  expect(out, `${what} crashed instead of refusing`).not.toMatch(STACK_LINE);
+  if (typeof message === 'string') expect(out, `${what}: the refusal's message`).toContain(message);
+  else expect(out, `${what}: the refusal's message`).toMatch(message);
+  return out;
+}
+
+/** How many commits carry a note on refs/notes/intents. */
+export function noteCount(cwd: string): number {
+  const r = run('git', ['notes', '--ref=intents', 'list'], cwd);
+  return r.status === 0 ? r.stdout.split('\n').filter(Boolean).length : 0;
+}
+
+/**
+ * Runs `git commit <args>` in `cwd` (with `git`, another git program) and asserts it was refused
+ * with `message` (by default intent's own "intent: commit blocked."; a user hook's message where
+ * that hook refuses): HEAD unchanged, no new note and, given the main worktree `repo`, no new
+ * ledger line. Returns git's stderr.
+ */
+export function refusedCommit(
+  cwd: string,
+  args: string[],
+  opts: { repo?: string; env?: Record<string, string | undefined>; git?: string; message?: string | RegExp } = {},
+): string {
+  const before = { head: run('git', ['rev-parse', 'HEAD'], cwd).stdout, notes: noteCount(cwd), ledger: opts.repo ? ledgerLines(opts.repo).length : 0 };
+  const r = run(opts.git ?? 'git', ['commit', ...args], cwd, opts.env ?? {});
+  expectRefused(r, opts.message ?? 'intent: commit blocked.', `git commit ${args.join(' ')}`);
+  expect(run('git', ['rev-parse', 'HEAD'], cwd).stdout, 'HEAD moved').toBe(before.head);
+  expect(noteCount(cwd), 'a note was written').toBe(before.notes);
+  if (opts.repo) expect(ledgerLines(opts.repo), 'the ledger grew').toHaveLength(before.ledger);
+  return r.stderr;
+}
+
+/**
+ * Waits until `what` holds, polling every 20 ms; fails after `ms` naming what it waited for. The
+ * bound is generous (a loaded machine is slow): it is there so that a wait that never ends fails
+ * the test with a reason instead of hanging it, never to time anything.
+ */
+export async function until(what: () => boolean, waitingFor: string, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!what()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting until ${waitingFor}`);
+    await new Promise((r) => setTimeout(r, 20));
   }
 }

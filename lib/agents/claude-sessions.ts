@@ -7,11 +7,11 @@
  * session that used a writing tool there and that the hooks never saw is reported.
  */
 import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { openRepo, type Repo } from '../git/repo.js';
 import { selectedIntent } from './handshake.js';
 import { sessionSeen } from './hook-adapters.js';
+import { hostEnv, readSettings } from '../core/settings.js';
 
 /** A Claude Code session that wrote in the worktree without our hooks. */
 export interface UnhookedSession {
@@ -30,7 +30,7 @@ const MAX_BYTES = 4 * 1024 * 1024;
 
 /** Claude Code's config directory: `$CLAUDE_CONFIG_DIR`, else `~/.claude`. */
 export function claudeConfigDir(): string {
-  return process.env.CLAUDE_CONFIG_DIR || join(homedir(), '.claude');
+  return readSettings(hostEnv()).claudeConfigDir;
 }
 
 /**

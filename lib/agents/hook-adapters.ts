@@ -14,7 +14,7 @@ import { requireActive, resolveIntentId } from '../intents/active.js';
 import { checkWrite, contentHash, recordWrite } from './adapter.js';
 import { requireHandshake, recordHandshake, type AgentSession } from './handshake.js';
 import { blobBytes, changesSince, snapshotWorktree, type WorktreeSnapshot } from '../git/snapshot.js';
-import { classifyCommand, type CommandVerdict } from './shell-policy.js';
+import { classifyCommand, type CommandVerdict } from './shell/index.js';
 import { IntentError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/files.js';
 import { gitRaw } from '../git/process.js';

@@ -4,7 +4,8 @@
  * Cursor and Cline (protocols: their wire formats; hook-adapters: one decision core; config-files:
  * registering them), the handshake every agent session makes before it may write (handshake:
  * select_active_intent, intent context), Claude Code sessions that ran without the hooks
- * (claude-sessions), the MCP server (mcp-server), and the shell-command policy (shell-policy).
+ * (claude-sessions), the MCP server (mcp-server), and the shell-command policy (shell/, entered
+ * through shell/index.ts).
  * Imports: core, git, intents, mutation, trace, guardrails.
  */
 export { readPayload, runAgentHook } from './protocols.js';

@@ -22,7 +22,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { checkWrite, contentHash, deleteFile, moveFile, recordWrite, type WriteResult } from './adapter.js';
 import { recordHandshake, selectedIntent, type AgentSession } from './handshake.js';
-import { classifyCommand, type CommandDecision } from './shell-policy.js';
+import { classifyCommand, type CommandDecision } from './shell/index.js';
 import { IntentError, NO_ACTIVE_INTENT_MESSAGE } from '../core/errors.js';
 import { requireActive, resolveIntentId } from '../intents/active.js';
 import { renderContext } from '../intents/context.js';
@@ -31,7 +31,7 @@ import { loadRegistry } from '../intents/registry.js';
 import { compileScope, outOfScope } from '../intents/scope.js';
 import { openRepo, orchestrationPath, type Repo } from '../git/repo.js';
 
-export { classifyCommand, type CommandContext, type CommandDecision, type CommandVerdict } from './shell-policy.js';
+export { classifyCommand, type CommandContext, type CommandDecision, type CommandVerdict } from './shell/index.js';
 export { contentHash } from './adapter.js';
 
 /** The part of Roo Code's `Task` the glue reads (Roo's `Task` satisfies it). */

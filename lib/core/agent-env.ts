@@ -1,4 +1,5 @@
 import { IntentError } from './errors.js';
+import { hostEnv } from './settings.js';
 
 /**
  * Why this process looks like an agent's rather than a human's, or null. Agent hook processes and
@@ -6,7 +7,7 @@ import { IntentError } from './errors.js';
  * (`CURSOR_TRACE_ID`), Cline (`CLINE_*`); anything else can say so with `INTENT_AGENT` set to
  * anything but "" or "0". Decisions a human must take (approve, reject, reset) refuse then.
  */
-export function agentMarker(env: NodeJS.ProcessEnv = process.env): string | null {
+export function agentMarker(env: NodeJS.ProcessEnv = hostEnv()): string | null {
   if (env.CLAUDE_PROJECT_DIR !== undefined) return 'CLAUDE_PROJECT_DIR is set (a Claude Code hook or session)';
   if (env.CLAUDECODE === '1') return 'CLAUDECODE=1 is set (a Claude Code session)';
   if (env.CURSOR_TRACE_ID !== undefined) return 'CURSOR_TRACE_ID is set (a Cursor session)';
@@ -22,7 +23,7 @@ export function agentMarker(env: NodeJS.ProcessEnv = process.env): string | null
  * like an agent's. A guardrail for honest agents, not a boundary: a process of the same user can
  * unset these variables. What lands is decided by the server's authority check (`intent gate`).
  */
-export function assertNotAgent(action: string, env: NodeJS.ProcessEnv = process.env): void {
+export function assertNotAgent(action: string, env: NodeJS.ProcessEnv = hostEnv()): void {
   const marker = agentMarker(env);
   if (!marker) return;
   throw new IntentError(

@@ -1,8 +1,9 @@
 /**
  * core: what every other layer stands on and that knows nothing of git or intents: typed errors
  * with stable codes (errors), atomic file writes (files), lock files (lock), the package's
- * identity and the notes ref (version), the check that a process is an agent's (agent-env), and
- * NODE_EXTRA_CA_CERTS parked for a node that makes no TLS connection (node-start).
+ * identity and the notes ref (version), the check that a process is an agent's (agent-env),
+ * NODE_EXTRA_CA_CERTS parked for a node that makes no TLS connection (node-start), and the
+ * environment settings, read in one place (settings: readSettings, hostEnv).
  * Imports: Node only.
  */
 export { IntentError, NO_ACTIVE_INTENT_MESSAGE, type ErrorCode } from './errors.js';

@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { IntentError } from '../core/errors.js';
+import { hostEnv, readSettings } from '../core/settings.js';
 
 /** Result of one git invocation; a non-zero exit is data, not an exception. */
 export interface GitResult {
@@ -39,10 +40,11 @@ const REPO_ENV = [
 
 /** The environment git runs with: no pager, no prompts, repository variables on purpose only. */
 export function gitEnv(opts: Pick<GitOptions, 'inheritRepoEnv' | 'env'> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
+  const host = hostEnv();
+  const env: NodeJS.ProcessEnv = { ...host, GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
   // In a server's pre-receive hook the pushed objects sit in a quarantine directory that only
   // these variables make visible; they always describe the repository the hook runs for.
-  const quarantine = !!process.env.GIT_QUARANTINE_PATH;
+  const quarantine = readSettings(host).gitQuarantine;
   if (!opts.inheritRepoEnv) {
     for (const k of REPO_ENV) if (!(quarantine && (k === 'GIT_OBJECT_DIRECTORY' || k === 'GIT_ALTERNATE_OBJECT_DIRECTORIES'))) delete env[k];
   }

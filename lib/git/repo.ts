@@ -2,6 +2,7 @@ import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from 'nod
 import { basename, dirname, join, resolve } from 'node:path';
 import { IntentError } from '../core/errors.js';
 import { gitRaw, git } from './process.js';
+import { hostEnv } from '../core/settings.js';
 
 /** Where a command runs: the worktree, its git dirs, and the main worktree that governs it. */
 export interface Repo {
@@ -49,7 +50,7 @@ export function openRepo(cwd: string): Repo {
  * naming another folder, GIT_WORK_TREE or GIT_COMMON_DIR set, a config or per-worktree config
  * that sets core.bare or core.worktree, a missing HEAD) is left to `openRepo`.
  */
-export function openHookRepo(cwd: string, env: NodeJS.ProcessEnv = process.env): Repo {
+export function openHookRepo(cwd: string, env: NodeJS.ProcessEnv = hostEnv()): Repo {
   return repoFromFiles(cwd, env) ?? openRepo(cwd);
 }
 

@@ -7,6 +7,7 @@ import { writeFileAtomic } from '../core/files.js';
 import { withLock } from '../core/lock.js';
 import { findIntent, loadRegistry } from '../intents/registry.js';
 import { openRepo, orchestrationPath, stateDir, type Repo } from '../git/repo.js';
+import { hostEnv } from '../core/settings.js';
 
 /** Defaults of the circuit breaker (config keys `breakerMaxRejections`, `breakerWindowMinutes`). */
 export const BREAKER_DEFAULTS = { maxRejections: 5, windowMinutes: 10 } as const;
@@ -183,7 +184,7 @@ export function resetIntent(
   id: string,
   opts: { yes?: boolean; stdinIsTTY?: boolean; env?: NodeJS.ProcessEnv } = {},
 ): ResetResult {
-  const env = opts.env ?? process.env;
+  const env = opts.env ?? hostEnv();
   const repo = openRepo(cwd);
   const how = `A human runs it in a terminal in the main worktree: cd ${repo.mainRoot} && intent reset ${id}`;
   const marker = agentProcessMarker(env);

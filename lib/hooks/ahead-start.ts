@@ -14,6 +14,7 @@ import { stagedPaths, stagedPathsAndPatch } from '../git/diff.js';
 import { gitRaw } from '../git/process.js';
 import { headOid, stateDir, type Repo } from '../git/repo.js';
 import { aheadDir, pendingAlive, predictsSyntax, residentSocket, writePending } from '../mutation/ahead.js';
+import { hostEnv, readSettings } from '../core/settings.js';
 
 /** Makes git diff only TS/JS files (what the prediction reads); shipped with the package. */
 const COMPILED_ATTRIBUTES = join(PKG_ROOT, 'git-hooks', 'compiled.gitattributes');
@@ -31,8 +32,8 @@ export interface Staged {
  * The staged paths, and with them (same git process) the staged patch of the TS/JS files when
  * classifying ahead is on and there is a parent commit; otherwise the paths alone.
  */
-export function stagedForCommit(repo: Repo, env: NodeJS.ProcessEnv = process.env): Staged {
-  const parent = env.INTENT_CLASSIFY_AHEAD === '0' ? null : headOid(repo);
+export function stagedForCommit(repo: Repo, env: NodeJS.ProcessEnv = hostEnv()): Staged {
+  const parent = readSettings(env).classifyAhead ? headOid(repo) : null;
   if (!parent) return { paths: stagedPaths(repo.root), parent, patch: null };
   return { ...stagedPathsAndPatch(repo.root, COMPILED_ATTRIBUTES, MAX_PATCH_BYTES), parent };
 }
@@ -46,7 +47,7 @@ const RESIDENT_ANSWER_MS = 250;
  * resident worker when one answers, else to a new one started detached. Returns the worker's pid
  * or null.
  */
-export async function startClassifyAhead(repo: Repo, { parent, patch }: Staged, env: NodeJS.ProcessEnv = process.env): Promise<number | null> {
+export async function startClassifyAhead(repo: Repo, { parent, patch }: Staged, env: NodeJS.ProcessEnv = hostEnv()): Promise<number | null> {
   if (!parent || patch === null) return null;
   try {
     if (!predictsSyntax(patch)) return null;

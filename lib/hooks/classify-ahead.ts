@@ -16,7 +16,7 @@ import { fileIdentity } from '../core/resident.js';
 import { aheadDir, aheadKey, clearPending, pendingName, residentIdleMs, residentSocket, sweepAhead, writeAheadEntry, writePending } from '../mutation/ahead.js';
 import { classifyChanges } from '../mutation/classify.js';
 import { saveTypeScriptCodeCache, useTypeScriptCodeCache } from '../mutation/ts-cache.js';
-import { preloadCompiler } from '../mutation/syntax.js';
+import { preloadCompiler } from '../mutation/syntax/index.js';
 
 const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 

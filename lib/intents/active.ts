@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { IntentError, NO_ACTIVE_INTENT_MESSAGE } from '../core/errors.js';
 import { findIntent, type Intent, type Registry } from './registry.js';
 import type { Repo } from '../git/repo.js';
+import { hostEnv, readSettings } from '../core/settings.js';
 
 /** The branch prefix of intent worktrees. */
 export const BRANCH_PREFIX = 'intent/';
@@ -25,7 +26,7 @@ export type IntentSource = 'worktree' | 'branch' | 'env';
  * worktree's own record (or its `intent/<ID>` branch) wins; `INTENT_ID` may only repeat it. In
  * the main worktree `INTENT_ID` names the intent.
  */
-export function resolveIntentId(repo: Repo, envId = process.env.INTENT_ID): { id: string; source: IntentSource } | null {
+export function resolveIntentId(repo: Repo, envId = readSettings(hostEnv()).intentId): { id: string; source: IntentSource } | null {
   const fromEnv = envId?.trim() || null;
   let own: { id: string; source: IntentSource } | null = null;
   const file = activeIntentFile(repo.gitDir);

@@ -13,6 +13,7 @@ import { withLock } from '../core/lock.js';
 import { addScopeGlobs, registryLockPath } from './registry-edit.js';
 import { findIntent, loadRegistry } from './registry.js';
 import { openRepo, orchestrationPath, type Repo } from '../git/repo.js';
+import { hostEnv } from '../core/settings.js';
 
 /** What `intent approve` did. */
 export interface ApproveResult {
@@ -44,7 +45,7 @@ const INTENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
  * Refuses (NOT_A_HUMAN) unless a human runs `action` from outside any intent worktree: decisions
  * about scope must not come from the agent whose scope they widen.
  */
-export function assertHuman(repo: Repo, action: string, env: NodeJS.ProcessEnv = process.env): void {
+export function assertHuman(repo: Repo, action: string, env: NodeJS.ProcessEnv = hostEnv()): void {
   const how = `A human must run \`intent ${action}\` in a terminal in the main worktree (cd ${repo.mainRoot}).`;
   const marker = agentMarker(env);
   if (marker) {

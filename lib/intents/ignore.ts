@@ -11,7 +11,16 @@ import { compileScope, globProblem, parseIgnoreFile, type Scope } from './scope.
 export function loadIgnore(repo: Repo): Scope | null {
   const file = orchestrationPath(repo, '.intentignore');
   if (!existsSync(file)) return null;
-  const globs = parseIgnoreFile(readFileSync(file, 'utf8'));
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    // A folder or an unreadable file in its place: a clear refusal, not a hook's internal error.
+    const code = (e as NodeJS.ErrnoException).code ?? 'unreadable';
+    const what = code === 'EISDIR' ? 'is a directory' : `cannot be read (${code})`;
+    throw new IntentError('CONFIG_INVALID', `${file} ${what}: make it a file of globs, one a line, or remove it.`, { file });
+  }
+  const globs = parseIgnoreFile(text);
   for (const g of globs) {
     const problem = globProblem(g);
     if (problem) throw new IntentError('CONFIG_INVALID', `${file}: "${g}" ${problem}.`, { file, glob: g });

@@ -25,14 +25,11 @@ import type { FileChange } from '../git/hunks.js';
 import type { FileClasses } from './classify.js';
 import { syntaxOf } from './languages.js';
 import { tokenSignature } from './tokens.js';
+import { readSettings } from '../core/settings.js';
 
 /** Bumped whenever the classifier may decide differently for the same input. */
 export const FORMAT = 1;
 const CLASSES = new Set(['AST_REFACTOR', 'INTENT_EVOLUTION']);
-/** How long post-commit waits at most for a live worker before classifying itself. */
-const DEFAULT_WAIT_MS = 4000;
-/** How long a worker stays resident, with the compiler loaded, after its last job. */
-const DEFAULT_RESIDENT_MS = 5 * 60_000;
 /** Entries nobody used (a refused or amended commit) are removed after this long. */
 const MAX_AGE_MS = 10 * 60_000;
 /** Patches larger than this are not predicted (the worker would not pay off). */
@@ -222,8 +219,7 @@ export function alive(pid: number): boolean {
  * hour; 0: it leaves after its job).
  */
 export function residentIdleMs(env: NodeJS.ProcessEnv): number {
-  const n = Number(env.INTENT_CLASSIFY_RESIDENT_MS);
-  return env.INTENT_CLASSIFY_RESIDENT_MS !== undefined && Number.isFinite(n) && n >= 0 ? Math.min(n, 3_600_000) : DEFAULT_RESIDENT_MS;
+  return readSettings(env).classifyResidentMs;
 }
 
 /** The resident worker's socket, or null where its path is too long for a socket (~104 bytes). */
@@ -233,9 +229,9 @@ export function residentSocket(dir: string): string | null {
   return Buffer.byteLength(sock) <= 100 ? sock : null;
 }
 
+/** How long post-commit waits at most for a live worker before classifying itself (INTENT_CLASSIFY_WAIT_MS). */
 export function waitBound(env: NodeJS.ProcessEnv): number {
-  const n = Number(env.INTENT_CLASSIFY_WAIT_MS);
-  return env.INTENT_CLASSIFY_WAIT_MS !== undefined && Number.isFinite(n) && n >= 0 ? Math.min(n, 60_000) : DEFAULT_WAIT_MS;
+  return readSettings(env).classifyWaitMs;
 }
 
 export function remove(file: string): void {
@@ -246,7 +242,7 @@ export function remove(file: string): void {
 
 /** One JSON line per post-commit classification to the file INTENT_CLASSIFY_TRACE names. */
 export function trace(env: NodeJS.ProcessEnv, data: Record<string, unknown>): void {
-  const to = env.INTENT_CLASSIFY_TRACE;
+  const to = readSettings(env).classifyTrace;
   if (!to) return;
   try {
     appendFileSync(to, JSON.stringify(data) + '\n');

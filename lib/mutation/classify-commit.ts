@@ -8,6 +8,7 @@ import { cheapClasses, syntaxClasses, type FileClasses } from './classify.js';
 import type { FileChange } from '../git/hunks.js';
 import { syntaxOf } from './languages.js';
 import { aheadDir, aheadKey, readEntry, remove, trace, validEntry, waitBound, workersFor, type Entry } from './ahead.js';
+import { hostEnv } from '../core/settings.js';
 
 /** How post-commit got its classes: for the trace (INTENT_CLASSIFY_TRACE) and the tests. */
 export type AheadOutcome = 'no-syntax' | 'no-compiler' | 'waiting' | 'cache' | 'waited' | 'computed' | 'timeout' | 'worker-gone' | 'rejected';
@@ -25,7 +26,7 @@ export function classifyCommitChanges(
   changes: FileChange[],
   blobs: Map<string, Buffer>,
   parent: string | undefined,
-  env: NodeJS.ProcessEnv = process.env,
+  env: NodeJS.ProcessEnv = hostEnv(),
   claimedRefactor = false,
 ): { classes: FileClasses; warning: string } {
   const { out, survivors } = cheapClasses(changes, blobs, claimedRefactor);

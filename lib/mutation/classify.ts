@@ -3,13 +3,13 @@
  * matter: a cheap token comparison (identifiers, comments, quotes, escapes, numeric spelling,
  * parentheses and separators normalised, so it is never finer than the syntax comparison) settles
  * every change whose tokens differ as INTENT_EVOLUTION; only changes that survive it (formatting,
- * renames, reorderings, moves) go to the comparison in lib/mutation/syntax.ts, which loads the
+ * renames, reorderings, moves) go to the comparison in lib/mutation/syntax/, which loads the
  * TypeScript compiler only then. One decision: the post-commit record and the commit-msg check of
  * an `Intent-Mutation: AST_REFACTOR` claim both take it from `classifyChanges`, given the claim (a
  * claimed refactor is compared by syntax without the token filter, so an accepted claim is recorded
  * as AST_REFACTOR; a change over the size limits is an evolution, claimed or not).
  */
-import { classifyChange as astClassify } from './syntax.js';
+import { classifyChange as astClassify } from './syntax/index.js';
 import { isBinary } from '../git/blobs.js';
 import type { FileChange } from '../git/hunks.js';
 import { classifyFile, type MutationClass } from './classes.js';

@@ -1,7 +1,7 @@
 /**
  * mutation: is a change a refactor (AST_REFACTOR) or new behaviour (INTENT_EVOLUTION)? The classes
  * and the byte-level rules (classes), a cheap token pre-filter that settles most changes
- * (classify), the syntax comparison that loads the TypeScript compiler only when needed (syntax),
+ * (classify), the syntax comparison that loads the TypeScript compiler only when needed (syntax/),
  * the V8 code cache that loads that compiler in a fraction of its compile time (ts-cache), the
  * token signature (tokens) and the languages the compiler parses (languages), the cache of
  * classifications computed ahead by a background worker (ahead) and post-commit's use of it

@@ -16,6 +16,7 @@ import { openRepo, stateDir, type Repo } from '../git/repo.js';
 import type { TraceRecord } from './record.js';
 import { METADATA_KEY, NOTES_REF } from '../core/version.js';
 import { commitTimes, parseNote, readNotes, verify } from './verify.js';
+import { hostEnv } from '../core/settings.js';
 
 /** The side file (in `<git-common-dir>/intent/`) where repair keeps the ledger lines it took out. */
 export const QUARANTINE_FILE = 'ledger-quarantine.txt';
@@ -42,7 +43,7 @@ export interface RepairResult {
 }
 
 /** Repairs the commits of `range` (default: every local branch) and the ledger. */
-export function repair(cwd: string, range: string[] = ['--branches'], env: NodeJS.ProcessEnv = process.env): RepairResult {
+export function repair(cwd: string, range: string[] = ['--branches'], env: NodeJS.ProcessEnv = hostEnv()): RepairResult {
   const repo = openRepo(cwd);
   const lock = join(stateDir(repo), 'record.lock');
   const ledger = ledgerPath(repo);

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkoutIntent, fixture, git, governedRepo, intent, run, writeFiles } from '../helpers.js';
+import { checkoutIntent, expectRefused, fixture, git, governedRepo, intent, run, writeFiles } from '../helpers.js';
 
 // `intent approve`, `intent reject` and `intent requests` as real processes: the human side of
 // scope expansion, checked end to end through the pre-commit hook.
@@ -59,9 +59,7 @@ describe('intent approve', () => {
     const req = expand(wt, 'INT-001', 'src/billing/**');
     writeFiles(wt, { 'src/billing/plan.ts': 'export const plan = "pro";\n' });
     git(wt, 'add', '-A');
-    const refused = run('git', ['commit', '-q', '-m', 'billing plan in the token'], wt);
-    expect(refused.status).not.toBe(0);
-    expect(refused.stderr).toContain('Scope Violation: INT-001 is not authorized to edit src/billing/plan.ts');
+    expectRefused(run('git', ['commit', '-q', '-m', 'billing plan in the token'], wt), 'Scope Violation: INT-001 is not authorized to edit src/billing/plan.ts');
 
     const before = registryText(repo);
     const r = intent(repo, ['approve', req], humanEnv());
@@ -180,7 +178,7 @@ describe('intent reject', () => {
     // And the commit stays refused.
     writeFiles(wt, { 'src/billing/plan.ts': 'x\n' });
     git(wt, 'add', '-A');
-    expect(run('git', ['commit', '-q', '-m', 'x'], wt).status).not.toBe(0);
+    expectRefused(run('git', ['commit', '-q', '-m', 'x'], wt), 'Scope Violation: INT-001 is not authorized to edit src/billing/plan.ts');
   });
 
   it('without --reason says so in the lesson', () => {
@@ -237,8 +235,6 @@ describe('a path a "!" glob takes back', () => {
     const j = intent(repo, ['approve', expand(wt, 'INT-001', 'src/secret/other.ts', 'docs/x.md'), '--json'], humanEnv());
     expect(JSON.parse(j.stdout).taken_back).toEqual([{ glob: 'src/secret/other.ts', by: ['!src/secret/**'] }]);
     writeFiles(wt, { 'src/secret/key.ts': 'k2\n' });
-    const c = run('git', ['commit', '-q', '-am', 'rotate'], wt);
-    expect(c.status).not.toBe(0);
-    expect(c.stderr).toContain('Scope Violation: INT-001 is not authorized to edit src/secret/key.ts');
+    expectRefused(run('git', ['commit', '-q', '-am', 'rotate'], wt), 'Scope Violation: INT-001 is not authorized to edit src/secret/key.ts');
   });
 });

@@ -1,15 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkoutIntent, forFile, git, governedRepo, noteOf, run, tempDir, writeFiles } from '../helpers.js';
+import { checkoutIntent, forFile, git, governedRepo, noteOf, run, tempDir, until, writeFiles } from '../helpers.js';
 import { createServer } from 'node:net';
 import { aheadKey, alive } from '../../lib/mutation/ahead.js';
 import { treeDiff } from '../../lib/git/diff.js';
 
 // Classifying ahead (lib/mutation/ahead.ts): pre-commit starts a worker for a refactor-like
 // change, post-commit takes its result. Real `git commit` with the installed hooks; post-commit
-// reports how it got its classes through INTENT_CLASSIFY_TRACE.
+// reports how it got its classes through INTENT_CLASSIFY_TRACE. Each test runs alone too (vitest -t):
+// a test changes the files it commits from whatever an earlier one left (renameLocal, swap).
 
 const AUTH = 'export function login(user: string) {\n  const ttl = 3600;\n  return `${user}:${ttl}`;\n}\n\nexport function logout(user: string) {\n  return user;\n}\n';
 const MATH = 'export function diff(a: number, b: number) {\n  return a - b;\n}\n';
@@ -64,22 +65,34 @@ function stagedKey(wt: string): string {
   return aheadKey(treeDiff(wt, git(wt, 'rev-parse', 'HEAD').trim(), tree));
 }
 
-/** Waits (without a time limit that could fail the test) until the workers are done. */
+/** Waits until the workers are done (their pending markers gone). */
 async function workersDone(): Promise<void> {
-  while (files('.pending').length) await new Promise((r) => setTimeout(r, 20));
+  await until(() => !files('.pending').length, `no pending marker is left in ${aheadDir()} (the workers are done)`);
+}
+
+let renames = 0;
+/**
+ * `text` (src/auth.ts, a version of AUTH) with its local variable renamed to a fresh name, whatever
+ * an earlier test called it: a consistent rename, so a refactor in any order of the tests.
+ */
+function renameLocal(text: string): string {
+  const name = /const (\w+) = 3600;/.exec(text)?.[1];
+  if (!name) throw new Error(`src/auth.ts has no 'const <name> = 3600;' to rename:\n${text}`);
+  return text.replace(new RegExp(`\\b${name}\\b`, 'g'), `ttl${++renames}`);
 }
 
 /** A process that stands for a worker and never writes a result. */
 function fakeWorker(parent: string): ChildProcess {
   const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 120000)'], { stdio: 'ignore' });
   children.push(child);
+  mkdirSync(aheadDir(), { recursive: true });
   writeFileSync(join(aheadDir(), 'planted.pending'), JSON.stringify({ parent, tree: '0'.repeat(40), pid: child.pid }));
   return child;
 }
 
 describe('classifying ahead of post-commit', () => {
   it('a refactor is classified by the worker pre-commit starts; post-commit uses and removes its entry', async () => {
-    const trace = stage(wtA, { 'src/auth.ts': AUTH.replace(/\bttl\b/g, 'lifetime') });
+    const trace = stage(wtA, { 'src/auth.ts': renameLocal(readFileSync(join(wtA, 'src/auth.ts'), 'utf8')) });
     const r = run('git', ['commit', '-q', '-m', 'rename ttl'], wtA, { INTENT_CLASSIFY_TRACE: trace });
     expect(r.status, r.stderr).toBe(0);
     expect(outcomes(trace)).toEqual([expect.stringMatching(/^(cache|waited)$/)]);
@@ -106,7 +119,8 @@ describe('classifying ahead of post-commit', () => {
   });
 
   it('an ordinary change starts no worker', async () => {
-    const trace = stage(wtA, { 'src/math.ts': MATH.replace('a - b', 'a - b - 1') });
+    // One token more than whatever src/math.ts returns now: the token filter settles it.
+    const trace = stage(wtA, { 'src/math.ts': readFileSync(join(wtA, 'src/math.ts'), 'utf8').replace(/return (.*);/, 'return $1 - 1;') });
     const r = run('git', ['commit', '-q', '-m', 'off by one'], wtA, { INTENT_CLASSIFY_TRACE: trace });
     expect(r.status, r.stderr).toBe(0);
     expect(traced(trace).map((t) => t.outcome)).toEqual(['no-syntax']);
@@ -142,7 +156,8 @@ describe('classifying ahead of post-commit', () => {
   });
 
   it('a change with the same tokens that the syntax comparison finds to be new behaviour keeps its class', async () => {
-    const trace = stage(wtA, { 'src/math.ts': readFileSync(join(wtA, 'src/math.ts'), 'utf8').replace('a - b - 1', 'b - a - 1') });
+    // The operands swapped: the same tokens, another result.
+    const trace = stage(wtA, { 'src/math.ts': readFileSync(join(wtA, 'src/math.ts'), 'utf8').replace(/return (\w+) - (\w+)/, 'return $2 - $1') });
     const r = run('git', ['commit', '-q', '-m', 'swap'], wtA, { INTENT_CLASSIFY_TRACE: trace });
     expect(r.status, r.stderr).toBe(0);
     expect(outcomes(trace)).toEqual([expect.stringMatching(/^(cache|waited)$/)]);
@@ -167,6 +182,7 @@ describe('classifying ahead of post-commit', () => {
       const auth = readFileSync(join(wtA, 'src/auth.ts'), 'utf8');
       const trace = stage(wtA, { 'src/auth.ts': i % 2 ? auth.replace(/\n\n$/, '\n') : `${auth}\n`, 'src/plant.ts': plant(i + 1) });
       const key = stagedKey(wtA);
+      mkdirSync(aheadDir(), { recursive: true });
       writeFileSync(join(aheadDir(), `${key}.json`), make(key));
       // No worker: the planted entry is all post-commit finds.
       const r = run('git', ['commit', '-q', '-m', `planted ${i}`], wtA, { INTENT_CLASSIFY_TRACE: trace, INTENT_CLASSIFY_AHEAD: '0' });
@@ -179,7 +195,7 @@ describe('classifying ahead of post-commit', () => {
   });
 
   it('git commit --no-verify still gets the right class', async () => {
-    const trace = stage(wtA, { 'src/auth.ts': readFileSync(join(wtA, 'src/auth.ts'), 'utf8').replace(/\blifetime\b/g, 'seconds') });
+    const trace = stage(wtA, { 'src/auth.ts': renameLocal(readFileSync(join(wtA, 'src/auth.ts'), 'utf8')) });
     const r = run('git', ['commit', '--no-verify', '-q', '-m', 'rename lifetime'], wtA, { INTENT_CLASSIFY_TRACE: trace });
     expect(r.status, r.stderr).toBe(0);
     expect(outcomes(trace)).toEqual([expect.stringMatching(/^(cache|waited|computed)$/)]);
@@ -188,7 +204,7 @@ describe('classifying ahead of post-commit', () => {
   });
 
   it('two worktrees committing at once do not mix their results', async () => {
-    const traceA = stage(wtA, { 'src/auth.ts': readFileSync(join(wtA, 'src/auth.ts'), 'utf8').replace(/\bseconds\b/g, 'span') });
+    const traceA = stage(wtA, { 'src/auth.ts': renameLocal(readFileSync(join(wtA, 'src/auth.ts'), 'utf8')) });
     const traceB = stage(wtB, { 'lib/math.ts': MATH.replace('a - b', 'b - a') });
     const commit = (wt: string, trace: string) => new Promise<number>((resolve) => {
       const c = spawn('git', ['commit', '-q', '-m', 'at once'], { cwd: wt, env: { ...process.env, INTENT_CLASSIFY_TRACE: trace }, stdio: 'ignore' });
@@ -203,8 +219,8 @@ describe('classifying ahead of post-commit', () => {
 
   it('a worker that never answers is waited for up to the bound; one that is killed, not at all', async () => {
     const parent = git(wtA, 'rev-parse', 'HEAD').trim();
-    fakeWorker(parent);
-    let trace = stage(wtA, { 'src/auth.ts': readFileSync(join(wtA, 'src/auth.ts'), 'utf8').replace(/\bspan\b/g, 'period') });
+    const stuck = fakeWorker(parent);
+    let trace = stage(wtA, { 'src/auth.ts': renameLocal(readFileSync(join(wtA, 'src/auth.ts'), 'utf8')) });
     let r = run('git', ['commit', '-q', '-m', 'stuck worker'], wtA, { INTENT_CLASSIFY_TRACE: trace, INTENT_CLASSIFY_AHEAD: '0', INTENT_CLASSIFY_WAIT_MS: '300' });
     expect(r.status, r.stderr).toBe(0);
     expect(traced(trace).map((t) => t.outcome)).toEqual(['waiting', 'timeout']);
@@ -212,7 +228,7 @@ describe('classifying ahead of post-commit', () => {
 
     // A bound far beyond the test's own time limit: only the worker's death ends the wait.
     const worker = fakeWorker(git(wtA, 'rev-parse', 'HEAD').trim());
-    trace = stage(wtA, { 'src/auth.ts': readFileSync(join(wtA, 'src/auth.ts'), 'utf8').replace(/\bperiod\b/g, 'span') });
+    trace = stage(wtA, { 'src/auth.ts': renameLocal(readFileSync(join(wtA, 'src/auth.ts'), 'utf8')) });
     const done = new Promise<number>((resolve) => {
       const c = spawn('git', ['commit', '-q', '-m', 'killed worker'], {
         cwd: wtA, env: { ...process.env, INTENT_CLASSIFY_TRACE: trace, INTENT_CLASSIFY_AHEAD: '0', INTENT_CLASSIFY_WAIT_MS: '600000' }, stdio: 'ignore',
@@ -220,13 +236,17 @@ describe('classifying ahead of post-commit', () => {
       c.on('close', (code) => resolve(code ?? -1));
     });
     // Kill it once post-commit is waiting for it (the trace says so before the wait).
-    while (!existsSync(trace) || !traced(trace).some((t) => t.outcome === 'waiting')) await new Promise((res) => setTimeout(res, 20));
+    const waiting = trace;
+    await until(() => existsSync(waiting) && traced(waiting).some((t) => t.outcome === 'waiting'), 'post-commit traced that it waits for the worker');
     worker.kill('SIGKILL');
     expect(await done).toBe(0);
     expect(traced(trace).map((t) => t.outcome)).toEqual(['waiting', 'worker-gone']);
     expect(classes(wtA)).toEqual({ 'src/auth.ts': 'AST_REFACTOR' });
     r = run('git', ['status', '--porcelain'], wtA);
     expect(r.stdout).toBe('');
+    // The stuck stand-in leaves with its marker: a later test waits for the workers to be done.
+    stuck.kill('SIGKILL');
+    rmSync(join(aheadDir(), 'planted.pending'), { force: true });
   });
 });
 
@@ -244,17 +264,13 @@ describe('the resident worker', () => {
   });
   const dir = () => join(res, '.git', 'intent', 'classify-ahead');
   const sock = () => join(dir(), 'worker.sock');
-  const idle = async () => {
-    while (existsSync(dir()) && readdirSync(dir()).some((f) => f.endsWith('.pending'))) await new Promise((r) => setTimeout(r, 20));
-  };
-  const gone = async (pid: number) => {
-    while (alive(pid)) await new Promise((r) => setTimeout(r, 20));
-  };
+  const idle = () => until(() => !existsSync(dir()) || !readdirSync(dir()).some((f) => f.endsWith('.pending')), 'the worker took its pending marker away');
+  const gone = (pid: number) => until(() => !alive(pid), `the worker (pid ${pid}) has left`);
   /** Commits a consistent rename in `wt` (git run without blocking this process); how post-commit got its classes. */
-  async function rename(from: RegExp, to: string, env: Record<string, string> = RESIDENT): Promise<{ outcome: string; worker_pid?: number }> {
-    const trace = stage(wt, { 'src/auth.ts': readFileSync(join(wt, 'src/auth.ts'), 'utf8').replace(from, to) });
+  async function rename(env: Record<string, string> = RESIDENT): Promise<{ outcome: string; worker_pid?: number }> {
+    const trace = stage(wt, { 'src/auth.ts': renameLocal(readFileSync(join(wt, 'src/auth.ts'), 'utf8')) });
     const code = await new Promise<number>((resolve) => {
-      const c = spawn('git', ['commit', '-q', '-m', `rename to ${to}`], { cwd: wt, env: { ...process.env, ...env, INTENT_CLASSIFY_TRACE: trace }, stdio: 'ignore' });
+      const c = spawn('git', ['commit', '-q', '-m', `rename ${renames}`], { cwd: wt, env: { ...process.env, ...env, INTENT_CLASSIFY_TRACE: trace }, stdio: 'ignore' });
       c.on('close', (n) => resolve(n ?? -1));
     });
     expect(code).toBe(0);
@@ -266,11 +282,11 @@ describe('the resident worker', () => {
   }
 
   it('stays after its job and classifies the next refactor commits; a killed one is replaced', async () => {
-    const first = await rename(/\bttl\b/g, 'lifetime');
+    const first = await rename();
     expect(first.outcome).toMatch(/^(cache|waited)$/);
     expect(alive(first.worker_pid!)).toBe(true);
     expect(existsSync(sock())).toBe(true);
-    const second = await rename(/\blifetime\b/g, 'seconds');
+    const second = await rename();
     expect(second.outcome).toMatch(/^(cache|waited)$/);
     expect(second.worker_pid).toBe(first.worker_pid);
 
@@ -278,10 +294,10 @@ describe('the resident worker', () => {
     process.kill(first.worker_pid!, 'SIGKILL');
     await gone(first.worker_pid!);
     expect(existsSync(sock())).toBe(true);
-    const third = await rename(/\bseconds\b/g, 'span');
+    const third = await rename();
     expect(third.outcome).toMatch(/^(cache|waited)$/);
     expect(third.worker_pid).not.toBe(first.worker_pid);
-    const fourth = await rename(/\bspan\b/g, 'period');
+    const fourth = await rename();
     expect(fourth.worker_pid).toBe(third.worker_pid);
     process.kill(third.worker_pid!, 'SIGTERM');
     await gone(third.worker_pid!);
@@ -289,6 +305,7 @@ describe('the resident worker', () => {
 
   it("a listener on the socket that is not intent's worker changes no class", async () => {
     rmSync(sock(), { force: true });
+    mkdirSync(dir(), { recursive: true });
     // It claims every job and does nothing: post-commit finds neither entry nor marker and classifies.
     let answer = `${JSON.stringify({ ok: true, pid: process.pid })}\n`;
     let asked = 0;
@@ -300,10 +317,10 @@ describe('the resident worker', () => {
     });
     await new Promise<void>((r) => fake.listen(sock(), r));
     try {
-      expect((await rename(/\bperiod\b/g, 'lifetime')).outcome).toBe('computed');
+      expect((await rename()).outcome).toBe('computed');
       // One that answers nonsense is passed over: pre-commit starts a worker of its own.
       answer = 'no\n';
-      const r = await rename(/\blifetime\b/g, 'ttl');
+      const r = await rename();
       expect(r.outcome).toMatch(/^(cache|waited)$/);
       expect(asked).toBe(2);
     } finally {
@@ -312,7 +329,7 @@ describe('the resident worker', () => {
   });
 
   it('leaves when idle for INTENT_CLASSIFY_RESIDENT_MS, and takes its socket with it', async () => {
-    const r = await rename(/\bttl\b/g, 'lifetime', { INTENT_CLASSIFY_RESIDENT_MS: '200' });
+    const r = await rename({ INTENT_CLASSIFY_RESIDENT_MS: '200' });
     expect(r.outcome).toMatch(/^(cache|waited)$/);
     await gone(r.worker_pid!);
     expect(existsSync(sock())).toBe(false);

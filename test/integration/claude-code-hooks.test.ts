@@ -1,8 +1,12 @@
 // Claude Code's hooks fed the payloads Claude Code 2.1.330 really sent (test/fixtures/claude-code/,
-// captured headless against a mock Messages API; paths replaced by {{ROOT}} and {{TRANSCRIPTS}}),
+// captured headless against the mock Messages API by scripts/capture-claude-code-fixtures.ts;
+// paths replaced by {{ROOT}} and {{TRANSCRIPTS}}),
 // through the command `intent init --agent claude-code` registers. What the real CLI does end to
 // end is in test/e2e/claude-code.test.ts; here are the cases it cannot produce (a user's change to
-// a proposal, a runner that cannot start) and the edges of each event.
+// a proposal, a runner that cannot start) and the edges of each event. Each test runs alone too
+// (vitest -t), in any order: the fixtures' session makes its handshake in beforeAll, the handshake
+// test uses a session of its own, and each test makes the writes it looks at itself, to files of
+// its own (a write that repeats what another test committed would credit nothing).
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -38,6 +42,10 @@ describe('Claude Code hooks with the payloads of Claude Code 2.1.330', () => {
     mkdirSync(dirname(subFile), { recursive: true });
     writeFileSync(subFile, readFileSync(join(FIXTURES, 'subagent-transcript.jsonl'), 'utf8').split('{{ROOT}}').join(wt));
   }));
+  // The fixtures' session selects the worktree's intent (what the handshake test shows step by step).
+  beforeAll(() => {
+    expect(select(fixtures['Write.PreToolUse'].session_id)).toContain('this session works on INT-001 now');
+  });
 
   /** A fixture with changes; every call gets its own tool_use_id, as in a session. */
   function payload(name: string, change: (p: Payload) => void = () => {}): Payload {
@@ -84,6 +92,43 @@ describe('Claude Code hooks with the payloads of Claude Code 2.1.330', () => {
     change(p);
   });
 
+  /** `session` runs `intent context INT-001` (the handshake); returns what the hook told the model. */
+  function select(session: string): string | undefined {
+    return context(payload('Bash.PostToolUse', (p) => {
+      p.session_id = session;
+      p.tool_input.command = 'cd . && intent context INT-001 --max-bytes 4096';
+      p.tool_response.stdout = '<intent_context id="INT-001">…</intent_context>\n';
+    }));
+  }
+
+  /** The model's Write of `path` (two lines): the file written, then PostToolUse; what the hook told the model. */
+  function modelWrite(path: string): string | undefined {
+    writeFileSync(join(wt, path), 'line1\nline2\n');
+    return context(write('Write.PostToolUse', path, 'line1\nline2\n'));
+  }
+
+  /** The model proposes `path`, the user changes its second line before it is written. */
+  function userModifiedWrite(path: string): string | undefined {
+    expect(answer(write('Write.PreToolUse', path, 'model one\nmodel two\n'))).toBeNull();
+    writeFileSync(join(wt, path), 'model one\nthe user wrote this\n');
+    return context(write('Write.PostToolUse', path, 'model one\nmodel two\n', (p) => {
+      p.tool_response.content = 'model one\nthe user wrote this\n';
+      p.tool_response.userModified = true;
+    }));
+  }
+
+  /** A subagent writes `path` (one line). */
+  function subagentWrite(path: string): string | undefined {
+    const at = (p: Payload) => {
+      p.tool_input = { ...p.tool_input, file_path: join(wt, path) };
+      if (p.tool_response) p.tool_response = { ...p.tool_response, filePath: join(wt, path) };
+    };
+    const pre = payload('subagent.Write.PostToolUse', (p) => { p.hook_event_name = 'PreToolUse'; delete p.tool_response; at(p); });
+    expect(answer(pre)).toBeNull();
+    writeFileSync(join(wt, path), 'from sub\n');
+    return context(payload('subagent.Write.PostToolUse', at));
+  }
+
   it('registers the events and tools Claude Code 2.1 has (no MultiEdit), and the MCP handshake', () => {
     const hooks = JSON.parse(readFileSync(join(wt, '.claude', 'settings.json'), 'utf8')).hooks;
     expect(Object.keys(hooks).sort()).toEqual(['PostToolUse', 'PostToolUseFailure', 'PreToolUse']);
@@ -114,27 +159,27 @@ describe('Claude Code hooks with the payloads of Claude Code 2.1.330', () => {
   });
 
   it('refuses writes until the session selected the worktree\'s intent (intent context or the MCP tool)', () => {
-    const refused = answer(write('Write.PreToolUse', 'src/new.txt', 'line1\nline2\n'));
+    const session = 'handshake-test-session';
+    const own = (p: Payload) => { p.session_id = session; };
+    const refused = answer(write('Write.PreToolUse', 'src/new.txt', 'line1\nline2\n', own));
     expect(refused.hookSpecificOutput.permissionDecision).toBe('deny');
     expect(refused.hookSpecificOutput.permissionDecisionReason).toContain('You must cite a valid active Intent ID.');
     // Another intent's context does not select this worktree's.
-    const wrong = bash('intent context INT-002', () => {}, 'PostToolUse');
+    const wrong = bash('intent context INT-002', () => {}, 'PostToolUse', session);
     expect(wrong).toBeUndefined(); // stdout has no context block in this payload: nothing selected
     const other = context(payload('Bash.PostToolUse', (p) => {
+      own(p);
       p.tool_input.command = 'intent context INT-002';
       p.tool_response.stdout = '<intent_context id="INT-002">…</intent_context>\n';
     }));
     expect(other).toContain('INT-002 is not this worktree\'s intent (it works on INT-001');
-    expect(answer(write('Write.PreToolUse', 'src/new.txt', 'x\n')).hookSpecificOutput.permissionDecision).toBe('deny');
+    expect(answer(write('Write.PreToolUse', 'src/new.txt', 'x\n', own)).hookSpecificOutput.permissionDecision).toBe('deny');
     // A command that only mentions it, without the block in its output, selects nothing either.
-    expect(context(payload('Bash.PostToolUse', (p) => { p.tool_input.command = 'echo intent context INT-001'; }))).toBeUndefined();
+    expect(context(payload('Bash.PostToolUse', (p) => { own(p); p.tool_input.command = 'echo intent context INT-001'; }))).toBeUndefined();
+    expect(answer(write('Write.PreToolUse', 'src/new.txt', 'x\n', own)).hookSpecificOutput.permissionDecision).toBe('deny');
 
-    const ok = context(payload('Bash.PostToolUse', (p) => {
-      p.tool_input.command = 'cd . && intent context INT-001 --max-bytes 4096';
-      p.tool_response.stdout = '<intent_context id="INT-001">…</intent_context>\n';
-    }));
-    expect(ok).toContain('this session works on INT-001 now');
-    expect(answer(write('Write.PreToolUse', 'src/new.txt', 'line1\nline2\n'))).toBeNull();
+    expect(select(session)).toContain('this session works on INT-001 now');
+    expect(answer(write('Write.PreToolUse', 'src/new.txt', 'line1\nline2\n', own))).toBeNull();
 
     // The MCP tool, for another session.
     const mcp = payload('Write.PostToolUse', (p) => {
@@ -147,8 +192,7 @@ describe('Claude Code hooks with the payloads of Claude Code 2.1.330', () => {
   });
 
   it('PostToolUse of a Write stages and credits; PostToolUseFailure stages nothing', () => {
-    writeFileSync(join(wt, 'src/new.txt'), 'line1\nline2\n');
-    expect(context(write('Write.PostToolUse', 'src/new.txt', 'line1\nline2\n'))).toBe('intent: staged src/new.txt under INT-001 (2 lines credited to anthropic/claude-sonnet-4-5).');
+    expect(modelWrite('src/new.txt')).toBe('intent: staged src/new.txt under INT-001 (2 lines credited to anthropic/claude-sonnet-4-5).');
     expect(answer(write('Write.PreToolUse', 'src/failed.txt', 'no\n'))).toBeNull();
     const failed = payload('Bash.PostToolUseFailure', (p) => {
       p.session_id = fixtures['Write.PreToolUse'].session_id;
@@ -161,13 +205,7 @@ describe('Claude Code hooks with the payloads of Claude Code 2.1.330', () => {
   });
 
   it('credits only the lines the model proposed when the user changed the proposal (userModified)', () => {
-    expect(answer(write('Write.PreToolUse', 'src/um.txt', 'model one\nmodel two\n'))).toBeNull();
-    writeFileSync(join(wt, 'src/um.txt'), 'model one\nthe user wrote this\n');
-    const post = write('Write.PostToolUse', 'src/um.txt', 'model one\nmodel two\n', (p) => {
-      p.tool_response.content = 'model one\nthe user wrote this\n';
-      p.tool_response.userModified = true;
-    });
-    expect(context(post)).toContain('(1 line credited to anthropic/claude-sonnet-4-5)');
+    expect(userModifiedWrite('src/um.txt')).toContain('(1 line credited to anthropic/claude-sonnet-4-5)');
 
     // An Edit the user changed: the proposal is the file before with the model's replacement.
     const before = readFileSync(join(wt, 'src/a.txt'), 'utf8');
@@ -181,15 +219,13 @@ describe('Claude Code hooks with the payloads of Claude Code 2.1.330', () => {
   });
 
   it('credits a subagent\'s write to the subagent\'s model, from its own transcript', () => {
-    const pre = payload('subagent.Write.PostToolUse', (p) => { p.hook_event_name = 'PreToolUse'; delete p.tool_response; });
-    expect(answer(pre)).toBeNull();
-    writeFileSync(join(wt, 'src/sub.txt'), 'from sub\n');
-    expect(context(payload('subagent.Write.PostToolUse'))).toBe(`intent: staged src/sub.txt under INT-001 (1 line credited to anthropic/${SUBAGENT_MODEL}).`);
+    expect(subagentWrite('src/sub.txt')).toBe(`intent: staged src/sub.txt under INT-001 (1 line credited to anthropic/${SUBAGENT_MODEL}).`);
   });
 
   it('finds what Bash wrote: a sed -i over the model\'s line stays the model\'s; a failed command\'s writes count; out of scope is reported', () => {
-    const sed = bash("sed -i 's/line1/LINE1/' src/new.txt", () => writeFileSync(join(wt, 'src/new.txt'), 'LINE1\nline2\n'));
-    expect(sed).toBe('intent: the command changed src/new.txt (2 lines credited to anthropic/claude-sonnet-4-5): staged.');
+    modelWrite('src/bash.txt');
+    const sed = bash("sed -i 's/line1/LINE1/' src/bash.txt", () => writeFileSync(join(wt, 'src/bash.txt'), 'LINE1\nline2\n'));
+    expect(sed).toBe('intent: the command changed src/bash.txt (2 lines credited to anthropic/claude-sonnet-4-5): staged.');
     const failed = bash("printf 'more\\n' >> src/a.txt; false", () => writeFileSync(join(wt, 'src/a.txt'), readFileSync(join(wt, 'src/a.txt'), 'utf8') + 'more\n'), 'PostToolUseFailure');
     expect(failed).toContain('the command changed src/a.txt');
     const out = bash('./generate', () => { writeFileSync(join(wt, 'docs/gen.md'), 'generated\n'); writeFileSync(join(wt, 'src/gen.txt'), 'g\n'); });
@@ -197,7 +233,7 @@ describe('Claude Code hooks with the payloads of Claude Code 2.1.330', () => {
     expect(out).toContain('Undo these changes');
     expect(out).toContain('the command changed src/gen.txt (1 line credited to anthropic/claude-sonnet-4-5): staged.');
     const staged = git(wt, 'diff', '--cached', '--name-only').trim().split('\n');
-    expect(staged).toEqual(expect.arrayContaining(['src/new.txt', 'src/a.txt', 'src/gen.txt']));
+    expect(staged).toEqual(expect.arrayContaining(['src/bash.txt', 'src/a.txt', 'src/gen.txt']));
     expect(staged).not.toContain('docs/gen.md');
     // A session without the handshake: its shell writes are reported, not staged.
     const stranger = bash('./generate2', () => writeFileSync(join(wt, 'src/stranger.txt'), 's\n'), 'PostToolUse', 'stranger-session');
@@ -206,14 +242,17 @@ describe('Claude Code hooks with the payloads of Claude Code 2.1.330', () => {
   });
 
   it('commits: the note credits the model, the subagent\'s model and the user', () => {
+    modelWrite('src/c-new.txt');
+    userModifiedWrite('src/c-um.txt');
+    subagentWrite('src/c-sub.txt');
     run('rm', ['-f', join(wt, 'docs/gen.md'), join(wt, 'src/stranger.txt')], wt);
     git(wt, 'commit', '-q', '-m', 'claude code work');
     const files = noteOf(wt)!.record.files as any[];
     const of = (path: string, type: string) => files.find((f) => f.path === path)?.conversations.filter((c: any) => c.contributor.type === type)
       .flatMap((c: any) => c.ranges.map((r: any) => [c.contributor.model_id ?? type, r.start_line, r.end_line]));
-    expect(of('src/new.txt', 'ai')).toEqual([['anthropic/claude-sonnet-4-5', 1, 2]]);
-    expect(of('src/um.txt', 'ai')).toEqual([['anthropic/claude-sonnet-4-5', 1, 1]]);
-    expect(of('src/um.txt', 'human')).toEqual([['human', 2, 2]]);
-    expect(of('src/sub.txt', 'ai')).toEqual([[`anthropic/${SUBAGENT_MODEL}`, 1, 1]]);
+    expect(of('src/c-new.txt', 'ai')).toEqual([['anthropic/claude-sonnet-4-5', 1, 2]]);
+    expect(of('src/c-um.txt', 'ai')).toEqual([['anthropic/claude-sonnet-4-5', 1, 1]]);
+    expect(of('src/c-um.txt', 'human')).toEqual([['human', 2, 2]]);
+    expect(of('src/c-sub.txt', 'ai')).toEqual([[`anthropic/${SUBAGENT_MODEL}`, 1, 1]]);
   });
 });

@@ -95,8 +95,10 @@ describe('Cline SDK payloads (run_commands, editor, read_files, apply_patch)', (
 
     const selected = answer(hook(wt, 'PostToolUse', fixture('sdk-post-select-intent', wt, t)));
     expect(selected).toMatchObject({ cancel: false, contextModification: expect.stringContaining('works on INT-001 now') });
+    // Allowed, and the hook itself wrote nothing (whatever an earlier test left in the file).
+    const untouched = readFileSync(join(wt, 'src/auth/a.ts'), 'utf8');
     expect(answer(hook(wt, 'PreToolUse', fixture('sdk-pre-editor-replace', wt, t)))).toEqual({ cancel: false });
-    expect(readFileSync(join(wt, 'src/auth/a.ts'), 'utf8')).toBe('export const a = 1;\n');
+    expect(readFileSync(join(wt, 'src/auth/a.ts'), 'utf8')).toBe(untouched);
   });
 
   it('`intent context <ID>` through run_commands is a selection too', () => {

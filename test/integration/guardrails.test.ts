@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkoutIntent, fixture, git, intent, makeRepo, run, writeFiles, type Run } from '../helpers.js';
+import { checkoutIntent, fixture, git, intent, makeRepo, refusedCommit, run, writeFiles, type Run } from '../helpers.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -64,12 +64,7 @@ function commit(cwd: string, args: string[], env: Env = {}): Run {
 }
 
 function refused(cwd: string, args: string[], env: Env = {}): string {
-  const before = head(cwd);
-  const r = commit(cwd, args, env);
-  expect(r.status, `should be refused:\n${r.stderr}`).not.toBe(0);
-  expect(r.stderr).toContain('intent: commit blocked.');
-  expect(head(cwd)).toBe(before);
-  return r.stderr;
+  return refusedCommit(cwd, ['-q', ...args], { env });
 }
 
 function committed(cwd: string, args: string[], env: Env = {}): Run {

@@ -2,11 +2,11 @@
 // governance still holds), `intent doctor --fix` restores it, both run; `intent uninstall` leaves
 // exactly the files the manager alone writes. (Shared matrix: hook-managers.ts.)
 import { describe, expect, it } from 'vitest';
-import { git } from '../helpers.js';
-import { MANAGERS, prepare, reportPreCommit, copy, snapshot, ok, commit, governed, reportedAndFixed, noIntentLeft } from './hook-managers.js';
+import { expectRefused, git } from '../helpers.js';
+import { MANAGERS, prepare, preCommitRequired, copy, snapshot, ok, commit, governed, reportedAndFixed, noIntentLeft } from './hook-managers.js';
 
 prepare();
-reportPreCommit('hook-managers-after-init.test.ts');
+preCommitRequired();
 
 describe.each(MANAGERS)('$name', (m) => {
   it('installed after intent init: reported loudly (or still governed), fixed by doctor --fix; uninstall leaves exactly the manager\'s files', () => {
@@ -21,7 +21,7 @@ describe.each(MANAGERS)('$name', (m) => {
     const wt = JSON.parse(ok(repo, ['checkout', 'INT-001', '--json'])).path;
     governed(wt, env);
     expect(marks()).toContain(m.name);
-    expect(commit(repo, 'src/other.ts', env, { INTENT_ID: 'INT-001' }).stderr).toContain('Scope Violation');
+    expectRefused(commit(repo, 'src/other.ts', env, { INTENT_ID: 'INT-001' }), 'Scope Violation: INT-001 is not authorized to edit src/other.ts');
     git(repo, 'checkout', '--', 'src/other.ts');
 
     ok(repo, ['uninstall']);

@@ -2,11 +2,11 @@
 // and the main worktree, a re-install of the manager is reported and fixed, `intent uninstall` gives
 // the manager's files back byte for byte. (Shared matrix: hook-managers.ts.)
 import { describe, expect, it } from 'vitest';
-import { git, intent } from '../helpers.js';
-import { MANAGERS, prepare, reportPreCommit, copy, snapshot, ok, doctorOk, commit, governed, reportedAndFixed, noIntentLeft } from './hook-managers.js';
+import { expectRefused, git, intent } from '../helpers.js';
+import { MANAGERS, prepare, preCommitRequired, copy, snapshot, ok, doctorOk, commit, governed, reportedAndFixed, noIntentLeft } from './hook-managers.js';
 
 prepare();
-reportPreCommit('hook-managers-before-init.test.ts');
+preCommitRequired();
 
 describe.each(MANAGERS)('$name', (m) => {
   it('installed before intent init: both run, governance holds, a re-install is reported and fixed, uninstall gives its files back', () => {
@@ -23,7 +23,7 @@ describe.each(MANAGERS)('$name', (m) => {
     expect(commit(repo, 'README.md', env).status).toBe(0);
     expect(marks().length).toBe(n + 1);
     // An out-of-scope commit naming the intent is refused in the main worktree.
-    expect(commit(repo, 'src/other.ts', env, { INTENT_ID: 'INT-001' }).stderr).toContain('Scope Violation');
+    expectRefused(commit(repo, 'src/other.ts', env, { INTENT_ID: 'INT-001' }), 'Scope Violation: INT-001 is not authorized to edit src/other.ts');
     git(repo, 'checkout', '--', 'src/other.ts');
 
     m.install(repo, env);

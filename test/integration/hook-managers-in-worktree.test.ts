@@ -3,11 +3,11 @@
 // worktree is reported and fixed, then installed in the main worktree it runs in both; `intent
 // uninstall` leaves no intent behind. (Shared matrix: hook-managers.ts.)
 import { describe, expect, it } from 'vitest';
-import { intent, run } from '../helpers.js';
-import { MANAGERS, prepare, reportPreCommit, copy, ok, governed, reportedAndFixed, noIntentLeft } from './hook-managers.js';
+import { expectRefused, intent, run } from '../helpers.js';
+import { MANAGERS, prepare, preCommitRequired, copy, ok, governed, reportedAndFixed, noIntentLeft } from './hook-managers.js';
 
 prepare();
-reportPreCommit('hook-managers-in-worktree.test.ts');
+preCommitRequired();
 
 describe.each(MANAGERS)('$name', (m) => {
   it('installed inside an intent worktree after intent checkout: the worktree stays governed, the main worktree\'s loss is reported', () => {
@@ -16,9 +16,7 @@ describe.each(MANAGERS)('$name', (m) => {
     const wt = JSON.parse(ok(repo, ['checkout', 'INT-001', '--json'])).path;
     if (m.name === 'pre-commit') {
       // It refuses while core.hooksPath is set (as it is in an intent worktree): nothing written.
-      const r = run('pre-commit', ['install'], wt, env);
-      expect(r.status).not.toBe(0);
-      expect(r.stdout + r.stderr).toContain('core.hooksPath');
+      expectRefused(run('pre-commit', ['install'], wt, env), 'core.hooksPath', 'pre-commit install');
     } else m.install(wt, env);
     governed(wt, env);
     const folder = JSON.parse(intent(repo, ['doctor', '--json']).stdout).checks.find((c: { subject: string }) => c.subject === 'worktree hooks');

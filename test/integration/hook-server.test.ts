@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { checkoutIntent, git, governedRepo, intent, noteOf, PKG_ROOT, run, spawnAsync, tempDir, writeFiles } from '../helpers.js';
+import { checkoutIntent, git, governedRepo, intent, noteOf, PKG_ROOT, run, spawnAsync, tempDir, until, writeFiles } from '../helpers.js';
 
 // The hook server (lib/hooks/server.ts): real `git commit` through the installed hooks and the
 // runner (git-hooks/runner.sh); the server reports each request it served in INTENT_HOOK_SERVER_TRACE.
@@ -31,10 +31,6 @@ function alive(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-async function until(what: () => boolean): Promise<void> {
-  while (!what()) await new Promise((r) => setTimeout(r, 20));
 }
 
 function setup(): { repo: string; wt: string; trace: string; env: Record<string, string> } {
@@ -74,7 +70,7 @@ async function serverUp(repo: string): Promise<number> {
     const running = serversOf(repo);
     pid = running[0] ?? 0;
     return running.length === 1 && serverPid(repo) === pid && existsSync(join(serverDir(repo), 'in'));
-  });
+  }, `one hook server runs for ${repo}, named in its pid file, with its FIFO`);
   return pid;
 }
 
@@ -297,7 +293,7 @@ describe('the hook server', () => {
       setTimeout(() => {}, 120000);`;
     const child = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
     children.push(child);
-    await until(() => existsSync(join(dir, 'pid')));
+    await until(() => existsSync(join(dir, 'pid')), `the server wrote ${join(dir, 'pid')}`);
     return child;
   }
 
@@ -354,28 +350,33 @@ describe('the hook server', () => {
     const un = intent(repo, ['uninstall', '--json']);
     expect(un.status, un.stderr).toBe(0);
     expect(existsSync(serverDir(repo))).toBe(false);
-    await until(() => !alive(pid));
+    await until(() => !alive(pid), `the server (pid ${pid}) left after its folder was removed`);
   });
 
   it('is not started with INTENT_HOOK_SERVER=0; leaves when idle and when its repository is removed', async () => {
     const { repo, wt, env } = setup();
     const r = commit(wt, { ...env, INTENT_HOOK_SERVER: '0' }, { 'src/a.ts': 'export const a = 2;\n' }, 'no server');
     expect(r.status, r.stderr).toBe(0);
-    await new Promise((res) => setTimeout(res, 300));
+    // No sleep: a hook starts a server with spawn(), which returns once the child runs, and every
+    // hook process has exited when git commit returns; so a server any hook started is in the
+    // process table now. (The 'long' commit below checks the same way that one is.)
     expect(serversOf(repo)).toEqual([]);
 
-    expect(commit(wt, { ...env, INTENT_HOOK_SERVER_MS: '400' }, { 'src/a.ts': 'export const a = 3;\n' }, 'short').status).toBe(0);
+    // Idle for 10 s: long enough for serverUp to see it on a loaded machine (with 400 ms it could
+    // start and leave while git was still finishing the commit), short enough to wait for it to leave.
+    expect(commit(wt, { ...env, INTENT_HOOK_SERVER_MS: '10000' }, { 'src/a.ts': 'export const a = 3;\n' }, 'short').status).toBe(0);
     const shortLived = await serverUp(repo);
-    await until(() => !alive(shortLived));
+    await until(() => !alive(shortLived), `the server (pid ${shortLived}) left after 10 s idle`);
     expect(existsSync(join(serverDir(repo), 'pid'))).toBe(false);
     expect(existsSync(join(serverDir(repo), 'in'))).toBe(false);
 
     expect(commit(wt, env, { 'src/a.ts': 'export const a = 4;\n' }, 'long').status).toBe(0);
+    expect(serversOf(repo).length, 'the server a commit started is in the process table when the commit returns').toBeGreaterThan(0);
     const longLived = await serverUp(repo);
     const other = git(repo, 'worktree', 'list', '--porcelain');
     expect(other).toContain('INT-001');
     // Removing the repository (its state folder) sends it away within about a second.
     run('rm', ['-rf', join(repo, '.git', 'intent')], repo);
-    await until(() => !alive(longLived));
+    await until(() => !alive(longLived), `the server (pid ${longLived}) left after its repository's state folder was removed`);
   });
 });

@@ -12,7 +12,9 @@ import {
   intent,
   ledgerLines,
   makeRepo,
+  noteCount,
   noteOf,
+  refusedCommit,
   registryYaml,
   run,
   tempDir,
@@ -38,10 +40,6 @@ function head(cwd: string): string {
   return git(cwd, 'rev-parse', 'HEAD').trim();
 }
 
-function noteCount(cwd: string): number {
-  const r = run('git', ['notes', '--ref=intents', 'list'], cwd);
-  return r.status === 0 ? r.stdout.split('\n').filter(Boolean).length : 0;
-}
 
 function isExecutable(file: string): boolean {
   return (statSync(file).mode & 0o111) !== 0;
@@ -57,15 +55,12 @@ function initJson(cwd: string, env: Env = {}): any {
   return JSON.parse(initOk(cwd, ['--json'], env).stdout);
 }
 
-/** `git commit` that must be refused: non-zero, HEAD, notes and ledger unchanged. Returns stderr. */
+/**
+ * `git commit` that must be refused: HEAD, notes and ledger unchanged. Returns stderr, whose
+ * message each caller asserts (intent's, or the user hook's that refused).
+ */
 function refused(repo: string, cwd: string, args: string[], env: Env = {}, gitBin = 'git'): string {
-  const before = { head: head(cwd), notes: noteCount(cwd), ledger: ledgerLines(repo).length };
-  const r = run(gitBin, ['commit', ...args], cwd, env);
-  expect(r.status, `git commit ${args.join(' ')} should be refused:\n${r.stdout}${r.stderr}`).not.toBe(0);
-  expect(head(cwd)).toBe(before.head);
-  expect(noteCount(cwd)).toBe(before.notes);
-  expect(ledgerLines(repo)).toHaveLength(before.ledger);
-  return r.stderr;
+  return refusedCommit(cwd, args, { repo, env, git: gitBin, message: /\S/ });
 }
 
 /** `git commit` that must be made; with `governed` the new commit has that intent's note. */

@@ -9,7 +9,9 @@ import {
   git,
   governedRepo,
   ledgerLines,
+  noteCount,
   noteOf,
+  refusedCommit,
   registryYaml,
   run,
   writeFiles,
@@ -25,11 +27,6 @@ function head(cwd: string): string {
   return git(cwd, 'rev-parse', 'HEAD').trim();
 }
 
-/** How many commits carry a note on refs/notes/intents. */
-function noteCount(cwd: string): number {
-  const r = run('git', ['notes', '--ref=intents', 'list'], cwd);
-  return r.status === 0 ? r.stdout.split('\n').filter(Boolean).length : 0;
-}
 
 /** The `Scope Violation:` lines of a hook's output, in order. */
 function violationLines(stderr: string): string[] {
@@ -41,14 +38,7 @@ function violationLines(stderr: string): string[] {
  * no new note, no new ledger line in the main worktree `repo`. Returns git's stderr.
  */
 function refused(repo: string, cwd: string, args: string[], env: Env = {}): string {
-  const before = { head: head(cwd), notes: noteCount(cwd), ledger: ledgerLines(repo).length };
-  const r = run('git', ['commit', ...args], cwd, env);
-  expect(r.status, `git commit ${args.join(' ')} should be refused:\n${r.stdout}${r.stderr}`).not.toBe(0);
-  expect(r.stderr).toContain('intent: commit blocked.');
-  expect(head(cwd)).toBe(before.head);
-  expect(noteCount(cwd)).toBe(before.notes);
-  expect(ledgerLines(repo)).toHaveLength(before.ledger);
-  return r.stderr;
+  return refusedCommit(cwd, args, { repo, env });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyChange, classifySource } from '../../lib/mutation/syntax.js';
+import { classifyChange, classifySource } from '../../lib/mutation/syntax/index.js';
 
 const JWT_OLD = `import jwt from 'jsonwebtoken';
 import { config } from './config';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyCommand, type CommandContext, type CommandVerdict } from '../../lib/agents/shell-policy.js';
+import { classifyCommand, type CommandContext, type CommandVerdict } from '../../lib/agents/shell/index.js';
 
 const ctx: CommandContext = { cwd: '/w/repo', root: '/w/repo', inScope: (p) => p.startsWith('src/auth/') };
 const inAuth: CommandContext = { ...ctx, cwd: '/w/repo/src/auth' };

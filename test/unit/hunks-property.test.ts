@@ -15,9 +15,7 @@ import { commitDiff } from '../../lib/git/diff.js';
 import type { Hunk } from '../../lib/git/hunks.js';
 import type { Intent } from '../../lib/intents/registry.js';
 import type { TraceRecord } from '../../lib/trace/record.js';
-// trace.ts reads the package version relative to its compiled location: load it from the build,
-// as test/unit/trace-schema.test.ts does.
-import { buildRecord } from '../../dist/lib/trace/record.js';
+import { buildRecord } from '../../lib/trace/record.js';
 import { git, makeRepo, writeFiles, prng } from '../helpers.js';
 
 const SEED = Number(process.env.HUNKS_SEED ?? 0x5eed_2026);

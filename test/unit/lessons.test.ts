@@ -123,12 +123,14 @@ describe('buildLesson / formatLesson', () => {
       expect(() => buildLesson(text, null, NOW)).toThrow(IntentError);
     }
     for (const id of ['INT 1', '-x', '../x', 'a'.repeat(65), '']) {
+      let thrown: unknown = null;
       try {
         buildLesson('text', id, NOW);
-        expect.unreachable(`accepted ${JSON.stringify(id)}`);
       } catch (e) {
-        expect((e as IntentError).code).toBe('INVALID_INPUT');
+        thrown = e;
       }
+      expect(thrown, `accepted ${JSON.stringify(id)}`).toBeInstanceOf(IntentError);
+      expect((thrown as IntentError).code).toBe('INVALID_INPUT');
     }
     expect(buildLesson('text', 'a'.repeat(64), NOW).intentId).toBe('a'.repeat(64));
   });

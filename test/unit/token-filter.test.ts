@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { tokenSignature } from '../../lib/mutation/classify.js';
-import { classifySource } from '../../lib/mutation/syntax.js';
+import { classifySource } from '../../lib/mutation/syntax/index.js';
 
 /** Formatter-style refactors (what prettier and friends do): the syntax comparison calls each a refactor. */
 const REFACTORS: [string, string][] = [

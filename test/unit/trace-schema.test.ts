@@ -6,10 +6,8 @@ import { readBlobs } from '../../lib/git/blobs.js';
 import { commitDiff } from '../../lib/git/diff.js';
 import type { Intent } from '../../lib/intents/registry.js';
 import type { TraceRecord } from '../../lib/trace/record.js';
-// lib/core/version.ts reads package.json relative to its compiled location (dist/lib/), so trace.ts and
-// version.ts are loaded from the build (`npm test` builds first; test/global-setup.ts checks it).
-import { buildRecord, noteText, summaryLine } from '../../dist/lib/trace/record.js';
-import { METADATA_KEY, TOOL_NAME, TOOL_VERSION } from '../../dist/lib/core/version.js';
+import { buildRecord, noteText, summaryLine } from '../../lib/trace/record.js';
+import { METADATA_KEY, TOOL_NAME, TOOL_VERSION } from '../../lib/core/version.js';
 import { AGENT_TRACE, expectValid, validate } from '../trace-validator.js';
 import { checkoutIntent, git, governedRepo, makeRepo, noteOf, writeFiles } from '../helpers.js';
 
