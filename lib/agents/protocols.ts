@@ -6,7 +6,9 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { AGENTS, type AgentName } from './config-files.js';
 import { answerCline, clineFailure, parseCline } from './cline.js';
+import { parseCodex } from './codex.js';
 import { answerCursor, cursorFailure, parseCursor } from './cursor.js';
+import { answerGemini, geminiFailure, parseGemini } from './gemini.js';
 import { decide, type ToolCall, type Verdict } from './hook-adapters.js';
 import { IntentError } from '../core/errors.js';
 
@@ -16,6 +18,8 @@ export const EVENTS: Record<AgentName, readonly string[]> = {
   'claude-code': ['pre-tool-use', 'post-tool-use', 'post-tool-use-failure'],
   cursor: ['pre-tool-use', 'before-shell-execution', 'before-read-file', 'before-mcp-execution', 'after-file-edit'],
   cline: ['pre-tool-use', 'post-tool-use'],
+  gemini: ['before-tool', 'after-tool'],
+  codex: ['pre-tool-use', 'post-tool-use'],
 };
 
 /** Hook payloads larger than this are refused. */
@@ -124,6 +128,7 @@ function blocked(agent: AgentName, event: string, e: unknown): HookAnswer {
   // Exit 2 blocks in Claude Code and Cursor; Cline only listens to JSON.
   if (agent === 'cline') return clineFailure(event, msg);
   if (agent === 'cursor') return cursorFailure(event, msg);
+  if (agent === 'gemini') return geminiFailure(event, msg);
   return { stdout: '', stderr: `intent: ${msg}\n`, code: event === 'after-file-edit' ? 1 : 2 };
 }
 
@@ -247,6 +252,8 @@ const PARSE: Record<AgentName, (event: string, p: Json) => ToolCall | ToolCall[]
   },
   cursor: parseCursor,
   cline: parseCline,
+  gemini: (event, p) => parseGemini(event, p, (m) => qualifyModel(m, 'google')),
+  codex: (event, p) => parseCodex(event, p, (m) => qualifyModel(m, 'openai')),
 };
 
 // --- answers ------------------------------------------------------------------------------------
@@ -254,7 +261,8 @@ const PARSE: Record<AgentName, (event: string, p: Json) => ToolCall | ToolCall[]
 function answer(agent: AgentName, event: string, v: Verdict, calls: ToolCall[]): HookAnswer {
   const json = (o: unknown): HookAnswer => ({ stdout: JSON.stringify(o) + '\n', stderr: '', code: 0 });
   const reason = v.reason ? `intent: ${v.reason}` : '';
-  if (agent === 'claude-code') {
+  // Codex answers as Claude Code does (its hooks are Claude Code's shape).
+  if (agent === 'claude-code' || agent === 'codex') {
     if (event === 'pre-tool-use') {
       if (v.decision === 'deny' || v.decision === 'ask') {
         return json({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: v.decision, permissionDecisionReason: reason } });
@@ -270,5 +278,6 @@ function answer(agent: AgentName, event: string, v: Verdict, calls: ToolCall[]):
     return json({ hookSpecificOutput: { hookEventName, additionalContext: context } });
   }
   if (agent === 'cursor') return answerCursor(event, v);
+  if (agent === 'gemini') return answerGemini(event, v);
   return answerCline(event, v, calls);
 }
