@@ -18,7 +18,17 @@ export interface AgentConfigResult {
   agent: AgentName;
   file: string;
   changed: boolean;
+  /** What the agent needs before it runs these hooks in a new worktree (trust), when it needs anything. */
+  trust?: string;
 }
+
+/** What Gemini CLI and Codex need before they run a project's hooks (both skip untrusted ones silently; `intent doctor` checks). */
+export const TRUST_NOTES: Partial<Record<AgentName, string>> = {
+  gemini: 'Gemini CLI runs project hooks only in trusted folders, and each intent worktree is a new folder: trust the folder that holds them ' +
+    '(<repo>.worktrees) once in ~/.gemini/trustedFolders.json ("<folder>": "TRUST_FOLDER"). `gemini --skip-trust` runs none. `intent doctor` checks it.',
+  codex: 'Codex runs project hooks only in a trusted project whose hooks were reviewed: trust the main checkout (its worktrees follow) and review ' +
+    "intent's hooks with /hooks in codex; `codex exec` in automation needs --dangerously-bypass-hook-trust. `intent doctor` checks it.",
+};
 
 const MARK = 'intent/bin/agent';
 
@@ -48,8 +58,8 @@ export function installAgentConfig(repo: Repo, agent: string): AgentConfigResult
   const a = agent as AgentName;
   if (a === 'claude-code') return claude(repo);
   if (a === 'cursor') return cursor(repo);
-  if (a === 'gemini') return gemini(repo);
-  if (a === 'codex') return codex(repo);
+  if (a === 'gemini') return { ...gemini(repo), trust: TRUST_NOTES.gemini };
+  if (a === 'codex') return { ...codex(repo), trust: TRUST_NOTES.codex };
   return cline(repo);
 }
 
