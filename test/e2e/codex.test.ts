@@ -7,7 +7,7 @@
 // commit's note. In CI (CI set) a missing CLI fails the file; elsewhere the file is skipped when the
 // CLI is not installed (`node scripts/codex-e2e.mjs install`).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, checkoutIntent, forFile, git, governedRepo, intent, noteOf, tempDir } from '../helpers.js';
@@ -22,6 +22,37 @@ if (!ready && process.env.CI) {
 }
 
 const MAIN = 'E2E-CODEX-MAIN-3a1';
+const REVIEWED = 'E2E-CODEX-REVIEWED-5e9';
+
+/**
+ * Codex's own list of the hooks it found for `cwd` (`codex app-server`, JSON-RPC `hooks/list`):
+ * each with its trust key and current hash, what its /hooks review records as trusted.
+ */
+function listHooks(cwd: string, home: string): Promise<{ key: string; currentHash: string; trustStatus: string }[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(codex.bin(), ['app-server'], { cwd, env: { ...process.env, HOME: home, CODEX_HOME: join(home, '.codex') }, stdio: ['pipe', 'pipe', 'ignore'] });
+    let buf = '';
+    child.stdin.on('error', () => { /* it was stopped after its answer */ });
+    const timer = setTimeout(() => { child.kill(); reject(new Error(`codex app-server gave no hooks/list answer: ${buf}`)); }, 60_000);
+    child.stdout.on('data', (d) => {
+      buf += d;
+      for (const line of buf.split('\n')) {
+        let m: any;
+        try { m = JSON.parse(line); } catch { continue; }
+        if (m.id === 1) {
+          child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'initialized' }) + '\n');
+          child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'hooks/list', params: { cwds: [cwd] } }) + '\n');
+        }
+        if (m.id === 2) {
+          clearTimeout(timer);
+          child.kill();
+          resolve(m.result.data.flatMap((d: any) => d.hooks));
+        }
+      }
+    });
+    child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { clientInfo: { name: 'intent-e2e', version: '0' } } }) + '\n');
+  });
+}
 const MODEL = 'gpt-5.5';
 
 interface CodexRun {
@@ -31,8 +62,8 @@ interface CodexRun {
 }
 
 /** Runs `codex exec` in `cwd` against the mock, with its own CODEX_HOME. */
-function runCodex(cwd: string, prompt: string, home: string): Promise<CodexRun> {
-  const args = ['exec', '--json', '--dangerously-bypass-hook-trust', '--dangerously-bypass-approvals-and-sandbox', '--skip-git-repo-check', prompt];
+function runCodex(cwd: string, prompt: string, home: string, bypassHookTrust = true): Promise<CodexRun> {
+  const args = ['exec', '--json', ...(bypassHookTrust ? ['--dangerously-bypass-hook-trust'] : []), '--dangerously-bypass-approvals-and-sandbox', '--skip-git-repo-check', prompt];
   return new Promise((resolve, reject) => {
     const child = spawn(codex.bin(), args, {
       cwd,
@@ -98,7 +129,10 @@ describe.skipIf(!ready)(`Codex CLI ${CODEX_VERSION}, real CLI`, () => {
       { tools: [{ name: 'exec_command', args: { cmd: "git commit -q -m 'work by Codex'" } }] },
       { text: 'all done' },
     ];
-    api = await startResponsesMock({ [MAIN]: steps });
+    api = await startResponsesMock({
+      [MAIN]: steps,
+      [REVIEWED]: [{ tools: [{ name: 'apply_patch', input: '*** Begin Patch\n*** Add File: docs/reviewed.md\n+# nope\n*** End Patch\n' }] }, { text: 'done' }],
+    });
     writeFileSync(join(home, '.codex', 'config.toml'), [
       `model_provider = "mock"`,
       `model = "${MODEL}"`,
@@ -145,6 +179,27 @@ describe.skipIf(!ready)(`Codex CLI ${CODEX_VERSION}, real CLI`, () => {
   it('stages what a shell command wrote in the scope, credited to the model', () => {
     expect(told(4)).toContain(`the command changed src/a.ts (1 line credited to openai/${MODEL}): staged.`);
   });
+
+  it('intent doctor tells what trust Codex lacks, and once the hooks are reviewed Codex runs them without the bypass', async () => {
+    const before = JSON.parse(intent(repo, ['doctor', '--json'], { HOME: home, CODEX_HOME: join(home, '.codex') }).stdout);
+    const check = (r: any, s: string) => r.checks.find((c: any) => c.subject === s);
+    expect(check(before, 'codex trust')).toMatchObject({ ok: true });
+    expect(check(before, 'codex hook trust')).toMatchObject({ ok: false });
+    expect(check(before, 'codex hook trust').message).toContain(`${repo}/.codex/hooks.json:pre_tool_use:0:0`);
+    // What Codex's review writes: the hooks' keys (from the main checkout's file, also for the worktree) and hashes.
+    const hooks = await listHooks(wt, home);
+    expect(hooks.map((h) => h.key).sort()).toEqual([`${repo}/.codex/hooks.json:post_tool_use:0:0`, `${repo}/.codex/hooks.json:pre_tool_use:0:0`]);
+    const config = join(home, '.codex', 'config.toml');
+    writeFileSync(config, readFileSync(config, 'utf8') + hooks.map((h) => `[hooks.state.${JSON.stringify(h.key)}]\ntrusted_hash = ${JSON.stringify(h.currentHash)}\n`).join(''));
+    const after = JSON.parse(intent(repo, ['doctor', '--json'], { HOME: home, CODEX_HOME: join(home, '.codex') }).stdout);
+    expect(check(after, 'codex hook trust')).toMatchObject({ ok: true });
+    const r = await runCodex(wt, `${REVIEWED}: write`, home, false);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    const id = api.calls.get(REVIEWED)?.[0];
+    // The hook ran: this new session has not made its handshake, so the write is refused.
+    expect(api.results.get(id)?.text).toContain('Command blocked by PreToolUse hook: intent: You must cite a valid active Intent ID.');
+    expect(existsSync(join(wt, 'docs/reviewed.md'))).toBe(false);
+  }, 180_000);
 
   it('a commit in the agent\'s shell runs the hooks: its note credits the model, and intent verify is clean', () => {
     expect(git(wt, 'log', '-1', '--format=%s')).toBe('work by Codex\n');

@@ -166,6 +166,15 @@ describe.skipIf(!ready)(`Gemini CLI ${GEMINI_CLI_VERSION}, real CLI`, () => {
     expect(git(wt, 'log', '--format=%s', `${base}..HEAD`)).not.toContain('sneaky');
   });
 
+  it('intent doctor reads Gemini\'s trusted folders: the worktrees\' folder trusted here, not in an empty home', () => {
+    const doctor = (h: string) => JSON.parse(intent(repo, ['doctor', '--json'], { HOME: h }).stdout).checks.find((c: any) => c.subject === 'gemini trust');
+    expect(doctor(home)).toMatchObject({ ok: true });
+    const bare = tempDir('intent-e2e-gemini-home-');
+    const r = doctor(bare);
+    expect(r.ok).toBe(false);
+    expect(r.message).toContain(`add "${dirname(wt)}": "TRUST_FOLDER" to ${join(bare, '.gemini', 'trustedFolders.json')}`);
+  });
+
   it('intent commit in the agent\'s shell commits with the hooks on: the note credits the model, verify is clean', () => {
     expect(git(wt, 'log', '--format=%s', `${base}..HEAD`)).toBe('work by Gemini\n');
     const files = noteOf(wt)!.record.files as any[];
