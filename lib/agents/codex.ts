@@ -2,11 +2,14 @@
  * Codex CLI's hook protocol (0.171; lib/agents/protocols.ts dispatches here). Codex's hooks are
  * Claude Code's shape (`.codex/hooks.json`, PreToolUse/PostToolUse, answered like Claude Code's),
  * with these differences: the payload has the `model`; the shell tool arrives as `Bash {command}`
- * (the model's `workdir` is dropped: the command is judged in the session's cwd); file edits are
+ * with the model's `workdir` dropped (it is read back from the session's rollout, which holds the
+ * call before the hook runs: the command is judged where it runs); file edits are
  * `apply_patch {command: <the patch>}` (one call per file it adds, updates, deletes or moves,
  * paths relative to the cwd); `tool_response` is a plain string; MCP tools are
  * `mcp__<server>__<tool>`.
  */
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { IntentError } from '../core/errors.js';
 import { contextCommand, type ToolCall } from './hook-adapters.js';
 import { patchFiles, type PatchFile } from './patch-paths.js';
@@ -22,6 +25,33 @@ function need(o: Json, key: string): string {
   const v = str(o, key);
   if (!v) throw new IntentError('INVALID_INPUT', `Codex payload has no "${key}" string; refusing it.`, { field: key });
   return v;
+}
+
+/** The `workdir` the model gave the shell call `callId`, from the session's rollout (JSONL; its last 4 MB), or undefined. */
+export function codexWorkdir(rollout: string | undefined, callId: string | undefined): string | undefined {
+  if (!rollout || !callId) return undefined;
+  try {
+    const size = statSync(rollout).size;
+    const len = Math.min(size, 4 << 20);
+    const fd = openSync(rollout, 'r');
+    const buf = Buffer.alloc(len);
+    try {
+      readSync(fd, buf, 0, len, size - len);
+    } finally {
+      closeSync(fd);
+    }
+    const needle = JSON.stringify(callId);
+    for (const line of buf.toString('utf8').split('\n').reverse()) {
+      if (!line.includes(needle) || !line.includes('"function_call"')) continue;
+      try {
+        const item = (JSON.parse(line) as { payload?: { type?: string; call_id?: string; arguments?: string } }).payload;
+        if (item?.type !== 'function_call' || item.call_id !== callId || typeof item.arguments !== 'string') continue;
+        const wd = (JSON.parse(item.arguments) as { workdir?: unknown }).workdir;
+        return typeof wd === 'string' && wd ? wd : undefined;
+      } catch { /* a partial first line, or arguments that are no JSON */ }
+    }
+  } catch { /* no rollout */ }
+  return undefined;
 }
 
 /** Parses one Codex hook payload into the tool calls it stands for (an apply_patch may be several). */
@@ -49,6 +79,14 @@ export function parseCodex(event: string, p: Json, qualify: (model: string | und
   if (/^mcp__.+__select_active_intent$/.test(tool)) return [{ ...base, selects: post ? str(input, 'intent_id') : undefined }];
   if (tool === 'Bash') {
     const command = str(input, 'command');
+    const wd = codexWorkdir(str(p, 'transcript_path'), base.toolUseId);
+    const at = wd ? resolve(cwd, wd) : cwd;
+    const rel = relative(cwd, at);
+    if (!post && (rel.startsWith('..') || isAbsolute(rel))) {
+      // The command runs outside the session's folder, where its writes would not be seen.
+      throw new IntentError('SCOPE_VIOLATION', `the command would run in ${at}, outside this session's worktree ${cwd}: run it inside the worktree (leave workdir out, or name a folder in it).`, { workdir: at });
+    }
+    base.cwd = at;
     const selects = post && command && response.includes('<intent_context') ? contextCommand(command) : undefined;
     return [{ ...base, kind: 'shell', command, selects }];
   }
