@@ -8,11 +8,11 @@
  * paths relative to the cwd); `tool_response` is a plain string; MCP tools are
  * `mcp__<server>__<tool>`.
  */
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { IntentError } from '../core/errors.js';
 import { contextCommand, type ToolCall } from './hook-adapters.js';
 import { patchFiles, type PatchFile } from './patch-paths.js';
+import { tailLines } from './transcript-tail.js';
 
 type Json = Record<string, unknown>;
 
@@ -29,28 +29,17 @@ function need(o: Json, key: string): string {
 
 /** The `workdir` the model gave the shell call `callId`, from the session's rollout (JSONL; its last 4 MB), or undefined. */
 export function codexWorkdir(rollout: string | undefined, callId: string | undefined): string | undefined {
-  if (!rollout || !callId) return undefined;
-  try {
-    const size = statSync(rollout).size;
-    const len = Math.min(size, 4 << 20);
-    const fd = openSync(rollout, 'r');
-    const buf = Buffer.alloc(len);
+  if (!callId) return undefined;
+  const needle = JSON.stringify(callId);
+  for (const line of tailLines(rollout, 4 << 20)) {
+    if (!line.includes(needle) || !line.includes('"function_call"')) continue;
     try {
-      readSync(fd, buf, 0, len, size - len);
-    } finally {
-      closeSync(fd);
-    }
-    const needle = JSON.stringify(callId);
-    for (const line of buf.toString('utf8').split('\n').reverse()) {
-      if (!line.includes(needle) || !line.includes('"function_call"')) continue;
-      try {
-        const item = (JSON.parse(line) as { payload?: { type?: string; call_id?: string; arguments?: string } }).payload;
-        if (item?.type !== 'function_call' || item.call_id !== callId || typeof item.arguments !== 'string') continue;
-        const wd = (JSON.parse(item.arguments) as { workdir?: unknown }).workdir;
-        return typeof wd === 'string' && wd ? wd : undefined;
-      } catch { /* a partial first line, or arguments that are no JSON */ }
-    }
-  } catch { /* no rollout */ }
+      const item = (JSON.parse(line) as { payload?: { type?: string; call_id?: string; arguments?: string } }).payload;
+      if (item?.type !== 'function_call' || item.call_id !== callId || typeof item.arguments !== 'string') continue;
+      const wd = (JSON.parse(item.arguments) as { workdir?: unknown }).workdir;
+      return typeof wd === 'string' && wd ? wd : undefined;
+    } catch { /* a partial first line, or arguments that are no JSON */ }
+  }
   return undefined;
 }
 

@@ -14,10 +14,10 @@
  * with the hooks off, so its calls carry `gitHooksOff` (lib/agents/hookless-git.ts).
  */
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { IntentError } from '../core/errors.js';
 import { contextCommand, type ToolCall, type Verdict } from './hook-adapters.js';
+import { tailLines } from './transcript-tail.js';
 
 type Json = Record<string, unknown>;
 
@@ -49,26 +49,13 @@ function need(o: Json, key: string): string {
 
 /** The model of the newest Gemini turn in a Gemini CLI transcript (JSONL), read from its last megabyte. */
 export function modelFromGeminiTranscript(path: string | undefined): string | undefined {
-  if (!path) return undefined;
-  try {
-    const size = statSync(path).size;
-    const len = Math.min(size, 1 << 20);
-    const fd = openSync(path, 'r');
-    const buf = Buffer.alloc(len);
+  for (const line of tailLines(path, 1 << 20)) {
+    if (!line.includes('"model"')) continue;
     try {
-      readSync(fd, buf, 0, len, size - len);
-    } finally {
-      closeSync(fd);
-    }
-    const lines = buf.toString('utf8').split('\n');
-    for (let i = lines.length - 1; i >= 0; i--) {
-      if (!lines[i].includes('"model"')) continue;
-      try {
-        const e = JSON.parse(lines[i]) as { type?: string; model?: unknown };
-        if (e.type === 'gemini' && typeof e.model === 'string' && e.model) return e.model;
-      } catch { /* a partial first line */ }
-    }
-  } catch { /* no transcript */ }
+      const e = JSON.parse(line) as { type?: string; model?: unknown };
+      if (e.type === 'gemini' && typeof e.model === 'string' && e.model) return e.model;
+    } catch { /* a partial first line */ }
+  }
   return undefined;
 }
 

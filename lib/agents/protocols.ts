@@ -2,7 +2,7 @@
  * The wire formats of the agents' hook programs: parse their stdin JSON into a `ToolCall` and
  * answer a `Verdict` the way each agent understands. Broken input always blocks (fail closed).
  */
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { readSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { AGENTS, type AgentName } from './config-files.js';
 import { answerCline, clineFailure, parseCline } from './cline.js';
@@ -11,6 +11,7 @@ import { answerCursor, cursorFailure, parseCursor } from './cursor.js';
 import { answerGemini, geminiFailure, parseGemini } from './gemini.js';
 import { decide, type ToolCall, type Verdict } from './hook-adapters.js';
 import { IntentError } from '../core/errors.js';
+import { tailLines } from './transcript-tail.js';
 
 
 /** The events each agent's adapter answers (as typed on the command line). */
@@ -163,26 +164,13 @@ export function qualifyModel(model: string | undefined, fallbackProvider: string
 
 /** The model of the newest assistant entry in a Claude Code transcript (JSONL), read from its tail. */
 export function modelFromTranscript(path: string | undefined): string | undefined {
-  if (!path) return undefined;
-  try {
-    const size = statSync(path).size;
-    const len = Math.min(size, 1 << 20);
-    const fd = openSync(path, 'r');
-    const buf = Buffer.alloc(len);
+  for (const line of tailLines(path, 1 << 20)) {
+    if (!line.includes('"model"')) continue;
     try {
-      readSync(fd, buf, 0, len, size - len);
-    } finally {
-      closeSync(fd);
-    }
-    const lines = buf.toString('utf8').split('\n');
-    for (let i = lines.length - 1; i >= 0; i--) {
-      if (!lines[i].includes('"model"')) continue;
-      try {
-        const e = JSON.parse(lines[i]) as { type?: string; message?: { role?: string; model?: string } };
-        if ((e.type === 'assistant' || e.message?.role === 'assistant') && typeof e.message?.model === 'string') return e.message.model;
-      } catch { /* a partial first line */ }
-    }
-  } catch { /* no transcript */ }
+      const e = JSON.parse(line) as { type?: string; message?: { role?: string; model?: string } };
+      if ((e.type === 'assistant' || e.message?.role === 'assistant') && typeof e.message?.model === 'string') return e.message.model;
+    } catch { /* a partial first line */ }
+  }
   return undefined;
 }
 

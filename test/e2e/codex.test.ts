@@ -10,9 +10,12 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, checkoutIntent, forFile, git, governedRepo, intent, noteOf, tempDir } from '../helpers.js';
+import { CLI, checkoutIntent, forFile, git, governedRepo, intent, noteOf, spawnAsync, tempDir } from '../helpers.js';
+
+type CliRun = Awaited<ReturnType<typeof spawnAsync>>;
 // @ts-expect-error: a plain ES module without types
 import { startResponsesMock } from './responses-mock.mjs';
+import { aiCredit } from './agent-cli.js';
 // @ts-expect-error: a plain ES module without types
 import { CODEX_VERSION, codex } from '../../scripts/codex-e2e.mjs';
 
@@ -55,28 +58,10 @@ function listHooks(cwd: string, home: string): Promise<{ key: string; currentHas
 }
 const MODEL = 'gpt-5.5';
 
-interface CodexRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs `codex exec` in `cwd` against the mock, with its own CODEX_HOME. */
-function runCodex(cwd: string, prompt: string, home: string, bypassHookTrust = true): Promise<CodexRun> {
+function runCodex(cwd: string, prompt: string, home: string, bypassHookTrust = true): Promise<CliRun> {
   const args = ['exec', '--json', ...(bypassHookTrust ? ['--dangerously-bypass-hook-trust'] : []), '--dangerously-bypass-approvals-and-sandbox', '--skip-git-repo-check', prompt];
-  return new Promise((resolve, reject) => {
-    const child = spawn(codex.bin(), args, {
-      cwd,
-      env: { ...process.env, HOME: home, CODEX_HOME: join(home, '.codex'), MOCK_API_KEY: 'dummy', NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+  return spawnAsync(codex.bin(), args, cwd, { HOME: home, CODEX_HOME: join(home, '.codex'), MOCK_API_KEY: 'dummy', NO_COLOR: '1' });
 }
 
 describe.skipIf(!ready)(`Codex CLI ${CODEX_VERSION}, real CLI`, () => {
@@ -84,7 +69,7 @@ describe.skipIf(!ready)(`Codex CLI ${CODEX_VERSION}, real CLI`, () => {
   let repo: string;
   let wt: string;
   let home: string;
-  let run: CodexRun;
+  let run: CliRun;
   /** What the model was told for the n-th tool call of the conversation. */
   const told = (n: number): string => {
     const id = api.calls.get(MAIN)?.[n];
@@ -203,11 +188,10 @@ describe.skipIf(!ready)(`Codex CLI ${CODEX_VERSION}, real CLI`, () => {
 
   it('a commit in the agent\'s shell runs the hooks: its note credits the model, and intent verify is clean', () => {
     expect(git(wt, 'log', '-1', '--format=%s')).toBe('work by Codex\n');
-    const files = noteOf(wt)!.record.files as any[];
-    const ai = (path: string) => files.find((f) => f.path === path)?.conversations.filter((c: any) => c.contributor.type === 'ai')
-      .map((c: any) => ({ model: c.contributor.model_id, lines: c.ranges.map((r: any) => [r.start_line, r.end_line]) }));
-    expect(ai('src/new.ts')).toEqual([{ model: `openai/${MODEL}`, lines: [[1, 2]] }]);
-    expect(ai('src/a.ts')).toEqual([{ model: `openai/${MODEL}`, lines: [[2, 2]] }]);
+    const record = noteOf(wt)!.record;
+    const url = expect.stringMatching(/^codex:\/\/session\/[0-9a-f-]+$/);
+    expect(aiCredit(record, 'src/new.ts')).toEqual([{ model: `openai/${MODEL}`, lines: [[1, 2]], url }]);
+    expect(aiCredit(record, 'src/a.ts')).toEqual([{ model: `openai/${MODEL}`, lines: [[2, 2]], url }]);
     const v = intent(wt, ['verify', '--json']);
     expect(v.status, v.stdout + v.stderr).toBe(0);
   });

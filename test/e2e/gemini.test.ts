@@ -7,13 +7,15 @@
 // made behind the guard's back (a project script) is undone, and `intent commit` commits with the
 // hooks on. In CI (CI set) a missing CLI fails the file; elsewhere the file is skipped when the
 // CLI is not installed (`node scripts/gemini-e2e.mjs install`).
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, checkoutIntent, forFile, git, governedRepo, intent, noteOf, tempDir } from '../helpers.js';
+import { CLI, checkoutIntent, forFile, git, governedRepo, intent, noteOf, spawnAsync, tempDir } from '../helpers.js';
+
+type CliRun = Awaited<ReturnType<typeof spawnAsync>>;
 // @ts-expect-error: a plain ES module without types
 import { startGeminiMock } from './gemini-mock.mjs';
+import { aiCredit } from './agent-cli.js';
 // @ts-expect-error: a plain ES module without types
 import { GEMINI_CLI_VERSION, gemini } from '../../scripts/gemini-e2e.mjs';
 
@@ -25,35 +27,19 @@ if (!ready && process.env.CI) {
 const MAIN = 'E2E-GEMINI-MAIN-8c2';
 const MODEL = 'gemini-2.5-pro';
 
-interface GeminiRun {
-  code: number;
-  stdout: string;
-  stderr: string;
+interface GeminiRun extends CliRun {
   result: any;
 }
 
 /** Runs `gemini -p` in `cwd` against the mock, with its own home (settings, trusted folders, transcripts). */
-function runGemini(cwd: string, prompt: string, home: string, bin: string, url: string): Promise<GeminiRun> {
+async function runGemini(cwd: string, prompt: string, home: string, bin: string, url: string): Promise<GeminiRun> {
   const args = ['-p', prompt, '--yolo', '-m', MODEL, '--output-format', 'json'];
-  return new Promise((resolve, reject) => {
-    const child = spawn(gemini.bin(), args, {
-      cwd,
-      env: { ...process.env, HOME: home, PATH: `${bin}:${process.env.PATH}`, GEMINI_API_KEY: 'dummy', GOOGLE_GEMINI_BASE_URL: url, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      let result: any = null;
-      try {
-        result = JSON.parse(stdout);
-      } catch { /* reported by the caller's assertions */ }
-      resolve({ code: code ?? -1, stdout, stderr, result });
-    });
-  });
+  const r = await spawnAsync(gemini.bin(), args, cwd, { HOME: home, PATH: `${bin}:${process.env.PATH}`, GEMINI_API_KEY: 'dummy', GOOGLE_GEMINI_BASE_URL: url, NO_COLOR: '1' });
+  let result: any = null;
+  try {
+    result = JSON.parse(r.stdout);
+  } catch { /* reported by the caller's assertions */ }
+  return { ...r, result };
 }
 
 describe.skipIf(!ready)(`Gemini CLI ${GEMINI_CLI_VERSION}, real CLI`, () => {
@@ -177,11 +163,10 @@ describe.skipIf(!ready)(`Gemini CLI ${GEMINI_CLI_VERSION}, real CLI`, () => {
 
   it('intent commit in the agent\'s shell commits with the hooks on: the note credits the model, verify is clean', () => {
     expect(git(wt, 'log', '--format=%s', `${base}..HEAD`)).toBe('work by Gemini\n');
-    const files = noteOf(wt)!.record.files as any[];
-    const ai = (path: string) => files.find((x) => x.path === path)?.conversations.filter((c: any) => c.contributor.type === 'ai')
-      .map((c: any) => ({ model: c.contributor.model_id, lines: c.ranges.map((r: any) => [r.start_line, r.end_line]), url: c.url }));
-    expect(ai('src/new.ts')).toEqual([{ model: `google/${MODEL}`, lines: [[1, 2]], url: expect.stringMatching(/^gemini-cli:\/\/session\/[0-9a-f-]+$/) }]);
-    expect(ai('src/a.ts')).toEqual([{ model: `google/${MODEL}`, lines: [[2, 2]], url: expect.any(String) }]);
+    const record = noteOf(wt)!.record;
+    const url = expect.stringMatching(/^gemini-cli:\/\/session\/[0-9a-f-]+$/);
+    expect(aiCredit(record, 'src/new.ts')).toEqual([{ model: `google/${MODEL}`, lines: [[1, 2]], url }]);
+    expect(aiCredit(record, 'src/a.ts')).toEqual([{ model: `google/${MODEL}`, lines: [[2, 2]], url }]);
     const v = intent(wt, ['verify', '--json']);
     expect(v.status, v.stdout + v.stderr).toBe(0);
   });
