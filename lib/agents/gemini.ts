@@ -112,7 +112,8 @@ export function answerGemini(event: string, v: Verdict): Answer {
   const json = (o: unknown): Answer => ({ stdout: JSON.stringify(o) + '\n', stderr: '', code: 0 });
   const reason = v.reason ? `intent: ${v.reason}` : '';
   if (event === 'before-tool') {
-    // No "ask" in a headless run: what needs a human is refused, with the reason.
+    // No "ask": in a headless run (`gemini -p --yolo`, 0.61.0) it waits for ever for an answer, and
+    // the payload does not say whether a human is there. What needs a human is refused, with the reason.
     if (v.decision === 'deny' || v.decision === 'ask') return json({ decision: 'deny', reason: v.decision === 'ask' ? `${reason} (refused: a human must run it)` : reason });
     return { stdout: '', stderr: '', code: 0 };
   }

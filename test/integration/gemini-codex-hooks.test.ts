@@ -210,6 +210,22 @@ describe('Gemini CLI and Codex hooks with the payloads of Gemini CLI 0.61.0 and 
         expect(s.stderr).toContain('intent commit runs the hooks');
       }
     });
+
+    it('intent commands in Gemini\'s shell do not report the blanked core.hooksPath as lost hooks; a really moved one still is', () => {
+      // A changed config file makes the health check read core.hooksPath again.
+      git(repo, 'config', '--local', 'intent-test.touch', String(++n));
+      const r = run(process.execPath, [join(PKG_ROOT, 'dist', 'bin', 'intent.js'), 'context', 'INT-001'], wt, GEMINI_GIT_ENV);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stderr).not.toContain('lost intent');
+      const elsewhere = tempDir('intent-hooks-elsewhere-');
+      git(repo, 'config', '--local', 'core.hooksPath', elsewhere);
+      try {
+        const moved = run(process.execPath, [join(PKG_ROOT, 'dist', 'bin', 'intent.js'), 'context', 'INT-001'], wt, GEMINI_GIT_ENV);
+        expect(moved.stderr).toContain(`core.hooksPath now points at ${elsewhere}`);
+      } finally {
+        git(repo, 'config', '--local', '--unset', 'core.hooksPath');
+      }
+    });
   });
 
   describe('Codex', () => {
