@@ -83,7 +83,7 @@ export function geminiTrustChecks(mainRoot: string, folders: string[], env: Node
     subject: 'gemini trust',
     ok: false,
     message: `Gemini CLI runs this project's hooks only in trusted folders, and ${untrusted.join(', ')} ${untrusted.length === 1 ? 'is' : 'are'} not trusted in ${file}: a Gemini session there writes and commits ungoverned, silently. ` +
-      `Trust the folder of the intent worktrees once (it covers every worktree): add "${parent}": "TRUST_FOLDER" to ${file}, or answer Gemini's trust prompt there. (\`gemini --skip-trust\` runs no project hook.)`,
+      `Trust the folder of the intent worktrees once (it covers every worktree): add "${parent}": "TRUST_FOLDER" to ${file}, or answer Gemini's trust prompt there; headless runs can set GEMINI_CLI_TRUST_WORKSPACE=true. (\`gemini --skip-trust\` runs no project hook.)`,
   }];
 }
 

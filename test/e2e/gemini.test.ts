@@ -7,7 +7,7 @@
 // made behind the guard's back (a project script) is undone, and `intent commit` commits with the
 // hooks on. In CI (CI set) a missing CLI fails the file; elsewhere the file is skipped when the
 // CLI is not installed (`node scripts/gemini-e2e.mjs install`).
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, checkoutIntent, forFile, git, governedRepo, intent, noteOf, spawnAsync, tempDir } from '../helpers.js';
@@ -25,6 +25,7 @@ if (!ready && process.env.CI) {
 }
 
 const MAIN = 'E2E-GEMINI-MAIN-8c2';
+const UNTRUSTED = 'E2E-GEMINI-UNTRUSTED-4d7';
 const MODEL = 'gemini-2.5-pro';
 
 interface GeminiRun extends CliRun {
@@ -32,8 +33,8 @@ interface GeminiRun extends CliRun {
 }
 
 /** Runs `gemini -p` in `cwd` against the mock, with its own home (settings, trusted folders, transcripts). */
-async function runGemini(cwd: string, prompt: string, home: string, bin: string, url: string): Promise<GeminiRun> {
-  const args = ['-p', prompt, '--yolo', '-m', MODEL, '--output-format', 'json'];
+async function runGemini(cwd: string, prompt: string, home: string, bin: string, url: string, extra: string[] = []): Promise<GeminiRun> {
+  const args = ['-p', prompt, '--yolo', '-m', MODEL, '--output-format', 'json', ...extra];
   const r = await spawnAsync(gemini.bin(), args, cwd, { HOME: home, PATH: `${bin}:${process.env.PATH}`, GEMINI_API_KEY: 'dummy', GOOGLE_GEMINI_BASE_URL: url, NO_COLOR: '1' });
   let result: any = null;
   try {
@@ -49,9 +50,9 @@ describe.skipIf(!ready)(`Gemini CLI ${GEMINI_CLI_VERSION}, real CLI`, () => {
   let home: string;
   let run: GeminiRun;
   let base = '';
-  const told = (n: number): string => {
+  const told = (n: number, marker = MAIN): string => {
     try {
-      return api.told(MAIN, n).text;
+      return api.told(marker, n).text;
     } catch (e) {
       throw new Error(`${(e as Error).message}; gemini said: ${run?.stdout}${run?.stderr}`);
     }
@@ -106,7 +107,10 @@ describe.skipIf(!ready)(`Gemini CLI ${GEMINI_CLI_VERSION}, real CLI`, () => {
       { tools: [{ name: 'run_shell_command', args: { command: "intent commit -q -m 'work by Gemini'", description: 'Commit with the hooks' } }] },
       { text: 'all done' },
     ];
-    api = await startGeminiMock({ [MAIN]: steps });
+    api = await startGeminiMock({
+      [MAIN]: steps,
+      [UNTRUSTED]: [{ tools: [{ name: 'write_file', args: { file_path: f('docs/untrusted.md'), content: '# no hook ran\n' } }] }, { text: 'done' }],
+    });
     run = await runGemini(wt, `${MAIN}: do the work`, home, bin, api.url);
     if (process.env.DUMP_E2E) writeFileSync(process.env.DUMP_E2E, JSON.stringify(api.results.get(MAIN), null, 1));
   }, 240_000);
@@ -151,6 +155,21 @@ describe.skipIf(!ready)(`Gemini CLI ${GEMINI_CLI_VERSION}, real CLI`, () => {
     expect(told(6)).toContain('It was undone');
     expect(git(wt, 'log', '--format=%s', `${base}..HEAD`)).not.toContain('sneaky');
   });
+
+  it('in a folder the user did not trust, headless Gemini refuses to start, and with --skip-trust it runs no project hook, silently', async () => {
+    const bare = tempDir('intent-e2e-gemini-untrusted-');
+    mkdirSync(join(bare, '.gemini'));
+    writeFileSync(join(bare, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }));
+    const refused = await runGemini(wt, `${UNTRUSTED}: write`, bare, '/nonexistent', api.url);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('Gemini CLI is not running in a trusted directory');
+    expect(existsSync(join(wt, 'docs/untrusted.md'))).toBe(false);
+    const skipped = await runGemini(wt, `${UNTRUSTED}: write`, bare, '/nonexistent', api.url, ['--skip-trust']);
+    expect(skipped.code, skipped.stderr + skipped.stdout).toBe(0);
+    expect(told(0, UNTRUSTED)).not.toContain('intent:');
+    expect(existsSync(join(wt, 'docs/untrusted.md'))).toBe(true);
+    rmSync(join(wt, 'docs/untrusted.md'));
+  }, 120_000);
 
   it('intent doctor reads Gemini\'s trusted folders: the worktrees\' folder trusted here, not in an empty home', () => {
     const doctor = (h: string) => JSON.parse(intent(repo, ['doctor', '--json'], { HOME: h }).stdout).checks.find((c: any) => c.subject === 'gemini trust');
