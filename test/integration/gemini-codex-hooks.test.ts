@@ -124,6 +124,20 @@ describe('Gemini CLI and Codex hooks with the payloads of Gemini CLI 0.61.0 and 
       expect(git(wt, 'diff', '--cached', '--name-only')).toContain('src/new.txt');
     });
 
+    it('the handshake through the MCP tool as Gemini names it (mcp_intent_select_active_intent); a failed call selects nothing', () => {
+      const session = `gem-${++n}`;
+      const mcp = (error: unknown) => payload(gem, 'write_file.AfterTool', (p) => {
+        p.session_id = session;
+        p.tool_name = 'mcp_intent_select_active_intent';
+        p.tool_input = { intent_id: 'INT-001' };
+        p.tool_response = { llmContent: '<intent_context id="INT-001">…</intent_context>', returnDisplay: '', ...(error ? { error } : {}) };
+      });
+      expect(answer(mcp({ message: 'MCP tool reported tool error' }))).toBeNull();
+      expect(answer(payload(gem, 'write_file.BeforeTool', (p) => { p.session_id = session; })).decision).toBe('deny');
+      expect(answer(mcp(undefined)).hookSpecificOutput.additionalContext).toContain('this session works on INT-001 now');
+      expect(answer(payload(gem, 'write_file.BeforeTool', (p) => { p.session_id = session; }))).toBeNull();
+    });
+
     it('refuses an out-of-scope write with the Scope Violation message', () => {
       const session = `gem-${++n}`;
       geminiHandshake(session);
