@@ -7,7 +7,7 @@
  *   cherry-pick, revert, rebase) is refused with the way to commit: `intent commit`, which runs
  *   git commit with the hooks on. The command text is searched, quotes and all, so `sh -c "git
  *   commit …"` is caught too; what no text search sees (a script, an alias) is left to the second:
- * - after the command: commits it added to the branch without a note are undone
+ * - after the command: commits it added to the intent branch without a note are undone
  *   (`git reset --soft` to where the branch was: the changes stay staged) and the model is told to
  *   commit with `intent commit`.
  * (This module is separate from the shell policy on purpose: the policy judges commands for every
@@ -15,6 +15,7 @@
  */
 import { NOTES_REF } from '../core/version.js';
 import { gitRaw } from '../git/process.js';
+import { BRANCH_PREFIX } from '../intents/active.js';
 
 /** Git subcommands that make commits and so run commit hooks (pre-commit, commit-msg, post-commit, pre-merge-commit, post-rewrite). */
 const COMMITTING = ['commit', 'merge', 'pull', 'am', 'cherry-pick', 'revert', 'rebase'];
@@ -55,9 +56,15 @@ export function isIntentCommit(command: string): boolean {
   return !words.some((w) => w === '--amend' || (w.startsWith('--') && w.length >= 6 && '--no-verify'.startsWith(w)) || /^-[a-zA-Z]*n/.test(w.split(/[mFCcSt]/)[0]));
 }
 
-/** Commits on the current branch since `before` that have no note (oldest first); [] when HEAD did not move forward from `before`. */
+/**
+ * Commits on the current intent branch since `before` that have no note (oldest first); [] when
+ * HEAD did not move forward from `before`, or is not on an intent branch (only intent branches'
+ * commits carry notes: on another branch a commit without one is no sign of skipped hooks).
+ */
 export function unnotedCommitsSince(root: string, before: string | null): string[] {
   if (!before) return [];
+  const branch = gitRaw(['symbolic-ref', '-q', '--short', 'HEAD'], { cwd: root }).stdout.trim();
+  if (!branch.startsWith(BRANCH_PREFIX)) return [];
   const head = gitRaw(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], { cwd: root }).stdout.trim();
   if (!head || head === before) return [];
   if (gitRaw(['merge-base', '--is-ancestor', before, head], { cwd: root }).status !== 0) return [];

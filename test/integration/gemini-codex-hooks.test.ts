@@ -199,6 +199,27 @@ describe('Gemini CLI and Codex hooks with the payloads of Gemini CLI 0.61.0 and 
       git(wt, 'checkout', '--', 'src/a.txt');
     });
 
+    it('off an intent branch a commit without a note is no sign of skipped hooks: not undone', () => {
+      const session = `gem-${++n}`;
+      const base = git(repo, 'rev-parse', 'HEAD').trim();
+      const before = answer(payload(gem, 'run_shell_command.BeforeTool', (p) => { p.session_id = session; p.cwd = repo; p.tool_input = { command: 'npm test', description: 'x' }; }));
+      expect(before?.decision ?? 'allow').not.toBe('deny');
+      writeFileSync(join(repo, 'README.md'), '# r\nmore\n');
+      expect(run('git', ['commit', '-q', '-m', 'on main', '--', 'README.md'], repo, GEMINI_GIT_ENV).status).toBe(0);
+      const after = answer(payload(gem, 'run_shell_command.AfterTool', (p) => {
+        p.session_id = session;
+        p.cwd = repo;
+        p.tool_input = { command: 'npm test', description: 'x' };
+        p.tool_response = { llmContent: 'Output: (empty)', returnDisplay: '' };
+      }));
+      expect(after?.hookSpecificOutput?.additionalContext ?? '').not.toContain('undone');
+      expect(git(repo, 'rev-parse', 'HEAD^').trim()).toBe(base);
+      // Back as it was (the registry's uncommitted status change in the main worktree stays).
+      git(repo, 'reset', '-q', '--soft', base);
+      git(repo, 'reset', '-q', 'HEAD', '--', 'README.md');
+      git(repo, 'checkout', '--', 'README.md');
+    });
+
     it('intent commit runs the hooks in Gemini\'s environment, where git commit runs none', () => {
       writeFileSync(join(wt, 'src', 'plain.txt'), 'p\n');
       git(wt, 'add', 'src/plain.txt');
