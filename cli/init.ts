@@ -17,7 +17,10 @@ export function run(opts: { cwd: string; json: boolean; agents: string[] }): voi
     }
     if (r.worktreeHooks.length) lines.push(`  hooks    of intent worktrees rewritten: ${r.worktreeHooks.join(', ')}`);
     for (const c of r.config) lines.push(`  config   ${c}`);
-    for (const a of r.agents) lines.push(`  agent    ${a.agent}: ${a.file} ${a.changed ? 'written (commit it so every worktree has it)' : 'up to date'}`);
+    for (const a of r.agents) {
+      lines.push(`  agent    ${a.agent}: ${a.file} ${a.changed ? 'written (commit it so every worktree has it)' : 'up to date'}`);
+      if (a.trust) lines.push(`           ${a.trust}`);
+    }
     lines.push(
       'Next: add an intent and commit the registry (verify and the server judge every commit by the registry in the history), then open its worktree:',
       '  intent new INT-001 --name "What it is for" --scope "src/feature/**" --acceptance-check "npm test"',

@@ -30,7 +30,7 @@ const program = new Command('intent')
 program
   .command('init')
   .description('set up this repository: .orchestration/, hooks, notes config (safe to re-run)')
-  .option('--agent <name...>', 'also register the agent hook adapters: claude-code, cursor, cline')
+  .option('--agent <name...>', 'also register the agent hook adapters: claude-code, cursor, cline, gemini, codex')
   .option('--json', 'print the result as JSON')
   .addHelpText('after', '\nExamples:\n  intent init\n  intent init --json\n  intent init --agent claude-code\n  intent init --agent cursor cline --json')
   .action(async (opts: { agent?: string[]; json?: boolean }) =>
@@ -212,10 +212,24 @@ program
   .action(async (opts: { stdout?: boolean; json?: boolean }) => (await import('./map.js')).run({ cwd: process.cwd(), json: !!opts.json, stdout: !!opts.stdout }));
 
 program
+  .command('commit')
+  .description("git commit with intent's hooks on, for an agent whose shell turns git's hooks off (Gemini CLI)")
+  .argument('[git-args...]', 'the arguments of git commit (-m, -a, paths, …); --no-verify and -n are refused')
+  .option('--json', 'print the result as JSON (git commit prints its own output first)')
+  .allowUnknownOption()
+  .addHelpText(
+    'after',
+    '\nGemini CLI runs git with core.hooksPath blanked, so a plain git commit there gets no scope check and no note.\n' +
+      'Examples:\n  intent commit -m "Add the parser"\n  intent commit -a -m "Fix the tests" --json',
+  )
+  .action(async (args: string[], opts: { json?: boolean }) =>
+    (await import('./commit.js')).run({ cwd: process.cwd(), args: args.filter((a) => a !== '--json'), json: !!opts.json || args.includes('--json') }));
+
+program
   .command('agent')
   .description("answer an agent's hook call (JSON on stdin): deny out-of-scope or stale writes, stage writes with credit")
-  .argument('<agent>', 'claude-code | cursor | cline')
-  .argument('<event>', 'claude-code, cline: pre-tool-use | post-tool-use; cursor: pre-tool-use | before-shell-execution | after-file-edit')
+  .argument('<agent>', 'claude-code | cursor | cline | gemini | codex')
+  .argument('<event>', 'claude-code, codex, cline: pre-tool-use | post-tool-use; gemini: before-tool | after-tool; cursor: pre-tool-use | before-shell-execution | after-file-edit')
   .addHelpText(
     'after',
     '\nInstalled by `intent init --agent <agent>`; run by hand to see what an agent would get:\n' +

@@ -29,10 +29,10 @@ export function run(cmd: string, args: string[], cwd: string, env: Record<string
   return { status: res.status ?? -1, stdout: res.stdout, stderr: res.stderr };
 }
 
-/** Runs a program asynchronously (for races); resolves with its exit code and output. */
-export function spawnAsync(cmd: string, args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Runs a program asynchronously (for races, or a long-running CLI); resolves with its exit code and output. `env` is added to the test's. */
+export function spawnAsync(cmd: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -10,7 +10,7 @@ import { writeFileAtomic } from '../core/files.js';
 import type { Repo } from '../git/repo.js';
 
 /** The agents whose hook programs intent answers. */
-export const AGENTS = ['claude-code', 'cursor', 'cline'] as const;
+export const AGENTS = ['claude-code', 'cursor', 'cline', 'gemini', 'codex'] as const;
 export type AgentName = (typeof AGENTS)[number];
 
 /** A config file `init --agent` wrote or found up to date. */
@@ -18,7 +18,17 @@ export interface AgentConfigResult {
   agent: AgentName;
   file: string;
   changed: boolean;
+  /** What the agent needs before it runs these hooks in a new worktree (trust), when it needs anything. */
+  trust?: string;
 }
+
+/** What Gemini CLI and Codex need before they run a project's hooks (both skip untrusted ones silently; `intent doctor` checks). */
+export const TRUST_NOTES: Partial<Record<AgentName, string>> = {
+  gemini: 'Gemini CLI runs project hooks only in trusted folders, and each intent worktree is a new folder: trust the folder that holds them ' +
+    '(<repo>.worktrees) once in ~/.gemini/trustedFolders.json ("<folder>": "TRUST_FOLDER"). `gemini --skip-trust` runs none. `intent doctor` checks it.',
+  codex: 'Codex runs project hooks only in a trusted project whose hooks were reviewed: trust the main checkout (its worktrees follow) and review ' +
+    "intent's hooks with /hooks in codex; `codex exec` in automation needs --dangerously-bypass-hook-trust. `intent doctor` checks it.",
+};
 
 const MARK = 'intent/bin/agent';
 
@@ -48,6 +58,8 @@ export function installAgentConfig(repo: Repo, agent: string): AgentConfigResult
   const a = agent as AgentName;
   if (a === 'claude-code') return claude(repo);
   if (a === 'cursor') return cursor(repo);
+  if (a === 'gemini') return { ...gemini(repo), trust: TRUST_NOTES.gemini };
+  if (a === 'codex') return { ...codex(repo), trust: TRUST_NOTES.codex };
   return cline(repo);
 }
 
@@ -86,6 +98,43 @@ function claude(repo: Repo): AgentConfigResult {
   add('PostToolUseFailure', 'Write|Edit|NotebookEdit|Bash', 'post-tool-use-failure');
   settings.hooks = hooks;
   return save('claude-code', file, JSON.stringify(settings, null, 2) + '\n');
+}
+
+/** Replaces our entries of `event` in a `hooks` map of Claude Code's shape (also Gemini CLI's and Codex's). */
+function addMatcherHook(hooks: Record<string, unknown[]>, event: string, matcher: string, hook: Record<string, unknown>): void {
+  const kept = Array.isArray(hooks[event]) ? hooks[event].filter((e) => !ours(e)) : [];
+  hooks[event] = [...kept, { matcher, hooks: [{ type: 'command', ...hook }] }];
+}
+
+/**
+ * Gemini CLI 0.61: `.gemini/settings.json` `hooks.BeforeTool` / `hooks.AfterTool` (matchers are
+ * regular expressions on the tool name; the timeout is in milliseconds). Project hooks run only in
+ * a trusted folder (`intent doctor` checks it).
+ */
+function gemini(repo: Repo): AgentConfigResult {
+  const file = join(repo.mainRoot, '.gemini', 'settings.json');
+  const settings = readJson(file);
+  const hooks = (settings.hooks && typeof settings.hooks === 'object' ? settings.hooks : {}) as Record<string, unknown[]>;
+  const tools = 'write_file|replace|run_shell_command';
+  addMatcherHook(hooks, 'BeforeTool', `^(${tools})$`, { name: 'intent', command: hookCommand('gemini', 'before-tool'), timeout: 30_000 });
+  addMatcherHook(hooks, 'AfterTool', `^(${tools}|read_file|read_many_files|mcp_intent_select_active_intent)$`, { name: 'intent', command: hookCommand('gemini', 'after-tool'), timeout: 30_000 });
+  settings.hooks = hooks;
+  return save('gemini', file, JSON.stringify(settings, null, 2) + '\n');
+}
+
+/**
+ * Codex CLI 0.171: `.codex/hooks.json` in Claude Code's shape. Codex reads a linked worktree's
+ * project hooks from the main checkout's file, and runs them only once the project is trusted and
+ * the hooks reviewed (`intent doctor` checks both).
+ */
+function codex(repo: Repo): AgentConfigResult {
+  const file = join(repo.mainRoot, '.codex', 'hooks.json');
+  const config = readJson(file);
+  const hooks = (config.hooks && typeof config.hooks === 'object' ? config.hooks : {}) as Record<string, unknown[]>;
+  addMatcherHook(hooks, 'PreToolUse', '^(Bash|apply_patch)$', { command: hookCommand('codex', 'pre-tool-use'), timeout: 30 });
+  addMatcherHook(hooks, 'PostToolUse', '^(Bash|apply_patch|mcp__intent__select_active_intent)$', { command: hookCommand('codex', 'post-tool-use'), timeout: 30 });
+  config.hooks = hooks;
+  return save('codex', file, JSON.stringify(config, null, 2) + '\n');
 }
 
 function cursor(repo: Repo): AgentConfigResult {

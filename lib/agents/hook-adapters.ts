@@ -15,6 +15,7 @@ import { checkWrite, contentHash, recordWrite } from './adapter.js';
 import { requireHandshake, recordHandshake, type AgentSession } from './handshake.js';
 import { blobBytes, changesSince, snapshotWorktree, type WorktreeSnapshot } from '../git/snapshot.js';
 import { classifyCommand, type CommandVerdict } from './shell/index.js';
+import { committingGitCommand, hooklessCommitReason, isIntentCommit, undoCommits, unnotedCommitsSince } from './hookless-git.js';
 import { IntentError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/files.js';
 import { gitRaw } from '../git/process.js';
@@ -51,6 +52,8 @@ export interface ToolCall {
   selects?: string;
   /** Check the handshake before a shell command that writes in the scope, even when its writes are checked after it too. */
   handshakeBeforeShell?: boolean;
+  /** The agent's shell runs git with its hooks turned off (Gemini CLI): commits there are guarded (hookless-git). */
+  gitHooksOff?: boolean;
   /** For agents that can run a harmless input instead of a refused call (Cline's SDK): that input. */
   softRefusal?: (reason: string) => Record<string, unknown> | null;
 }
@@ -218,6 +221,30 @@ function shellWrites(call: ToolCall): Verdict {
     return NONE; // no snapshot: the command was refused before it ran, or ran without our pre hook
   }
   rmSync(file, { force: true });
+  const undone = call.gitHooksOff ? undoHooklessCommits(call, repo, snap.head) : null;
+  if (undone?.failed) return { decision: 'deny', reason: undone.failed };
+  const v = shellChanges(call, repo, snap);
+  if (!undone) return v;
+  return { decision: 'deny', reason: [undone.reason, v.decision === 'deny' ? v.reason : ''].filter(Boolean).join(' '), note: v.note };
+}
+
+/**
+ * Commits a command made where git's hooks are off that have no note: the branch goes back to
+ * before the first of them (`git reset --soft`: their changes stay, staged), and the model is told
+ * to commit with `intent commit`. Null when there are none.
+ */
+function undoHooklessCommits(call: ToolCall, repo: Repo, before: string | null): { reason: string; failed?: string } | null {
+  const unnoted = unnotedCommitsSince(repo.root, before);
+  if (!unnoted.length) return null;
+  const list = unnoted.map((c) => c.slice(0, 12)).join(', ');
+  const err = undoCommits(repo.root, `${unnoted[0]}^`);
+  const why = `the command made ${unnoted.length === 1 ? 'a commit' : 'commits'} (${list}) with git's hooks off (${call.agent} blanks core.hooksPath), so intent could not check ${unnoted.length === 1 ? 'it' : 'them'} or record the Agent Trace note.`;
+  if (err) return { reason: '', failed: `${why} Undoing ${unnoted.length === 1 ? 'it' : 'them'} failed (${err}): ask a human to reset the branch to ${unnoted[0].slice(0, 12)}^ and commit with \`intent commit\`.` };
+  return { reason: `${why} ${unnoted.length === 1 ? 'It was' : 'They were'} undone (git reset --soft: the changes are staged again). Commit with \`intent commit -m "…"\`, which runs git commit with the hooks on.` };
+}
+
+/** What a shell command changed in the worktree since its snapshot: staged and credited, or reported. */
+function shellChanges(call: ToolCall, repo: Repo, snap: WorktreeSnapshot): Verdict {
   if (snap.tooMany) {
     return { decision: 'allow', reason: '', note: `intent: the worktree has ${snap.tooMany} changed or untracked files, too many to compare: what this command wrote was not staged or credited. Commit or git-ignore them.` };
   }
@@ -268,6 +295,12 @@ function shellWrites(call: ToolCall): Verdict {
 
 function decideCommand(call: ToolCall): Verdict {
   if (typeof call.command !== 'string') throw new IntentError('INVALID_INPUT', `${call.agent}: the shell tool call has no command string.`, {});
+  // `intent commit …` is git commit with the hooks on: the way to commit for every agent.
+  if (isIntentCommit(call.command)) return NONE;
+  if (call.gitHooksOff) {
+    const sub = committingGitCommand(call.command);
+    if (sub) return { decision: 'deny', reason: hooklessCommitReason(call.agent, sub) };
+  }
   const repo = openRepo(call.cwd);
   const named = resolveIntentId(repo, process.env.INTENT_ID);
   let inScope: (p: string) => boolean = () => false;

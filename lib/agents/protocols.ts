@@ -2,13 +2,16 @@
  * The wire formats of the agents' hook programs: parse their stdin JSON into a `ToolCall` and
  * answer a `Verdict` the way each agent understands. Broken input always blocks (fail closed).
  */
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { readSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { AGENTS, type AgentName } from './config-files.js';
 import { answerCline, clineFailure, parseCline } from './cline.js';
+import { parseCodex } from './codex.js';
 import { answerCursor, cursorFailure, parseCursor } from './cursor.js';
+import { answerGemini, geminiFailure, parseGemini } from './gemini.js';
 import { decide, type ToolCall, type Verdict } from './hook-adapters.js';
 import { IntentError } from '../core/errors.js';
+import { tailLines } from './transcript-tail.js';
 
 
 /** The events each agent's adapter answers (as typed on the command line). */
@@ -16,6 +19,8 @@ export const EVENTS: Record<AgentName, readonly string[]> = {
   'claude-code': ['pre-tool-use', 'post-tool-use', 'post-tool-use-failure'],
   cursor: ['pre-tool-use', 'before-shell-execution', 'before-read-file', 'before-mcp-execution', 'after-file-edit'],
   cline: ['pre-tool-use', 'post-tool-use'],
+  gemini: ['before-tool', 'after-tool'],
+  codex: ['pre-tool-use', 'post-tool-use'],
 };
 
 /** Hook payloads larger than this are refused. */
@@ -124,6 +129,7 @@ function blocked(agent: AgentName, event: string, e: unknown): HookAnswer {
   // Exit 2 blocks in Claude Code and Cursor; Cline only listens to JSON.
   if (agent === 'cline') return clineFailure(event, msg);
   if (agent === 'cursor') return cursorFailure(event, msg);
+  if (agent === 'gemini') return geminiFailure(event, msg);
   return { stdout: '', stderr: `intent: ${msg}\n`, code: event === 'after-file-edit' ? 1 : 2 };
 }
 
@@ -158,26 +164,13 @@ export function qualifyModel(model: string | undefined, fallbackProvider: string
 
 /** The model of the newest assistant entry in a Claude Code transcript (JSONL), read from its tail. */
 export function modelFromTranscript(path: string | undefined): string | undefined {
-  if (!path) return undefined;
-  try {
-    const size = statSync(path).size;
-    const len = Math.min(size, 1 << 20);
-    const fd = openSync(path, 'r');
-    const buf = Buffer.alloc(len);
+  for (const line of tailLines(path, 1 << 20)) {
+    if (!line.includes('"model"')) continue;
     try {
-      readSync(fd, buf, 0, len, size - len);
-    } finally {
-      closeSync(fd);
-    }
-    const lines = buf.toString('utf8').split('\n');
-    for (let i = lines.length - 1; i >= 0; i--) {
-      if (!lines[i].includes('"model"')) continue;
-      try {
-        const e = JSON.parse(lines[i]) as { type?: string; message?: { role?: string; model?: string } };
-        if ((e.type === 'assistant' || e.message?.role === 'assistant') && typeof e.message?.model === 'string') return e.message.model;
-      } catch { /* a partial first line */ }
-    }
-  } catch { /* no transcript */ }
+      const e = JSON.parse(line) as { type?: string; message?: { role?: string; model?: string } };
+      if ((e.type === 'assistant' || e.message?.role === 'assistant') && typeof e.message?.model === 'string') return e.message.model;
+    } catch { /* a partial first line */ }
+  }
   return undefined;
 }
 
@@ -247,6 +240,8 @@ const PARSE: Record<AgentName, (event: string, p: Json) => ToolCall | ToolCall[]
   },
   cursor: parseCursor,
   cline: parseCline,
+  gemini: (event, p) => parseGemini(event, p, (m) => qualifyModel(m, 'google')),
+  codex: (event, p) => parseCodex(event, p, (m) => qualifyModel(m, 'openai')),
 };
 
 // --- answers ------------------------------------------------------------------------------------
@@ -254,7 +249,8 @@ const PARSE: Record<AgentName, (event: string, p: Json) => ToolCall | ToolCall[]
 function answer(agent: AgentName, event: string, v: Verdict, calls: ToolCall[]): HookAnswer {
   const json = (o: unknown): HookAnswer => ({ stdout: JSON.stringify(o) + '\n', stderr: '', code: 0 });
   const reason = v.reason ? `intent: ${v.reason}` : '';
-  if (agent === 'claude-code') {
+  // Codex answers as Claude Code does (its hooks are Claude Code's shape).
+  if (agent === 'claude-code' || agent === 'codex') {
     if (event === 'pre-tool-use') {
       if (v.decision === 'deny' || v.decision === 'ask') {
         return json({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: v.decision, permissionDecisionReason: reason } });
@@ -270,5 +266,6 @@ function answer(agent: AgentName, event: string, v: Verdict, calls: ToolCall[]):
     return json({ hookSpecificOutput: { hookEventName, additionalContext: context } });
   }
   if (agent === 'cursor') return answerCursor(event, v);
+  if (agent === 'gemini') return answerGemini(event, v);
   return answerCline(event, v, calls);
 }

@@ -4,13 +4,16 @@ import { hostEnv } from './settings.js';
 /**
  * Why this process looks like an agent's rather than a human's, or null. Agent hook processes and
  * agent shells carry these variables: Claude Code (`CLAUDE_PROJECT_DIR`, `CLAUDECODE=1`), Cursor
- * (`CURSOR_TRACE_ID`), Cline (`CLINE_*`); anything else can say so with `INTENT_AGENT` set to
+ * (`CURSOR_TRACE_ID`), Cline (`CLINE_*`), Gemini CLI's shell (`GEMINI_CLI=1`), Codex's shell
+ * (`CODEX_THREAD_ID`); anything else can say so with `INTENT_AGENT` set to
  * anything but "" or "0". Decisions a human must take (approve, reject, reset) refuse then.
  */
 export function agentMarker(env: NodeJS.ProcessEnv = hostEnv()): string | null {
   if (env.CLAUDE_PROJECT_DIR !== undefined) return 'CLAUDE_PROJECT_DIR is set (a Claude Code hook or session)';
   if (env.CLAUDECODE === '1') return 'CLAUDECODE=1 is set (a Claude Code session)';
   if (env.CURSOR_TRACE_ID !== undefined) return 'CURSOR_TRACE_ID is set (a Cursor session)';
+  if (env.GEMINI_CLI === '1') return 'GEMINI_CLI=1 is set (a Gemini CLI shell)';
+  if (env.CODEX_THREAD_ID !== undefined) return 'CODEX_THREAD_ID is set (a Codex shell)';
   const cline = Object.keys(env).find((k) => k.startsWith('CLINE_'));
   if (cline) return `${cline} is set (a Cline session)`;
   const flag = env.INTENT_AGENT?.trim();

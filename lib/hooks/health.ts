@@ -10,6 +10,7 @@
  */
 import { lstatSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { hooksPathOverridesRemoved } from '../git/hooks-env.js';
 import { gitRaw } from '../git/process.js';
 import { hasBlock, managerOf } from './hook-file.js';
 import { HOOKS } from './install.js';
@@ -64,7 +65,9 @@ export function checkMainHooks(commonDir: string): HookProblem[] | null {
   let dirty = false;
   const config = sigOf(join(commonDir, 'config'));
   if (!sameSig(config, record.configSig)) {
-    const res = gitRaw(['rev-parse', '--git-path', 'hooks'], { cwd: record.mainRoot });
+    // The repository's own setting: an agent's shell that blanks core.hooksPath through the
+    // environment (Gemini CLI) is guarded by the agent hooks, not reported as a moved hooks folder.
+    const res = gitRaw(['rev-parse', '--git-path', 'hooks'], { cwd: record.mainRoot, env: hooksPathOverridesRemoved(process.env) });
     const raw = res.stdout.trim();
     const runDir = isAbsolute(raw) ? raw : resolve(record.mainRoot, raw);
     if (res.status === 0 && runDir !== record.runDir) {

@@ -7,7 +7,8 @@
  * core.hooksPath) and checks again; what it cannot do (commit a file) it says.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { codexTrustChecks, geminiTrustChecks } from '../agents/agent-trust.js';
 import { PKG_ROOT } from '../core/version.js';
 import { gitRaw } from '../git/process.js';
 import { openRepo, stateDir, type Repo } from '../git/repo.js';
@@ -47,7 +48,7 @@ export function doctor(cwd: string, opts: { fix?: boolean } = {}): DoctorReport 
     for (const w of worktrees) installWorktreeHooks(repo, w);
     fixed = { install, worktrees };
   }
-  const checks = [...runnerChecks(repo), ...hookChecks(repo), ...worktreeChecks(repo), ...notesChecks(repo), ...agentChecks(repo)];
+  const checks = [...runnerChecks(repo), ...hookChecks(repo), ...worktreeChecks(repo), ...notesChecks(repo), ...agentChecks(repo), ...trustChecks(repo)];
   return { root: repo.mainRoot, ok: checks.every((c) => c.ok), checks, ...(fixed ? { fixed } : {}) };
 }
 
@@ -197,6 +198,17 @@ function agentChecks(repo: Repo): Check[] {
     checks.push({ subject: `agent ${file}`, ok: problems.length === 0, message: problems.length ? problems.join('; ') : 'committed, the same in every intent worktree' });
   }
   return checks;
+}
+
+/**
+ * Whether Gemini CLI and Codex (when their hooks are registered) will run them in the intent
+ * worktrees: both skip untrusted project hooks without a word. Read from the user's own config.
+ */
+function trustChecks(repo: Repo): Check[] {
+  const worktrees = intentWorktrees(repo);
+  // New worktrees go beside the existing ones (intent checkout's folder); trusting it covers them all.
+  const folder = worktrees.length ? dirname(worktrees[0]) : join(dirname(repo.mainRoot), `${basename(repo.mainRoot)}.worktrees`);
+  return [...geminiTrustChecks(repo.mainRoot, [...worktrees, folder]), ...codexTrustChecks(repo.mainRoot)];
 }
 
 /** The one-line health warning for `intent status` (empty when the main worktree's hooks are intent's). */
