@@ -17,6 +17,7 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { hostEnv } from '../core/settings.js';
 
 /** One finding, in `intent doctor`'s shape. */
 export interface TrustCheck {
@@ -65,7 +66,7 @@ export function geminiTrusts(rules: Record<string, unknown>, dir: string): boole
 }
 
 /** Gemini CLI: is each folder trusted (so that its project hooks run)? `folders` are intent worktrees and the folder new ones go to. */
-export function geminiTrustChecks(mainRoot: string, folders: string[], env: NodeJS.ProcessEnv = process.env): TrustCheck[] {
+export function geminiTrustChecks(mainRoot: string, folders: string[], env: NodeJS.ProcessEnv = hostEnv()): TrustCheck[] {
   const settings = join(mainRoot, '.gemini', 'settings.json');
   if (!existsSync(settings) || !readFileSync(settings, 'utf8').includes(MARK)) return [];
   const home = env.HOME || homedir();
@@ -108,7 +109,7 @@ function tomlTables(text: string): Map<string, Map<string, string>> {
 }
 
 /** Codex CLI: is the main checkout trusted as a project, and are intent's hooks in it reviewed? */
-export function codexTrustChecks(mainRoot: string, env: NodeJS.ProcessEnv = process.env): TrustCheck[] {
+export function codexTrustChecks(mainRoot: string, env: NodeJS.ProcessEnv = hostEnv()): TrustCheck[] {
   const hooksFile = join(mainRoot, '.codex', 'hooks.json');
   const hooks = existsSync(hooksFile) ? readJson(hooksFile) : null;
   if (!hooks || !JSON.stringify(hooks).includes(MARK)) return [];

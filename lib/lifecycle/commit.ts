@@ -8,6 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { IntentError } from '../core/errors.js';
 import { NOTES_REF } from '../core/version.js';
+import { hostEnv } from '../core/settings.js';
 import { hooksRestoredEnv } from '../git/hooks-env.js';
 import { gitRaw } from '../git/process.js';
 import { openRepo } from '../git/repo.js';
@@ -51,7 +52,7 @@ export function skipsHooks(args: string[]): string | null {
 }
 
 /** Runs `git commit <args>` in `cwd` with the hooks on; git's own output goes to the terminal. */
-export function commitWithHooks(cwd: string, args: string[], env: NodeJS.ProcessEnv = process.env): CommitResult {
+export function commitWithHooks(cwd: string, args: string[], env: NodeJS.ProcessEnv = hostEnv()): CommitResult {
   const skip = skipsHooks(args);
   if (skip) throw new IntentError('USAGE', `intent commit runs the hooks; ${skip} would skip them. Commit without it.`, { arg: skip });
   const repo = openRepo(cwd);
