@@ -25,17 +25,22 @@ function timeGate(dir, expectCommits, reps) {
 
 /**
  * Times `intent gate --pre-receive` on the push of intent/VER and refs/notes/intents to a server
- * that has neither (both created by the push); it must accept.
+ * that has neither: a bare mirror of `dir` without those two refs (the pushed objects are there,
+ * as in git's quarantine during pre-receive); it must accept.
  */
-function timePreReceive(dir, expectCommits, reps) {
+export function timePreReceive(dir, expectCommits, reps) {
   const zero = '0'.repeat(40);
   const tip = git(dir, ['rev-parse', 'intent/VER']).stdout.trim();
   const notes = git(dir, ['rev-parse', 'refs/notes/intents']).stdout.trim();
+  const server = `${dir}.server.git`;
+  git(join(dir, '..'), ['clone', '-q', '--mirror', dir, server]);
+  git(server, ['update-ref', '-d', 'refs/heads/intent/VER']);
+  git(server, ['update-ref', '-d', 'refs/notes/intents']);
   const input = `${zero} ${tip} refs/heads/intent/VER\n${zero} ${notes} refs/notes/intents\n`;
   const times = [];
   const cpu = [];
   for (let r = -1; r < reps; r++) {
-    const res = intent(dir, ['gate', '--pre-receive', '--pusher', 'bench', '--json'], { allowFail: true, input });
+    const res = intent(server, ['gate', '--pre-receive', '--pusher', 'bench', '--json'], { allowFail: true, input });
     const out = JSON.parse(res.stdout || '{}');
     check(res.status === 0 && out.ok === true, `intent gate --pre-receive: exit ${res.status}, findings ${JSON.stringify(out.findings?.slice(0, 3))}${res.stderr}`);
     check(out.commits === expectCommits && out.governed === expectCommits, `intent gate --pre-receive saw ${out.commits} new / ${out.governed} governed commits, expected ${expectCommits}`);

@@ -1,4 +1,5 @@
-import { gitBuffer, gitRaw } from '../git/process.js';
+import { readBlobs } from '../git/blobs.js';
+import { gitRaw } from '../git/process.js';
 
 /**
  * What a push means in git's terms: the commits each ref newly reaches, what a notes commit is,
@@ -162,17 +163,6 @@ export function notesChanges(cwd: string, oldNotes: string | null, newNotes: str
   return changes;
 }
 
-/** Every path git would read a note of `sha` from: `sha`, `ab/cdef…`, `ab/cd/ef…`, and so on. */
-export function fanoutPaths(sha: string): string[] {
-  const out: string[] = [];
-  for (let d = 0; 2 * d < sha.length - 1; d++) {
-    const dirs = [];
-    for (let k = 0; k < d; k++) dirs.push(sha.slice(2 * k, 2 * k + 2));
-    out.push([...dirs, sha.slice(2 * d)].join('/'));
-  }
-  return out;
-}
-
 /** A note as the notes tree holds it: its text, and every path it was found at. */
 export interface NoteRead {
   text: string;
@@ -182,34 +172,33 @@ export interface NoteRead {
 
 /**
  * The notes of `shas` in the notes commit `notes`, read at every fan-out path git reads a note
- * from (one `cat-file --batch`). An object annotated at more than one path is returned with all
- * of them: `git notes show` concatenates such notes, so the caller refuses them rather than
- * judging one and letting git show another.
+ * from (`abcd…`, `ab/cd…`, `ab/cd/ef…`, …): one listing of the notes tree, one `cat-file --batch`
+ * for the wanted blobs. (Asking git for each possible path instead costs a tree walk per path:
+ * 3 s for 1,000 commits.) An object annotated at more than one path is returned with all of
+ * them: `git notes show` concatenates such notes, so the caller refuses them rather than judging
+ * one and letting git show another.
  */
 export function readNotesFor(cwd: string, notes: string, shas: string[]): Map<string, NoteRead> {
   const out = new Map<string, NoteRead>();
   const tree = gitRaw(['rev-parse', '--verify', '--quiet', `${notes}^{tree}`], { cwd });
   if (tree.status !== 0 || !shas.length) return out;
-  const t = tree.stdout.trim();
-  const asks: [string, string][] = [];
-  for (const s of shas) for (const p of fanoutPaths(s)) asks.push([s, p]);
-  const buf = gitBuffer(['cat-file', '--batch'], { cwd, input: asks.map((a) => `${t}:${a[1]}`).join('\n') + '\n' });
-  let pos = 0;
-  for (const [sha, path] of asks) {
-    const nl = buf.indexOf(0x0a, pos);
-    const header = buf.subarray(pos, nl).toString('utf8').split(' ');
-    pos = nl + 1;
-    if (header.length < 3 || header[header.length - 1] === 'missing') continue;
-    const size = Number(header[2]);
-    if (header[1] === 'blob') {
-      const text = buf.subarray(pos, pos + size).toString('utf8');
-      const seen = out.get(sha);
-      if (seen) {
-        seen.paths.push(path);
-        seen.text = `${seen.text}\n${text}`;
-      } else out.set(sha, { text, paths: [path] });
-    }
-    pos += size + 1;
+  const wanted = new Set(shas);
+  const found: { sha: string; path: string; blob: string }[] = [];
+  for (const rec of gitRaw(['ls-tree', '-r', '-z', '--full-tree', tree.stdout.trim()], { cwd }).stdout.split('\0')) {
+    const m = /^\d+ blob ([0-9a-f]+)\t(.+)$/s.exec(rec);
+    if (!m) continue;
+    const sha = m[2].replace(/\//g, '');
+    if (wanted.has(sha)) found.push({ sha, path: m[2], blob: m[1] });
+  }
+  if (!found.length) return out;
+  const texts = readBlobs(cwd, [...new Set(found.map((f) => f.blob))]);
+  for (const f of found) {
+    const text = texts.get(f.blob)?.toString('utf8') ?? '';
+    const seen = out.get(f.sha);
+    if (seen) {
+      seen.paths.push(f.path);
+      seen.text = `${seen.text}\n${text}`;
+    } else out.set(f.sha, { text, paths: [f.path] });
   }
   return out;
 }
