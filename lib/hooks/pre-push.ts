@@ -33,7 +33,8 @@ export function checkPush(cwd: string, remote: string, stdin: string): { updates
   const settled = branches.map((b) => (hasTracking ? `${tracking}${b}` : `refs/heads/${b}`)).filter((r) => exists(cwd, r));
   const r = gate(cwd, {
     updates, base, settled, pusher: null, identity: 'unknown',
-    serverRefs: hasTracking ? [`--remotes=${remote}`] : ['--exclude=refs/notes/*', '--all'],
+    // Without remote-tracking refs nothing is known to be on the server: no note change is judged here.
+    serverRefs: hasTracking ? [`--remotes=${remote}`] : [],
   });
   return { updates, base, findings: r.findings };
 }

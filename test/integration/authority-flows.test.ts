@@ -154,17 +154,22 @@ function blob(cwd: string, text: string): string {
   return run('git', ['hash-object', '-w', '--stdin'], cwd, {}, text).stdout.trim();
 }
 
+/** A new repository at `dir` with FILES committed on main and `intent init` run. */
+function initialised(dir: string): string {
+  mkdirSync(dir);
+  git(dir, 'init', '-q', '-b', 'main');
+  writeFiles(dir, FILES);
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', 'initial');
+  expect(intent(dir, ['init']).status).toBe(0);
+  return dir;
+}
+
 beforeAll(async () => {
   root = realpathSync(mkdtempSync(join(tmpdir(), 'intent-flows-')));
   server = await startGitServer(root);
   srv = serverRepo(root, 'flows.git');
-  repo = join(root, 'repo');
-  mkdirSync(repo);
-  git(repo, 'init', '-q', '-b', 'main');
-  writeFiles(repo, FILES);
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-q', '-m', 'initial');
-  expect(intent(repo, ['init']).status).toBe(0);
+  repo = initialised(join(root, 'repo'));
   writeFiles(repo, { '.orchestration/active_intents.yaml': registryYaml(INTENTS), '.orchestration/authority.yaml': AUTHORITY });
   git(repo, 'add', '.orchestration');
   git(repo, 'commit', '-q', '-m', 'register intents and agents');
@@ -328,13 +333,7 @@ describe('attacks of issue 25: refused by pre-receive and CI alike, with the sam
 
 describe('the same model without a server', () => {
   it('done --merge refuses a hook-free out-of-scope commit when the registry is not committed on the base', () => {
-    const dir = join(root, 'uncommitted');
-    mkdirSync(dir);
-    git(dir, 'init', '-q', '-b', 'main');
-    writeFiles(dir, FILES);
-    git(dir, 'add', '-A');
-    git(dir, 'commit', '-q', '-m', 'initial');
-    expect(intent(dir, ['init']).status).toBe(0);
+    const dir = initialised(join(root, 'uncommitted'));
     writeFiles(dir, { '.orchestration/active_intents.yaml': registryYaml([{ id: 'INT-001', scope: ['src/**'] }]) });
     const wt = checkoutIntent(dir, 'INT-001');
     const c = commit(wt, { 'docs/x.md': 'x\nsneaky\n' }, 'hooks off', NO_HOOKS);
