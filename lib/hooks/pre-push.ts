@@ -12,7 +12,7 @@ const NONE = '0'.repeat(40);
  * what it has, and the identity is left to the server. So the user learns here what the server
  * will say. Without a remote-tracking base (a remote never fetched, a URL) the local main stands in.
  */
-export function checkPush(cwd: string, remote: string, stdin: string): { updates: RefUpdate[]; base: string; findings: GateFinding[] } {
+export function checkPush(cwd: string, remote: string, stdin: string): { updates: RefUpdate[]; base: string; findings: GateFinding[]; warnings: GateFinding[] } {
   const updates: RefUpdate[] = [];
   for (const line of stdin.split('\n')) {
     const [localRef, localSha, remoteRef, remoteSha] = line.trim().split(' ');
@@ -25,18 +25,26 @@ export function checkPush(cwd: string, remote: string, stdin: string): { updates
     }
     updates.push({ old: old ?? NONE, new: ZERO.test(localSha) ? NONE : localSha, ref: remoteRef });
   }
-  if (!updates.length) return { updates, base: '', findings: [] };
+  if (!updates.length) return { updates, base: '', findings: [], warnings: [] };
   const tracking = `refs/remotes/${remote}/`;
   const hasTracking = exists(cwd, `${tracking}main`);
   const branches = readBasePolicy(cwd, hasTracking ? `${tracking}main` : 'refs/heads/main').authority.protectedBranches;
   const base = hasTracking ? `${tracking}${branches[0] ?? 'main'}` : `refs/heads/${branches[0] ?? 'main'}`;
   const settled = branches.map((b) => (hasTracking ? `${tracking}${b}` : `refs/heads/${b}`)).filter((r) => exists(cwd, r));
-  const r = gate(cwd, {
-    updates, base, settled, pusher: null, identity: 'unknown',
+  const opts = {
+    updates, base, settled, pusher: null, identity: 'unknown' as const,
     // Without remote-tracking refs nothing is known to be on the server: no note change is judged here.
     serverRefs: hasTracking ? [`--remotes=${remote}`] : [],
-  });
-  return { updates, base, findings: r.findings };
+  };
+  const r = gate(cwd, opts);
+  // A push without the notes: the server reads its own notes, which this clone knows only as last
+  // fetched (and that may be stale). Notes missing there are a warning with the way out, not a refusal.
+  let warnings: GateFinding[] = [];
+  if (!r.findings.length && !updates.some((u) => u.ref === NOTES_REF)) {
+    const seen = gate(cwd, { ...opts, notes: `refs/notes/remotes/${remote}/intents` });
+    warnings = seen.findings.filter((f) => f.code === 'NOTE_MISSING');
+  }
+  return { updates, base, findings: r.findings, warnings };
 }
 
 function known(cwd: string, sha: string): boolean {

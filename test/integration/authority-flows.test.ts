@@ -228,6 +228,19 @@ describe('honest flows: accepted by pre-push, pre-receive and CI alike', () => {
     expect(serverSha('refs/heads/intent/INT-002')).toBe(c);
   });
 
+  it('the branch pushed without its notes: the server says to push them with it; pushed so, accepted', () => {
+    const wt = wts['INT-002'];
+    const c = commit(wt, { 'docs/x.md': 'x\none\ntwo\nwithout notes\n' }, 'INT-002 without notes');
+    git(wt, 'fetch', '-q', 'agent-2', '+refs/notes/intents:refs/notes/remotes/agent-2/intents');
+    const v = judge(wt, 'agent-2', ['intent/INT-002']);
+    expectRefused(v, 'NOTE_MISSING', ['server', 'ci']);
+    expect(v.server.text).toContain('next: push the branch with its notes: git push origin intent/INT-002 refs/notes/intents');
+    // Locally the notes exist, the server's (as last fetched) lack them: a warning with the way out.
+    expect(v.local.ok, v.local.text).toBe(true);
+    expect(v.local.text).toContain(`intent: WARNING: 1 pushed commit has no note on agent-2's refs/notes/intents as last fetched (${c.slice(0, 12)})`);
+    expectAccepted(judge(wt, 'agent-2', ['intent/INT-002', 'refs/notes/intents']));
+  });
+
   it('an amend after the push, force-pushed with its note', () => {
     const wt = wts['INT-001'];
     expect(run('git', ['commit', '-q', '--amend', '-m', 'INT-001 two, reworded'], wt).status).toBe(0);
