@@ -57,7 +57,9 @@ describe('install lines', () => {
   it('GitLab: the job installs intent from a git repository pinned to a commit, and its pipeline definition lives outside the merge request', () => {
     const text = read('templates/ci/intent-gate.gitlab-ci.yml');
     const job = parse(text)['intent-gate'];
-    expect(job.script.join('\n')).toMatch(/npm install -g [^\n]*"git\+https:\/\/[^"]+\.git#\$\{INTENT_COMMIT\}"/);
+    // Not -g: npm does not build a git dependency installed globally (tsc is not found); --prefix does (tried with git+file://).
+    expect(job.script.join('\n')).toMatch(/npm install [^\n]*--prefix \/tmp\/intent-tool "git\+https:\/\/[^"]+\.git#\$\{INTENT_COMMIT\}"/);
+    expect(job.script).toContain('export PATH="/tmp/intent-tool/node_modules/.bin:$PATH"');
     expect(job.variables.INTENT_COMMIT).toMatch(/^[0-9a-f]{40}$/);
     expect(job.script.join('\n')).toContain('intent gate --base');
     expect(text).toContain('CI/CD configuration file');
