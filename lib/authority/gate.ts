@@ -36,6 +36,8 @@ export interface GateOptions {
   updates: RefUpdate[];
   /** The protected base: its registry, `.intentignore` and `authority.yaml` are the only policy. */
   base: string;
+  /** How messages name the base (default: `base`); pre-push names the server's branch it stands for. */
+  baseLabel?: string;
   /**
    * Revisions whose history was judged before (a ref's new commits are those neither its old tip
    * nor these reach). Default: the protected branches as they are (in pre-receive: before the
@@ -86,6 +88,8 @@ interface Ctx {
   /** The intents an agent identity may push (null: a human, or an unknown identity). */
   allowed: string[] | null;
   baseName: string;
+  /** The base as messages name it. */
+  label: string;
   /** The settled history's tips: the protected branches before the push (CI: the base). */
   protectedTips: string[];
 }
@@ -124,7 +128,7 @@ function context(cwd: string, opts: GateOptions): Ctx {
     .filter((r) => gitRaw(['rev-parse', '--verify', '--quiet', `${r}^{commit}`], { cwd }).status === 0);
   return {
     cwd, opts, policy, pusher, role, allowed: role === 'agent' ? agents.get(pusher!)! : null,
-    baseName: opts.base.replace(/^refs\/(heads|remotes\/[^/]+)\//, ''), protectedTips,
+    baseName: opts.base.replace(/^refs\/(heads|remotes\/[^/]+)\//, ''), label: opts.baseLabel ?? opts.base, protectedTips,
   };
 }
 
@@ -150,11 +154,11 @@ function identityPhase(ctx: Ctx): GateFinding[] {
   const out: GateFinding[] = [];
   if (opts.local) return out;
   if (policy.authorityProblem) {
-    for (const u of opts.updates) out.push(refFinding(ctx, u, 'AUTHORITY_INVALID', `${policy.authorityProblem} (on ${opts.base}).`));
+    for (const u of opts.updates) out.push(refFinding(ctx, u, 'AUTHORITY_INVALID', `${policy.authorityProblem} (on ${ctx.label}).`));
   }
   if (opts.identity !== 'unknown' && ctx.pusher === null && policy.authority.agents.size > 0) {
     for (const u of opts.updates) {
-      out.push(refFinding(ctx, u, 'IDENTITY_REQUIRED', `push to ${u.ref} has no pusher identity (none, or a blank one), and ${opts.base} lists agent identities.`));
+      out.push(refFinding(ctx, u, 'IDENTITY_REQUIRED', `push to ${u.ref} has no pusher identity (none, or a blank one), and ${ctx.label} lists agent identities.`));
     }
   }
   return out;
@@ -281,7 +285,7 @@ function commitsPhase(ctx: Ctx, commits: Map<string, NewCommit>, late: Map<strin
       }
       if (!mayPush(ctx, id)) at('INTENT_NOT_ALLOWED', `${short(c.sha)}: its note names ${id}, which agent ${ctx.pusher} may not push.`, id);
       const merge = refs.some((r) => isProtectedRef(ctx, r)) && !intentRefs.length;
-      const problem = statusProblem(policy, id, merge, opts.base, !!opts.local);
+      const problem = statusProblem(policy, id, merge, ctx.label, !!opts.local);
       if (problem) at('INTENT_NOT_ACTIVE', `${short(c.sha)}: ${problem}`, id);
       if (!arrivals.has(c.sha)) arrivals.set(c.sha, { ref, onIntentRef: intentRefs.length > 0, intent: expected });
       items.push({ commit: c, record });
@@ -299,14 +303,14 @@ function commitsPhase(ctx: Ctx, commits: Map<string, NewCommit>, late: Map<strin
 
 /** Phase 5: facts from the objects, judged by the base's scope and .intentignore. */
 function contentPhase(ctx: Ctx, items: { commit: CommitInfo; record: TraceRecord }[], arrivals: Map<string, Arrival>): GateFinding[] {
-  const { cwd, opts, policy } = ctx;
+  const { cwd, policy } = ctx;
   const sink: Finding[] = [];
   checkContent({ root: cwd, mainRoot: null }, items, sink, {
     ignore: policy.ignore,
     // The ref's intent decides the scope (the note's own intent only where no intent ref brings it).
     scopeOf: (record, commit) => {
       const intent = policy.intents.get(arrivals.get(commit.sha)?.intent ?? record.metadata[METADATA_KEY].intent_id);
-      return intent ? { id: intent.id, scope: compileScope(intent.owned_scope), globs: intent.owned_scope, where: `${opts.base}:${REGISTRY_FILE}` } : null;
+      return intent ? { id: intent.id, scope: compileScope(intent.owned_scope), globs: intent.owned_scope, where: `${ctx.label}:${REGISTRY_FILE}` } : null;
     },
     protectOrchestration: (sha) => ctx.role === 'agent' || !!arrivals.get(sha)?.onIntentRef,
   });
@@ -342,7 +346,7 @@ function statusProblem(policy: BasePolicy, id: string, merge: boolean, base: str
  * edited file or a forged note is a finding even where the paths happen to fit).
  */
 function scopeHistory(ctx: Ctx, items: { commit: CommitInfo; record: TraceRecord }[], arrivals: Map<string, Arrival>): GateFinding[] {
-  const { cwd, policy, opts } = ctx;
+  const { cwd, policy } = ctx;
   const odd = items.filter(({ record }) => {
     const meta = record.metadata[METADATA_KEY];
     const intent = policy.intents.get(meta.intent_id);
@@ -364,7 +368,7 @@ function scopeHistory(ctx: Ctx, items: { commit: CommitInfo; record: TraceRecord
     if (given.get(meta.intent_id)?.has(JSON.stringify(meta.scope))) continue;
     out.push(finding(ctx, {
       commit: commit.sha, ref: arrivals.get(commit.sha)?.ref ?? null, intent: meta.intent_id, code: 'SCOPE_NOT_IN_REGISTRY',
-      message: `${short(commit.sha)}: the note's scope for ${meta.intent_id} (${meta.scope.join(', ') || 'none'}) is not one ${opts.base}'s registry ever gave it.`,
+      message: `${short(commit.sha)}: the note's scope for ${meta.intent_id} (${meta.scope.join(', ') || 'none'}) is not one ${ctx.label}'s registry ever gave it.`,
     }));
   }
   return out;

@@ -31,8 +31,10 @@ export function checkPush(cwd: string, remote: string, stdin: string): { updates
   const branches = readBasePolicy(cwd, hasTracking ? `${tracking}main` : 'refs/heads/main').authority.protectedBranches;
   const base = hasTracking ? `${tracking}${branches[0] ?? 'main'}` : `refs/heads/${branches[0] ?? 'main'}`;
   const settled = branches.map((b) => (hasTracking ? `${tracking}${b}` : `refs/heads/${b}`)).filter((r) => exists(cwd, r));
+  const branch = branches[0] ?? 'main';
+  const baseLabel = hasTracking ? `refs/heads/${branch} (${remote}'s, as last fetched)` : `refs/heads/${branch} (this clone's: ${remote} has not been fetched)`;
   const opts = {
-    updates, base, settled, pusher: null, identity: 'unknown' as const,
+    updates, base, baseLabel, settled, pusher: null, identity: 'unknown' as const,
     // Without remote-tracking refs nothing is known to be on the server: no note change is judged here.
     serverRefs: hasTracking ? [`--remotes=${remote}`] : [],
   };

@@ -20,7 +20,7 @@ import { worktreeOfBranch } from '../git/worktrees.js';
  */
 function assertMergeable(repo: Repo, id: string, branch: string, base: string, tip: string): void {
   const r = gate(repo.mainRoot, {
-    updates: [{ old: '0'.repeat(40), new: tip, ref: `refs/heads/${branch}` }], base: 'HEAD', settled: ['HEAD'], pusher: null, local: true,
+    updates: [{ old: '0'.repeat(40), new: tip, ref: `refs/heads/${branch}` }], base: 'HEAD', baseLabel: `${base} as committed`, settled: ['HEAD'], pusher: null, local: true,
   });
   if (!r.findings.length) return;
   const lines = r.findings.map((f) => `  ${f.code} ${(f.commit ?? '-').slice(0, 12)}: ${f.message}\n      next: ${f.next}`);

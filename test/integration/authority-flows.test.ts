@@ -17,8 +17,9 @@ const INTENTS = [
   { id: 'INT-002', scope: ['docs/**'], status: 'IN_PROGRESS' },
   { id: 'INT-003', scope: ['lib/**'], status: 'IN_PROGRESS' },
   { id: 'INT-004', scope: ['test/**'], status: 'IN_PROGRESS' },
+  { id: 'INT-005', scope: ['bench/**'], status: 'PENDING' },
 ];
-const AUTHORITY = 'agents:\n  agent-1: ["INT-001"]\n  agent-2: ["INT-002"]\n  agent-3: ["INT-003"]\n  agent-4: ["INT-004"]\n';
+const AUTHORITY = 'agents:\n  agent-1: ["INT-001"]\n  agent-2: ["INT-002"]\n  agent-3: ["INT-003"]\n  agent-4: ["INT-004"]\n  agent-5: ["INT-005"]\n';
 const FILES = { 'README.md': '# flows\n', 'src/a.ts': 'a\n', 'docs/x.md': 'x\n', 'lib/l.ts': 'l\n', 'test/t.ts': 't\n' };
 const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null'];
 
@@ -173,7 +174,7 @@ beforeAll(async () => {
   writeFiles(repo, { '.orchestration/active_intents.yaml': registryYaml(INTENTS), '.orchestration/authority.yaml': AUTHORITY });
   git(repo, 'add', '.orchestration');
   git(repo, 'commit', '-q', '-m', 'register intents and agents');
-  for (const who of ['alice', 'agent-1', 'agent-2', 'agent-3', 'agent-4']) git(repo, 'remote', 'add', who, server.url(who, 'flows.git'));
+  for (const who of ['alice', 'agent-1', 'agent-2', 'agent-3', 'agent-4', 'agent-5']) git(repo, 'remote', 'add', who, server.url(who, 'flows.git'));
   expect(run('git', ['push', '-q', 'alice', 'main'], repo).status).toBe(0);
   for (const id of ['INT-001', 'INT-002', 'INT-003', 'INT-004']) wts[id] = checkoutIntent(repo, id);
 });
@@ -341,6 +342,20 @@ describe('attacks of issue 25: refused by pre-receive and CI alike, with the sam
     const abandoned = sha(repo, 'intent/INT-004');
     git(repo, 'notes', '--ref=intents', 'remove', abandoned);
     expectAccepted(judge(repo, 'alice', ['refs/notes/intents']));
+  });
+});
+
+describe('an intent started locally, not yet on the server', () => {
+  it('its branch is refused by every tier in the same words until a human pushes main with it IN_PROGRESS', () => {
+    const wt = checkoutIntent(repo, 'INT-005'); // the local registry says IN_PROGRESS, uncommitted
+    commit(wt, { 'bench/b.ts': 'b\n' }, 'INT-005 work');
+    const v = judge(wt, 'agent-5', ['intent/INT-005', 'refs/notes/intents']);
+    expectRefused(v, 'INTENT_NOT_ACTIVE');
+    for (const t of [v.local, v.server]) expect(t.text).toContain('INT-005 is PENDING on refs/heads/main');
+    expect(v.server.text).toContain('next: a human marks INT-005 IN_PROGRESS in .orchestration/active_intents.yaml on main');
+    git(repo, 'commit', '-q', '-m', 'Start INT-005', '.orchestration/active_intents.yaml');
+    expectAccepted(judge(repo, 'alice', ['main']));
+    expectAccepted(judge(wt, 'agent-5', ['intent/INT-005', 'refs/notes/intents']));
   });
 });
 
