@@ -120,16 +120,36 @@ export function gate(cwd: string, opts: GateOptions): GateResult {
 }
 
 function context(cwd: string, opts: GateOptions): Ctx {
-  const policy = readBasePolicy(cwd, opts.base);
+  const before = readBasePolicy(cwd, opts.base);
   const pusher = opts.pusher?.trim() || null;
-  const agents = policy.authority.agents;
+  const agents = before.authority.agents;
   const role: 'human' | 'agent' = pusher !== null && agents.has(pusher) ? 'agent' : 'human';
-  const protectedTips = opts.settled ?? policy.authority.protectedBranches.map((b) => `refs/heads/${b}`)
+  const protectedTips = opts.settled ?? before.authority.protectedBranches.map((b) => `refs/heads/${b}`)
     .filter((r) => gitRaw(['rev-parse', '--verify', '--quiet', `${r}^{commit}`], { cwd }).status === 0);
+  const advanced = role === 'human' && !opts.local ? baseAdvance(cwd, opts, before) : null;
+  // Who is an agent and what is protected stay as the base had them before the push.
+  const policy = advanced ? { ...readBasePolicy(cwd, advanced), authority: before.authority, authorityProblem: before.authorityProblem } : before;
+  const label = opts.baseLabel ?? opts.base;
   return {
     cwd, opts, policy, pusher, role, allowed: role === 'agent' ? agents.get(pusher!)! : null,
-    baseName: opts.base.replace(/^refs\/(heads|remotes\/[^/]+)\//, ''), label: opts.baseLabel ?? opts.base, protectedTips,
+    baseName: opts.base.replace(/^refs\/(heads|remotes\/[^/]+)\//, ''), label: advanced ? `${label} as this push leaves it` : label, protectedTips,
   };
+}
+
+/**
+ * The new tip of the base when a human's push moves the base forward (or creates it), else null.
+ * A human may change the registry on the base anyway (push it first, then the rest); judging the
+ * push by the base it leaves lets `git push origin main refs/notes/intents` carry the registry and
+ * the merged work together. An agent identity may not update the base at all.
+ */
+function baseAdvance(cwd: string, opts: GateOptions, before: BasePolicy): string | null {
+  for (const u of opts.updates) {
+    if (ZERO.test(u.new) || !before.authority.protectedBranches.some((b) => u.ref === `refs/heads/${b}`)) continue;
+    const isBase = u.ref === opts.base || (before.commit !== null && u.old === before.commit);
+    if (!isBase) continue;
+    if (ZERO.test(u.old) ? before.commit === null : isAncestor(cwd, u.old, u.new)) return u.new;
+  }
+  return null;
 }
 
 function finding(ctx: Ctx, f: Omit<GateFinding, 'next'>): GateFinding {

@@ -4,7 +4,7 @@
 // --dry-run`), and judged in CI mode (`intent gate --base --ref --old --new --pusher`) on the same
 // range. The honest flows of a team (docs/threat-model.md, "Honest flows") are accepted by all
 // three; the attacks of issue 25 are refused by all three, with the same code.
-import { mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -356,6 +356,26 @@ describe('an intent started locally, not yet on the server', () => {
     git(repo, 'commit', '-q', '-m', 'Start INT-005', '.orchestration/active_intents.yaml');
     expectAccepted(judge(repo, 'alice', ['main']));
     expectAccepted(judge(wt, 'agent-5', ['intent/INT-005', 'refs/notes/intents']));
+  });
+});
+
+describe('a human pushes main with the registry and the merged work at once', () => {
+  it('the base as the push leaves it decides (the README quickstart: git push origin main refs/notes/intents)', () => {
+    const file = join(repo, '.orchestration', 'active_intents.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8') + registryYaml([{ id: 'INT-006', scope: ['tools/**'], status: 'IN_PROGRESS' }]).replace(/^active_intents:\n/, ''));
+    git(repo, 'commit', '-q', '-m', 'Register INT-006', '.orchestration/active_intents.yaml');
+    const wt = checkoutIntent(repo, 'INT-006');
+    const c = commit(wt, { 'tools/t.ts': 't\n' }, 'INT-006 work');
+    git(repo, 'merge', '-q', '--no-ff', '--no-edit', 'intent/INT-006');
+    const v = judge(repo, 'alice', ['main', 'refs/notes/intents']);
+    expectAccepted(v);
+    expect(git(srv, 'merge-base', '--is-ancestor', c, 'main').length).toBe(0);
+    // An out-of-scope commit in the same kind of push is still refused: the new registry's scope decides.
+    const d = commit(wt, { 'README.md': '# flows\nout of INT-006\n' }, 'INT-006 out of scope', NO_HOOKS);
+    recordCommit(wt, process.env, { rev: d, intentId: 'INT-006' });
+    git(repo, 'merge', '-q', '--no-ff', '--no-edit', 'intent/INT-006');
+    expectRefused(judge(repo, 'alice', ['main', 'refs/notes/intents']), 'SCOPE_VIOLATION');
+    git(repo, 'reset', '-q', '--hard', 'HEAD~1');
   });
 });
 
