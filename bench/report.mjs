@@ -163,7 +163,9 @@ export function writeReport(R, file) {
   // 9
   if (failed(9)) fail(9, 'intent gate', `≤ ${TARGET.gateMs} ms each`);
   else if (R.gate) {
-    for (const [what, g] of [[`a push of ${R.gate.push.commits} governed commits`, R.gate.push], [`1 governed commit into a ${R.gate.deep.history}-commit history`, R.gate.deep]]) {
+    const cases = [[`a push of ${R.gate.push.commits} governed commits`, R.gate.push], [`1 governed commit into a ${R.gate.deep.history}-commit history`, R.gate.deep]];
+    if (R.gate.preReceive) cases.splice(1, 0, [`a pre-receive push of ${R.gate.preReceive.commits} governed commits with refs/notes/intents (notes commits validated, every fan-out path read)`, R.gate.preReceive]);
+    for (const [what, g] of cases) {
       const ok = g.time.median <= TARGET.gateMs;
       rows.push([9, `\`intent gate\` (the authority check) on ${what}`, msf(g.time.median), `≤ ${TARGET.gateMs} ms`, yes(ok),
         ok ? '' : `+${msf(g.time.median - TARGET.gateMs)}; CPU time (with git's) ${msf(g.cpu?.median)}`]);

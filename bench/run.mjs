@@ -200,6 +200,7 @@ try {
   await item(9, `intent gate: a push of ${GATE.push} governed commits, and 1 commit into a ${GATE.history}-commit history`, async () => {
     results.gate = await gateSpeed(root, pkg, GATE);
     removeTree(join(root, 'gate-push'));
+    removeTree(join(root, 'gate-push.server.git'));
     removeTree(join(root, 'gate-deep'));
     removeTree(join(root, 'gate-deep.worktrees'));
   });

@@ -12,7 +12,7 @@ export async function run(opts: {
     const head = `intent gate: ${r.commits} new commit${r.commits === 1 ? '' : 's'}, ${r.governed} governed; pushed by ${who}; policy from ${r.base}` +
       `${r.baseCommit ? ` (${r.baseCommit.slice(0, 12)})` : ' (missing)'}`;
     if (!r.findings.length) return `${head}: accepted.\n`;
-    const lines = r.findings.map((f) => `  ${f.code.padEnd(22)} ${(f.commit ?? '-').slice(0, 12).padEnd(12)} ${f.ref ?? '-'}  ${f.message}`);
+    const lines = r.findings.map((f) => `  ${f.code.padEnd(22)} ${(f.commit ?? '-').slice(0, 12).padEnd(12)} ${f.ref ?? '-'}  ${f.message}\n  ${''.padEnd(22)} next: ${f.next}`);
     return `${head}: ${r.findings.length} finding${r.findings.length === 1 ? '' : 's'}.\n${lines.join('\n')}\nintent: refused by the authority check.\n`;
   });
   if (r.findings.length) process.exitCode = 1;

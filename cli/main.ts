@@ -153,14 +153,14 @@ program
 program
   .command('gate')
   .description('the authority check of a push or a pull request: identity from the host, policy only from the protected base ref')
-  .option('--pre-receive', "a server's pre-receive hook: read <old> <new> <ref> lines from stdin; every existing ref is known")
+  .option('--pre-receive', "a server's pre-receive hook: read <old> <new> <ref> lines from stdin; each ref's new commits are those its old tip and the protected branches do not reach")
   .option('--base <rev>', 'the protected base whose registry, .intentignore and authority.yaml decide (pre-receive default: refs/heads/main)')
   .option('--ref <refname>', 'CI: the ref being judged, e.g. refs/heads/intent/INT-001')
   .option('--old <rev>', 'CI: what the ref had before (default: --base)')
   .option('--new <rev>', 'CI: what the ref gets (default: HEAD)')
-  .option('--pusher <name>', 'the pusher identity (default: REMOTE_USER, GL_USERNAME, GITEA_PUSHER_NAME, GITHUB_ACTOR, GITLAB_USER_LOGIN)')
+  .option('--pusher <name>', 'the pusher identity (default: REMOTE_USER, GL_USERNAME, GITEA_PUSHER_NAME, GITHUB_ACTOR, GITLAB_USER_LOGIN); empty or blank: no identity')
   .option('--notes <rev>', 'CI: read notes from this notes ref or commit (default: refs/notes/intents)')
-  .option('--json', 'print {"ok","base","pusher","role","commits","governed","findings":[{"commit","ref","intent","code","message"}]} as JSON')
+  .option('--json', 'print {"ok","base","pusher","role","commits","governed","findings":[{"commit","ref","intent","code","message","next"}]} as JSON')
   .addHelpText(
     'after',
     '\nExit codes: 0 accepted, 1 refused (findings), 2 usage.\nExamples:\n  intent gate --pre-receive                 # templates/server/pre-receive\n' +

@@ -6,8 +6,11 @@ import { compileScope } from '../intents/scope.js';
 import { checkContent, checkRecords, lazyValidator, type CommitInfo, type Finding } from '../trace/verify.js';
 import { METADATA_KEY, NOTES_REF } from '../core/version.js';
 import type { TraceRecord } from '../trace/record.js';
-import { listNewCommits, notesChanges, readNotesFor, reachableFrom } from './objects.js';
+import { nextStep, type GateCode } from './codes.js';
+import { listNewCommits, nonNotesCommits, notesChanges, reachableFrom, readNotesFor, refsContaining, unreachedFrom, type NewCommit } from './objects.js';
 import { readBasePolicy, REGISTRY_FILE, type BasePolicy } from './policy.js';
+
+export type { GateCode } from './codes.js';
 
 /** One ref update as a pre-receive hook gets it: `<old> <new> <ref>` (all-zero: none). */
 export interface RefUpdate {
@@ -21,8 +24,10 @@ export interface GateFinding {
   commit: string | null;
   ref: string | null;
   intent: string | null;
-  code: string;
+  code: GateCode;
   message: string;
+  /** What to do about it, in one line. */
+  next: string;
   path?: string;
 }
 
@@ -31,18 +36,31 @@ export interface GateOptions {
   updates: RefUpdate[];
   /** The protected base: its registry, `.intentignore` and `authority.yaml` are the only policy. */
   base: string;
+  /** How messages name the base (default: `base`); pre-push names the server's branch it stands for. */
+  baseLabel?: string;
   /**
-   * What the server already has: 'all' (every existing ref: a pre-receive hook, before the
-   * update), or revisions (CI: the pull request's base).
+   * Revisions whose history was judged before (a ref's new commits are those neither its old tip
+   * nor these reach). Default: the protected branches as they are (in pre-receive: before the
+   * update). CI: the pull request's base.
    */
-  known: 'all' | string[];
-  /** The pusher's identity as the host authenticated it, or null. */
+  settled?: string[];
+  /**
+   * What the server has: rev-list arguments selecting its refs (default: every ref but notes).
+   * A note for a commit none of them reaches is inert until the commit arrives.
+   */
+  serverRefs?: string[];
+  /** The pusher's identity as the host authenticated it, or null (an empty or blank name is none). */
   pusher: string | null;
+  /**
+   * 'unknown': a client-side run (pre-push) that cannot know the identity the server will see:
+   * the identity rules are left to the server; everything else is judged as the server would.
+   */
+  identity?: 'known' | 'unknown';
   /** Where to read notes when the push does not update refs/notes/intents (default: that ref). */
   notes?: string;
   /**
-   * A local check (`intent done --merge`): the intent's status is the caller's to check (the
-   * main worktree's registry has it before it is committed).
+   * A local check (`intent done --merge`): the status of an intent listed on the base is the
+   * caller's to check (the main worktree's registry has it before it is committed).
    */
   local?: boolean;
 }
@@ -60,134 +78,265 @@ export interface GateResult {
 
 const ZERO = /^0+$/;
 
+/** What every phase reads: the options, the base's policy and who pushes. */
+interface Ctx {
+  cwd: string;
+  opts: GateOptions;
+  policy: BasePolicy;
+  pusher: string | null;
+  role: 'human' | 'agent';
+  /** The intents an agent identity may push (null: a human, or an unknown identity). */
+  allowed: string[] | null;
+  baseName: string;
+  /** The base as messages name it. */
+  label: string;
+  /** The settled history's tips: the protected branches before the push (CI: the base). */
+  protectedTips: string[];
+}
+
+/** Where a commit under check arrived: the refs that newly reach it and the intent they demand. */
+interface Arrival {
+  ref: string | null;
+  onIntentRef: boolean;
+  intent: string | null;
+}
+
 /**
- * The authority check (server pre-receive and CI): judges a push using only what the agent
- * cannot write: the objects pushed, the pusher's identity from the host, and the policy on the
- * protected base ref. Never reads a working tree.
+ * The authority check (server pre-receive, CI, `intent done --merge`, the local pre-push): judges
+ * a push using only what the agent cannot write: the objects pushed, the pusher's identity from
+ * the host, and the policy on the protected base ref. Never reads a working tree. Named phases,
+ * each returning its findings: identity, refs, notes ref, commits, content.
  */
 export function gate(cwd: string, opts: GateOptions): GateResult {
-  const policy = readBasePolicy(cwd, opts.base);
-  const findings: GateFinding[] = [];
-  const agents = policy.authority.agents;
-  const role: 'human' | 'agent' = opts.pusher !== null && agents.has(opts.pusher) ? 'agent' : 'human';
-  const allowed = role === 'agent' ? agents.get(opts.pusher!)! : null;
-  const mayPush = (id: string) => allowed === null || allowed.includes('*') || allowed.includes(id);
-  const tipOf = (u: RefUpdate) => (ZERO.test(u.new) ? u.old : u.new);
-  const refFinding = (u: RefUpdate, code: string, message: string) => findings.push({ commit: tipOf(u), ref: u.ref, intent: intentOfRef(u.ref), code, message });
+  const ctx = context(cwd, opts);
+  const findings: GateFinding[] = [...identityPhase(ctx), ...refsPhase(ctx)];
+  const codeUpdates = opts.updates.filter((u) => !ZERO.test(u.new) && u.ref !== NOTES_REF);
+  const commits = listNewCommits(cwd, codeUpdates, ctx.protectedTips);
+  const notesPhaseResult = notesRefPhase(ctx, commits);
+  findings.push(...notesPhaseResult.findings);
+  const checked = commitsPhase(ctx, commits, notesPhaseResult.late);
+  findings.push(...checked.findings, ...contentPhase(ctx, checked.items, checked.arrivals));
+  return { base: opts.base, baseCommit: ctx.policy.commit, pusher: ctx.pusher, role: ctx.role, commits: commits.size, governed: checked.governed, findings };
+}
 
-  if (policy.authorityProblem && !opts.local) {
-    for (const u of opts.updates) refFinding(u, 'AUTHORITY_INVALID', `${policy.authorityProblem} (on ${opts.base}); an administrator must fix it on the server.`);
-  }
-  if (opts.pusher === null && agents.size > 0 && !opts.local) {
-    for (const u of opts.updates) refFinding(u, 'IDENTITY_REQUIRED', `push to ${u.ref} has no pusher identity, and ${opts.base} lists agent identities: the server must authenticate pushes.`);
-  }
+function context(cwd: string, opts: GateOptions): Ctx {
+  const before = readBasePolicy(cwd, opts.base);
+  const pusher = opts.pusher?.trim() || null;
+  const agents = before.authority.agents;
+  const role: 'human' | 'agent' = pusher !== null && agents.has(pusher) ? 'agent' : 'human';
+  const protectedTips = opts.settled ?? before.authority.protectedBranches.map((b) => `refs/heads/${b}`)
+    .filter((r) => gitRaw(['rev-parse', '--verify', '--quiet', `${r}^{commit}`], { cwd }).status === 0);
+  const advanced = role === 'human' && !opts.local ? baseAdvance(cwd, opts, before) : null;
+  // Who is an agent and what is protected stay as the base had them before the push.
+  const policy = advanced ? { ...readBasePolicy(cwd, advanced), authority: before.authority, authorityProblem: before.authorityProblem } : before;
+  const label = opts.baseLabel ?? opts.base;
+  return {
+    cwd, opts, policy, pusher, role, allowed: role === 'agent' ? agents.get(pusher!)! : null,
+    baseName: opts.base.replace(/^refs\/(heads|remotes\/[^/]+)\//, ''), label: advanced ? `${label} as this push leaves it` : label, protectedTips,
+  };
+}
 
-  const notesUpdate = opts.updates.find((u) => u.ref === NOTES_REF);
-  const protectedRef = (ref: string) => policy.authority.protectedBranches.some((b) => ref === `refs/heads/${b}`);
+/**
+ * The new tip of the base when a human's push moves the base forward (or creates it), else null.
+ * A human may change the registry on the base anyway (push it first, then the rest); judging the
+ * push by the base it leaves lets `git push origin main refs/notes/intents` carry the registry and
+ * the merged work together. An agent identity may not update the base at all.
+ */
+function baseAdvance(cwd: string, opts: GateOptions, before: BasePolicy): string | null {
+  for (const u of opts.updates) {
+    if (ZERO.test(u.new) || !before.authority.protectedBranches.some((b) => u.ref === `refs/heads/${b}`)) continue;
+    const isBase = u.ref === opts.base || (before.commit !== null && u.old === before.commit);
+    if (!isBase) continue;
+    if (ZERO.test(u.old) ? before.commit === null : isAncestor(cwd, u.old, u.new)) return u.new;
+  }
+  return null;
+}
+
+function finding(ctx: Ctx, f: Omit<GateFinding, 'next'>): GateFinding {
+  return { ...f, next: nextStep(f.code, { commit: f.commit, ref: f.ref, intent: f.intent, base: ctx.baseName }) };
+}
+
+function mayPush(ctx: Ctx, id: string): boolean {
+  return ctx.allowed === null || ctx.allowed.includes('*') || ctx.allowed.includes(id);
+}
+
+function isProtectedRef(ctx: Ctx, ref: string): boolean {
+  return ctx.policy.authority.protectedBranches.some((b) => ref === `refs/heads/${b}`);
+}
+
+function refFinding(ctx: Ctx, u: RefUpdate, code: GateCode, message: string): GateFinding {
+  return finding(ctx, { commit: ZERO.test(u.new) ? u.old : u.new, ref: u.ref, intent: intentOfRef(u.ref), code, message });
+}
+
+/** Phase 1: a usable authority.yaml, and an identity once agents are listed. */
+function identityPhase(ctx: Ctx): GateFinding[] {
+  const { opts, policy } = ctx;
+  const out: GateFinding[] = [];
+  if (opts.local) return out;
+  if (policy.authorityProblem) {
+    for (const u of opts.updates) out.push(refFinding(ctx, u, 'AUTHORITY_INVALID', `${policy.authorityProblem} (on ${ctx.label}).`));
+  }
+  if (opts.identity !== 'unknown' && ctx.pusher === null && policy.authority.agents.size > 0) {
+    for (const u of opts.updates) {
+      out.push(refFinding(ctx, u, 'IDENTITY_REQUIRED', `push to ${u.ref} has no pusher identity (none, or a blank one), and ${ctx.label} lists agent identities.`));
+    }
+  }
+  return out;
+}
+
+/** Phase 2: which refs the pusher may move, and how (protected branches and notes append-only). */
+function refsPhase(ctx: Ctx): GateFinding[] {
+  const { cwd, opts } = ctx;
+  const out: GateFinding[] = [];
   for (const u of opts.updates) {
     const deletion = ZERO.test(u.new);
     const created = ZERO.test(u.old);
-    if (role === 'agent') {
+    if (ctx.role === 'agent') {
       const id = intentOfRef(u.ref);
-      const ok = !deletion && (u.ref === NOTES_REF || (id !== null && mayPush(id)));
-      if (!ok) {
-        refFinding(u, 'REF_NOT_ALLOWED', `agent ${opts.pusher} may not ${deletion ? 'delete' : 'update'} ${u.ref}: it may push only ${allowed!.map((i) => `refs/heads/${BRANCH_PREFIX}${i}`).join(', ')} and ${NOTES_REF}.`);
+      const allowedRef = !deletion && (u.ref === NOTES_REF || (id !== null && mayPush(ctx, id)));
+      if (!allowedRef) {
+        out.push(refFinding(ctx, u, 'REF_NOT_ALLOWED', `agent ${ctx.pusher} may not ${deletion ? 'delete' : 'update'} ${u.ref}: it may push only ${ctx.allowed!.map((i) => `refs/heads/${BRANCH_PREFIX}${i}`).join(', ')} and ${NOTES_REF}.`));
       }
     }
     if (u.ref === NOTES_REF) {
-      if (deletion) refFinding(u, 'NOTES_DELETED', `${NOTES_REF} may not be deleted: the notes are the audit trail.`);
-      else if (!created && !isAncestor(cwd, u.old, u.new)) refFinding(u, 'NOTES_NOT_FAST_FORWARD', `${NOTES_REF} may only move forward: ${short(u.new)} does not contain ${short(u.old)} (fetch, merge with \`intent sync\`, push again).`);
-    } else if (protectedRef(u.ref)) {
-      if (deletion) refFinding(u, 'PROTECTED_DELETED', `${u.ref} is protected and may not be deleted.`);
-      else if (!created && !isAncestor(cwd, u.old, u.new)) refFinding(u, 'NOT_FAST_FORWARD', `${u.ref} is protected: ${short(u.new)} does not contain ${short(u.old)} (a rewrite of shared history).`);
+      if (deletion) out.push(refFinding(ctx, u, 'NOTES_DELETED', `${NOTES_REF} may not be deleted: the notes are the audit trail.`));
+      else if (!created && !isAncestor(cwd, u.old, u.new)) out.push(refFinding(ctx, u, 'NOTES_NOT_FAST_FORWARD', `${NOTES_REF} may only move forward: ${short(u.new)} does not contain ${short(u.old)}.`));
+    } else if (isProtectedRef(ctx, u.ref)) {
+      if (deletion) out.push(refFinding(ctx, u, 'PROTECTED_DELETED', `${u.ref} is protected and may not be deleted.`));
+      else if (!created && !isAncestor(cwd, u.old, u.new)) out.push(refFinding(ctx, u, 'NOT_FAST_FORWARD', `${u.ref} is protected: ${short(u.new)} does not contain ${short(u.old)} (a rewrite of shared history).`));
     }
   }
+  return out;
+}
 
-  // Every commit the push makes reachable, once, with the refs that bring it.
-  const codeUpdates = opts.updates.filter((u) => !ZERO.test(u.new) && !u.ref.startsWith('refs/notes/'));
-  const known = opts.known === 'all' ? ['--all'] : opts.known.filter((r) => !ZERO.test(r));
-  const commits = listNewCommits(cwd, codeUpdates, known);
-  const notesRev = notesUpdate && !ZERO.test(notesUpdate.new) ? notesUpdate.new : opts.notes ?? NOTES_REF;
-
-  // Notes the push adds, changes or removes for commits it does not bring.
-  const late = new Map<string, string>(); // sha → why it is checked
-  if (notesUpdate && !ZERO.test(notesUpdate.new)) {
-    const changed = notesChanges(cwd, ZERO.test(notesUpdate.old) ? null : notesUpdate.old, notesUpdate.new).filter((c) => !commits.has(c.sha));
-    const onProtected = reachableFrom(cwd, changed.map((c) => c.sha), policy.authority.protectedBranches.map((b) => `refs/heads/${b}`));
-    for (const c of changed) {
-      if (onProtected.has(c.sha)) {
-        findings.push({ commit: c.sha, ref: NOTES_REF, intent: null, code: 'NOTE_REWRITTEN', message: `${short(c.sha)} is already on a protected branch: its note may not be ${c.kind === 'added' ? 'added after the fact' : c.kind}.` });
-      } else if (c.kind === 'removed') {
-        findings.push({ commit: c.sha, ref: NOTES_REF, intent: null, code: 'NOTE_REMOVED', message: `${short(c.sha)}: its note may not be removed (the server checked the commit with it).` });
-      } else late.set(c.sha, c.kind);
-    }
+/**
+ * Phase 3: an update of refs/notes/intents. Every commit it newly reaches must be a notes commit;
+ * no object may be annotated at two fan-out paths; a note of a commit the server does not have
+ * is inert (accepted, vouching for nothing, checked when the commit arrives); a note of a commit
+ * on a protected branch is fixed; one of a commit the server has elsewhere may be added or
+ * changed (then checked as that commit's note, on the refs that hold it), never removed.
+ * Returns the commits to check for their changed notes, with those refs.
+ */
+function notesRefPhase(ctx: Ctx, commits: Map<string, NewCommit>): { findings: GateFinding[]; late: Map<string, string[]> } {
+  const { cwd, opts } = ctx;
+  const out: GateFinding[] = [];
+  const late = new Map<string, string[]>();
+  const u = opts.updates.find((x) => x.ref === NOTES_REF);
+  if (!u || ZERO.test(u.new)) return { findings: out, late };
+  const oldTip = ZERO.test(u.old) ? null : u.old;
+  const bad = nonNotesCommits(cwd, oldTip, u.new);
+  for (const b of bad) {
+    out.push(finding(ctx, { commit: b.commit, ref: NOTES_REF, intent: null, code: 'NOTES_NOT_NOTES_COMMIT', message: `${short(b.commit)} is not a notes commit (${b.problem}): ${NOTES_REF} may hold only notes.` }));
   }
+  if (bad.length) return { findings: out, late };
+  // Notes of the commits this push brings are read and judged with them (phase 4).
+  const elsewhere = notesChanges(cwd, oldTip, u.new).filter((c) => !commits.has(c.sha));
+  const written = elsewhere.filter((c) => c.kind !== 'removed').map((c) => c.sha);
+  for (const [sha, note] of readNotesFor(cwd, u.new, written)) {
+    if (note.paths.length > 1) out.push(duplicateFinding(ctx, sha, note.paths, NOTES_REF));
+  }
+  const absent = unreachedFrom(cwd, elsewhere.map((c) => c.sha), opts.serverRefs ?? ['--exclude=refs/notes/*', '--all']);
+  const had = elsewhere.filter((c) => !absent.has(c.sha));
+  const onProtected = reachableFrom(cwd, had.map((c) => c.sha), ctx.protectedTips);
+  for (const c of had) {
+    if (onProtected.has(c.sha)) {
+      out.push(finding(ctx, { commit: c.sha, ref: NOTES_REF, intent: null, code: 'NOTE_REWRITTEN', message: `${short(c.sha)} is already on a protected branch: its note may not be ${c.kind === 'added' ? 'added after the fact' : c.kind}.` }));
+    } else if (c.kind === 'removed') {
+      out.push(finding(ctx, { commit: c.sha, ref: NOTES_REF, intent: null, code: 'NOTE_REMOVED', message: `${short(c.sha)} is on the server and was checked with its note: the note may not be removed.` }));
+    } else late.set(c.sha, refsContaining(cwd, c.sha, 'refs/heads/'));
+  }
+  return { findings: out, late };
+}
+
+function duplicateFinding(ctx: Ctx, sha: string, paths: string[], ref: string | null): GateFinding {
+  return finding(ctx, {
+    commit: sha, ref, intent: null, code: 'NOTE_DUPLICATE',
+    message: `${short(sha)} has ${paths.length} notes (at ${paths.join(' and ')}): git shows them concatenated, so neither is judged alone.`,
+  });
+}
+
+/**
+ * Phase 4: each new commit against the ref it arrives on. On `intent/<ID>` it is ID's work and
+ * needs a note naming ID; elsewhere a note or an `Intent-Id:` trailer makes it governed; an agent
+ * pushes nothing ungoverned. Every record of a note is checked (a second record cannot vouch for
+ * what the first does not).
+ */
+function commitsPhase(ctx: Ctx, commits: Map<string, NewCommit>, late: Map<string, string[]>): {
+  findings: GateFinding[]; items: { commit: CommitInfo; record: TraceRecord }[]; arrivals: Map<string, Arrival>; governed: number;
+} {
+  const { cwd, opts, policy } = ctx;
+  const out: GateFinding[] = [];
+  const u = opts.updates.find((x) => x.ref === NOTES_REF);
+  const notesRev = u && !ZERO.test(u.new) ? u.new : opts.notes ?? NOTES_REF;
   const lateInfo = listNewCommits(cwd, [], [], [...late.keys()]);
-  for (const sha of late.keys()) {
-    if (!lateInfo.has(sha)) findings.push({ commit: sha, ref: NOTES_REF, intent: null, code: 'NOTE_UNVERIFIED', message: `${short(sha)}: the push adds a note for a commit the server does not have.` });
-  }
+  for (const [sha, info] of lateInfo) info.refs = late.get(sha) ?? [];
   const notes = readNotesFor(cwd, notesRev, [...commits.keys(), ...lateInfo.keys()]);
-
   const validate = lazyValidator();
   const items: { commit: CommitInfo; record: TraceRecord }[] = [];
-  const context = new Map<string, { ref: string | null; onIntentRef: boolean; intent: string | null }>();
+  const arrivals = new Map<string, Arrival>();
   let governed = 0;
-  const all = [...commits.values(), ...lateInfo.values()];
-  for (const info of all) {
-    const refs = commits.get(info.sha)?.refs ?? [];
+  for (const info of [...commits.values(), ...lateInfo.values()]) {
+    const refs = info.refs;
     const intentRefs = refs.filter((r) => intentOfRef(r) !== null);
-    const note = notes.get(info.sha) ?? null;
+    const read = notes.get(info.sha);
+    const note = read?.text ?? null;
     const c: CommitInfo = { sha: info.sha, parents: info.parents, committed: info.committed, trailer: info.trailer, note };
-    if (note === null && c.trailer === null && !intentRefs.length) continue; // ungoverned: policy below
+    if (note === null && c.trailer === null && !intentRefs.length) continue; // ungoverned: phase end
     governed++;
     const ref = intentRefs[0] ?? refs[0] ?? NOTES_REF;
     const expected = intentRefs.length ? intentOfRef(intentRefs[0]) : null;
-    const at = (code: string, message: string, intent: string | null) => findings.push({ commit: c.sha, ref, intent, code, message });
-    if (note === null) {
-      at('NOTE_MISSING', `${short(c.sha)} on ${ref} is governed (${expected ? `${BRANCH_PREFIX}${expected}` : `Intent-Id: ${c.trailer}`}) but has no note on ${NOTES_REF}: push the notes with it (git push origin <branch> ${NOTES_REF}).`, expected ?? c.trailer);
+    const at = (code: GateCode, message: string, intent: string | null) => out.push(finding(ctx, { commit: c.sha, ref, intent, code, message }));
+    if (read && read.paths.length > 1) {
+      out.push(duplicateFinding(ctx, c.sha, read.paths, ref));
       continue;
     }
-    // Every record of the note is checked (merged notes hold one per clone that recorded the
-    // commit): a second record cannot vouch for what the first does not.
+    if (note === null) {
+      at('NOTE_MISSING', `${short(c.sha)} on ${ref} is governed (${expected ? `${BRANCH_PREFIX}${expected}` : `Intent-Id: ${c.trailer}`}) but has no note on ${NOTES_REF}.`, expected ?? c.trailer);
+      continue;
+    }
     const sink: Finding[] = [];
     const { valid } = checkRecords(c, expected ?? c.trailer, validate, sink);
-    for (const f of sink) findings.push({ ...f, ref });
+    for (const f of sink) out.push(finding(ctx, { ...f, ref }));
     for (const record of valid) {
       const id = record.metadata[METADATA_KEY].intent_id;
       for (const r of intentRefs) {
         const want = intentOfRef(r)!;
         if (want !== id) at('NOTE_INTENT_MISMATCH', `${short(c.sha)} arrives on ${r} but its note names ${id}: a commit on ${BRANCH_PREFIX}${want} must be ${want}'s work.`, id);
       }
-      if (!mayPush(id)) at('INTENT_NOT_ALLOWED', `${short(c.sha)}: its note names ${id}, which agent ${opts.pusher} may not push.`, id);
-      const onProtected = refs.some(protectedRef);
-      const ok = opts.local ? null : statusFinding(policy, id, onProtected && !intentRefs.length, opts.base);
-      if (ok) at('INTENT_NOT_ACTIVE', `${short(c.sha)}: ${ok}`, id);
-      if (!context.has(c.sha)) context.set(c.sha, { ref, onIntentRef: intentRefs.length > 0, intent: expected });
+      if (!mayPush(ctx, id)) at('INTENT_NOT_ALLOWED', `${short(c.sha)}: its note names ${id}, which agent ${ctx.pusher} may not push.`, id);
+      const merge = refs.some((r) => isProtectedRef(ctx, r)) && !intentRefs.length;
+      const problem = statusProblem(policy, id, merge, ctx.label, !!opts.local);
+      if (problem) at('INTENT_NOT_ACTIVE', `${short(c.sha)}: ${problem}`, id);
+      if (!arrivals.has(c.sha)) arrivals.set(c.sha, { ref, onIntentRef: intentRefs.length > 0, intent: expected });
       items.push({ commit: c, record });
     }
   }
-  if (role === 'agent') {
+  if (ctx.role === 'agent' && opts.identity !== 'unknown') {
     for (const info of commits.values()) {
-      if (!context.has(info.sha) && !findings.some((f) => f.commit === info.sha) && !(notes.has(info.sha) || info.trailer || info.refs.some((r) => intentOfRef(r)))) {
-        findings.push({ commit: info.sha, ref: info.refs[0] ?? null, intent: null, code: 'UNGOVERNED', message: `${short(info.sha)} has no note and no Intent-Id, and agent ${opts.pusher} pushed it: only a human identity may push ungoverned commits.` });
+      if (!arrivals.has(info.sha) && !out.some((f) => f.commit === info.sha) && !(notes.has(info.sha) || info.trailer || info.refs.some((r) => intentOfRef(r)))) {
+        out.push(finding(ctx, { commit: info.sha, ref: info.refs[0] ?? null, intent: null, code: 'UNGOVERNED', message: `${short(info.sha)} has no note and no Intent-Id, and agent ${ctx.pusher} pushed it: only a human identity may push ungoverned commits.` }));
       }
     }
   }
+  return { findings: out, items, arrivals, governed };
+}
 
-  // Facts from the objects, judged by the base's scope and .intentignore.
+/** Phase 5: facts from the objects, judged by the base's scope and .intentignore. */
+function contentPhase(ctx: Ctx, items: { commit: CommitInfo; record: TraceRecord }[], arrivals: Map<string, Arrival>): GateFinding[] {
+  const { cwd, policy } = ctx;
   const sink: Finding[] = [];
   checkContent({ root: cwd, mainRoot: null }, items, sink, {
     ignore: policy.ignore,
     // The ref's intent decides the scope (the note's own intent only where no intent ref brings it).
     scopeOf: (record, commit) => {
-      const intent = policy.intents.get(context.get(commit.sha)?.intent ?? record.metadata[METADATA_KEY].intent_id);
-      return intent ? { id: intent.id, scope: compileScope(intent.owned_scope), globs: intent.owned_scope, where: `${opts.base}:${REGISTRY_FILE}` } : null;
+      const intent = policy.intents.get(arrivals.get(commit.sha)?.intent ?? record.metadata[METADATA_KEY].intent_id);
+      return intent ? { id: intent.id, scope: compileScope(intent.owned_scope), globs: intent.owned_scope, where: `${ctx.label}:${REGISTRY_FILE}` } : null;
     },
-    protectOrchestration: (sha) => role === 'agent' || !!context.get(sha)?.onIntentRef,
+    protectOrchestration: (sha) => ctx.role === 'agent' || !!arrivals.get(sha)?.onIntentRef,
   });
-  for (const f of sink) findings.push({ ...f, ref: context.get(f.commit ?? '')?.ref ?? null });
-  scopeHistory(cwd, policy, opts.base, items, findings, context);
-  return { base: opts.base, baseCommit: policy.commit, pusher: opts.pusher, role, commits: commits.size, governed, findings };
+  const out = sink.map((f) => finding(ctx, { ...f, ref: arrivals.get(f.commit ?? '')?.ref ?? null }));
+  out.push(...scopeHistory(ctx, items, arrivals));
+  return out;
 }
 
 /** `refs/heads/intent/<ID>` → ID, else null. */
@@ -196,14 +345,19 @@ export function intentOfRef(ref: string): string | null {
   return ref.startsWith(p) && ref.length > p.length ? ref.slice(p.length) : null;
 }
 
-function statusFinding(policy: BasePolicy, id: string, merge: boolean, base: string): string | null {
+/**
+ * Why `id` may not take commits, or null. A local check (`done --merge`) only needs the intent
+ * listed on the base (its status there is the caller's to check: the main worktree's registry
+ * has the newer one), since the scope comes from there.
+ */
+function statusProblem(policy: BasePolicy, id: string, merge: boolean, base: string, local: boolean): string | null {
   const intent = policy.intents.get(id);
   if (!intent) {
-    const why = policy.commit === null ? `${base} does not exist yet (push it first)` : policy.registryProblems.length ? `its registry has problems: ${policy.registryProblems[0]}` : `its registry does not list it`;
+    const why = policy.commit === null ? `${base} does not exist yet (push it first)` : policy.registryProblems.length ? `its registry has problems: ${policy.registryProblems[0]}` : `its committed registry does not list it`;
     return `${id} is not an intent on ${base}: ${why}.`;
   }
-  if (intent.status === 'IN_PROGRESS' || (merge && intent.status === 'COMPLETED')) return null;
-  return `${id} is ${intent.status} on ${base}, not IN_PROGRESS${merge ? ' or COMPLETED' : ''}: a human marks it in progress (intent checkout) and pushes ${base} first.`;
+  if (local || intent.status === 'IN_PROGRESS' || (merge && intent.status === 'COMPLETED')) return null;
+  return `${id} is ${intent.status} on ${base}, not IN_PROGRESS${merge ? ' or COMPLETED' : ''}.`;
 }
 
 /**
@@ -211,16 +365,14 @@ function statusFinding(policy: BasePolicy, id: string, merge: boolean, base: str
  * must at least be one the base's own registry history gave it (a scope from a junk branch, an
  * edited file or a forged note is a finding even where the paths happen to fit).
  */
-function scopeHistory(
-  cwd: string, policy: BasePolicy, base: string, items: { commit: CommitInfo; record: TraceRecord }[], findings: GateFinding[],
-  context: Map<string, { ref: string | null }>,
-): void {
+function scopeHistory(ctx: Ctx, items: { commit: CommitInfo; record: TraceRecord }[], arrivals: Map<string, Arrival>): GateFinding[] {
+  const { cwd, policy } = ctx;
   const odd = items.filter(({ record }) => {
     const meta = record.metadata[METADATA_KEY];
     const intent = policy.intents.get(meta.intent_id);
     return intent && JSON.stringify(meta.scope) !== JSON.stringify(intent.owned_scope);
   });
-  if (!odd.length || policy.commit === null) return;
+  if (!odd.length || policy.commit === null) return [];
   const given = new Map<string, Set<string>>();
   for (const text of registryVersions(cwd, policy.commit)) {
     try {
@@ -230,16 +382,17 @@ function scopeHistory(
       }
     } catch { /* an unreadable old version gives nothing */ }
   }
+  const out: GateFinding[] = [];
   for (const { commit, record } of odd) {
     const meta = record.metadata[METADATA_KEY];
     if (given.get(meta.intent_id)?.has(JSON.stringify(meta.scope))) continue;
-    findings.push({
-      commit: commit.sha, ref: context.get(commit.sha)?.ref ?? null, intent: meta.intent_id, code: 'SCOPE_NOT_IN_REGISTRY',
-      message: `${short(commit.sha)}: the note's scope for ${meta.intent_id} (${meta.scope.join(', ') || 'none'}) is not one ${base}'s registry ever gave it.`,
-    });
+    out.push(finding(ctx, {
+      commit: commit.sha, ref: arrivals.get(commit.sha)?.ref ?? null, intent: meta.intent_id, code: 'SCOPE_NOT_IN_REGISTRY',
+      message: `${short(commit.sha)}: the note's scope for ${meta.intent_id} (${meta.scope.join(', ') || 'none'}) is not one ${ctx.label}'s registry ever gave it.`,
+    }));
   }
+  return out;
 }
-
 
 /** Every version of the registry in the base's history (one log, one cat-file). */
 function registryVersions(cwd: string, base: string): string[] {

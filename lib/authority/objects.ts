@@ -1,6 +1,12 @@
-import { gitBuffer, gitRaw } from '../git/process.js';
+import { readBlobs } from '../git/blobs.js';
+import { gitRaw } from '../git/process.js';
 
-/** A commit the push brings, with the updated refs that reach it. */
+/**
+ * What a push means in git's terms: the commits each ref newly reaches, what a notes commit is,
+ * and a note as `git notes show` reads it. Every function here asks git; none decides.
+ */
+
+/** A commit the push brings, with the updated refs that newly reach it. */
 export interface NewCommit {
   sha: string;
   parents: string[];
@@ -12,17 +18,20 @@ export interface NewCommit {
 
 const SEP = '\x1e';
 const FS = '\x1f';
+const ZERO = /^0+$/;
 
 /**
- * The commits each update's new tip reaches that `known` (rev-list arguments, e.g. `--all`)
- * does not, each listed once with every ref that brings it; plus the given existing commits
- * (`extra`) with no refs. One rev-list per update and one log for all.
+ * Per update, the commits its new tip reaches that neither its old tip nor any of `settled`
+ * (the protected branches as they were before the push) reaches: what that ref newly reaches.
+ * Nothing counts as known for being reachable from some other ref. Each commit is listed once,
+ * with every ref that newly reaches it; `extra` adds existing commits with no ref.
  */
-export function listNewCommits(cwd: string, updates: { new: string; ref: string }[], known: string[], extra: string[] = []): Map<string, NewCommit> {
+export function listNewCommits(cwd: string, updates: { old: string; new: string; ref: string }[], settled: string[], extra: string[] = []): Map<string, NewCommit> {
   const refsOf = new Map<string, string[]>();
   for (const u of updates) {
-    const res = gitRaw(['rev-list', u.new, ...(known.length ? ['--not', ...known] : []), '--'], { cwd });
-    if (res.status !== 0) throw new Error(`git rev-list ${u.new}: ${res.stderr.trim()}`);
+    const not = [...(ZERO.test(u.old) ? [] : [u.old]), ...settled];
+    const res = gitRaw(['rev-list', '--stdin'], { cwd, input: [u.new, ...not.map((n) => `^${n}`)].join('\n') + '\n' });
+    if (res.status !== 0) throw new Error(`git rev-list ${u.new} (${u.ref}): ${res.stderr.trim()}`);
     for (const sha of res.stdout.split('\n')) {
       if (!sha) continue;
       const refs = refsOf.get(sha);
@@ -59,7 +68,58 @@ export function existingCommits(cwd: string, shas: string[]): string[] {
   return out.split('\n').map((l) => l.split(' ')).filter((p) => p[1] === 'commit').map((p) => p[0]);
 }
 
-/** One note a notes update adds, changes or removes. */
+/** The type of object `rev` names (commit, tree, blob, tag), or null when there is none. */
+export function objectType(cwd: string, rev: string): string | null {
+  const r = gitRaw(['cat-file', '-t', rev], { cwd });
+  return r.status === 0 ? r.stdout.trim() : null;
+}
+
+/** Why `path` (mode `mode`) cannot be an entry of a notes tree, or null when it is a note. */
+export function notePathProblem(path: string, mode: string): string | null {
+  const parts = path.split('/');
+  const name = parts.join('');
+  if (mode !== '100644') return `${path} is not a plain file (mode ${mode})`;
+  if (!parts.slice(0, -1).every((p) => /^[0-9a-f]{2}$/.test(p))) return `${path} is not under two-hex-digit fan-out directories`;
+  if (!/^[0-9a-f]+$/.test(name) || (name.length !== 40 && name.length !== 64)) return `${path} does not name an object id`;
+  return null;
+}
+
+/**
+ * The commits newly reachable from the notes tip `newTip` (not from `oldTip`) that are not notes
+ * commits: each must have a tree of notes only (plain files at fan-out paths that spell an object
+ * id). Its parents are then notes commits too, each being either one of these or one the old tip
+ * reaches. Only what a commit changes against its parents is looked at (the rest it shares with
+ * a parent already judged), so the cost follows the push, not the number of notes.
+ */
+export function nonNotesCommits(cwd: string, oldTip: string | null, newTip: string): { commit: string; problem: string }[] {
+  const type = objectType(cwd, newTip);
+  if (type !== 'commit') return [{ commit: newTip, problem: `the notes ref would point at a ${type ?? 'missing object'}, not a commit` }];
+  const list = gitRaw(['rev-list', '--stdin'], { cwd, input: [newTip, ...(oldTip ? [`^${oldTip}`] : [])].join('\n') + '\n' });
+  if (list.status !== 0) throw new Error(`git rev-list ${newTip}: ${list.stderr.trim()}`);
+  const shas = list.stdout.split('\n').filter(Boolean);
+  if (!shas.length) return [];
+  const out = gitRaw(['diff-tree', '--stdin', '-r', '-z', '--root', '-m', '--no-renames', '--no-abbrev'], { cwd, input: shas.join('\n') + '\n' });
+  if (out.status !== 0) throw new Error(`git diff-tree --stdin: ${out.stderr.trim()}`);
+  const problems = new Map<string, string>();
+  const tokens = out.stdout.split('\0');
+  let commit = '';
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i];
+    if (!t) continue;
+    const m = /^:(\d+) (\d+) [0-9a-f]+ [0-9a-f]+ ([A-Z])\d*$/.exec(t);
+    if (!m) {
+      commit = t.split(' ')[0];
+      continue;
+    }
+    const path = tokens[++i] ?? '';
+    if (m[3] === 'D' || problems.has(commit)) continue;
+    const problem = notePathProblem(path, m[2]);
+    if (problem) problems.set(commit, problem);
+  }
+  return [...problems].map(([c, problem]) => ({ commit: c, problem }));
+}
+
+/** One note a notes update adds, changes or removes, by annotated object. */
 export interface NoteChange {
   sha: string;
   kind: 'added' | 'changed' | 'removed';
@@ -67,62 +127,100 @@ export interface NoteChange {
 
 /**
  * The notes `newNotes` adds, changes or removes against `oldNotes` (null: every note is new),
- * by annotated commit: a note moved to another fan-out path is no change.
+ * by annotated object, whatever fan-out path holds them: a note moved to another fan-out path
+ * with the same bytes is no change.
  */
 export function notesChanges(cwd: string, oldNotes: string | null, newNotes: string): NoteChange[] {
-  const before = new Map<string, string>();
-  const after = new Map<string, string>();
-  const args = oldNotes ? ['diff-tree', '-r', '-z', '--no-renames', '--no-abbrev', oldNotes, newNotes] : ['ls-tree', '-r', '-z', '--full-tree', newNotes];
-  const out = gitRaw(args, { cwd }).stdout.split('\0');
+  const before = new Map<string, string[]>();
+  const after = new Map<string, string[]>();
+  const add = (m: Map<string, string[]>, sha: string, blob: string) => {
+    const list = m.get(sha);
+    if (list) list.push(blob);
+    else m.set(sha, [blob]);
+  };
   if (oldNotes) {
+    const out = gitRaw(['diff-tree', '-r', '-z', '--no-renames', '--no-abbrev', oldNotes, newNotes], { cwd }).stdout.split('\0');
     for (let i = 0; i + 1 < out.length; i += 2) {
       const m = /^:\d+ \d+ ([0-9a-f]+) ([0-9a-f]+) ([AMDT])/.exec(out[i]);
       if (!m) continue;
       const sha = out[i + 1].replace(/\//g, '');
-      if (m[3] !== 'A') before.set(sha, m[1]);
-      if (m[3] !== 'D') after.set(sha, m[2]);
+      if (m[3] !== 'A') add(before, sha, m[1]);
+      if (m[3] !== 'D') add(after, sha, m[2]);
     }
   } else {
-    for (const rec of out) {
+    for (const rec of gitRaw(['ls-tree', '-r', '-z', '--full-tree', newNotes], { cwd }).stdout.split('\0')) {
       const m = /^\d+ blob ([0-9a-f]+)\t(.+)$/.exec(rec);
-      if (m) after.set(m[2].replace(/\//g, ''), m[1]);
+      if (m) add(after, m[2].replace(/\//g, ''), m[1]);
     }
   }
   const changes: NoteChange[] = [];
   for (const sha of new Set([...before.keys(), ...after.keys()])) {
-    const a = before.get(sha);
-    const b = after.get(sha);
+    const a = (before.get(sha) ?? []).sort().join(' ');
+    const b = (after.get(sha) ?? []).sort().join(' ');
     if (a === b) continue;
-    changes.push({ sha, kind: a === undefined ? 'added' : b === undefined ? 'removed' : 'changed' });
+    changes.push({ sha, kind: a === '' ? 'added' : b === '' ? 'removed' : 'changed' });
   }
   return changes;
 }
 
+/** A note as the notes tree holds it: its text, and every path it was found at. */
+export interface NoteRead {
+  text: string;
+  /** More than one: the same object is annotated at several fan-out paths (git would concatenate them). */
+  paths: string[];
+}
+
 /**
- * The notes of `shas` in the notes commit `notes` (sha → text), whatever the fan-out: one
- * `cat-file --batch` asking each of the three paths git uses for a note.
+ * The notes of `shas` in the notes commit `notes`, read at every fan-out path git reads a note
+ * from (`abcd…`, `ab/cd…`, `ab/cd/ef…`, …): one listing of the notes tree, one `cat-file --batch`
+ * for the wanted blobs. (Asking git for each possible path instead costs a tree walk per path:
+ * 3 s for 1,000 commits.) An object annotated at more than one path is returned with all of
+ * them: `git notes show` concatenates such notes, so the caller refuses them rather than judging
+ * one and letting git show another.
  */
-export function readNotesFor(cwd: string, notes: string, shas: string[]): Map<string, string> {
-  const out = new Map<string, string>();
+export function readNotesFor(cwd: string, notes: string, shas: string[]): Map<string, NoteRead> {
+  const out = new Map<string, NoteRead>();
   const tree = gitRaw(['rev-parse', '--verify', '--quiet', `${notes}^{tree}`], { cwd });
   if (tree.status !== 0 || !shas.length) return out;
-  const t = tree.stdout.trim();
-  const asks: [string, string][] = [];
-  for (const s of shas) {
-    asks.push([s, `${t}:${s}`], [s, `${t}:${s.slice(0, 2)}/${s.slice(2)}`], [s, `${t}:${s.slice(0, 2)}/${s.slice(2, 4)}/${s.slice(4)}`]);
+  const wanted = new Set(shas);
+  const found: { sha: string; path: string; blob: string }[] = [];
+  for (const rec of gitRaw(['ls-tree', '-r', '-z', '--full-tree', tree.stdout.trim()], { cwd }).stdout.split('\0')) {
+    const m = /^\d+ blob ([0-9a-f]+)\t(.+)$/s.exec(rec);
+    if (!m) continue;
+    const sha = m[2].replace(/\//g, '');
+    if (wanted.has(sha)) found.push({ sha, path: m[2], blob: m[1] });
   }
-  const buf = gitBuffer(['cat-file', '--batch'], { cwd, input: asks.map((a) => a[1]).join('\n') + '\n' });
-  let pos = 0;
-  for (const [sha] of asks) {
-    const nl = buf.indexOf(0x0a, pos);
-    const header = buf.subarray(pos, nl).toString('utf8').split(' ');
-    pos = nl + 1;
-    if (header.length < 3) continue;
-    const size = Number(header[2]);
-    if (header[1] === 'blob' && !out.has(sha)) out.set(sha, buf.subarray(pos, pos + size).toString('utf8'));
-    pos += size + 1;
+  if (!found.length) return out;
+  const texts = readBlobs(cwd, [...new Set(found.map((f) => f.blob))]);
+  for (const f of found) {
+    const text = texts.get(f.blob)?.toString('utf8') ?? '';
+    const seen = out.get(f.sha);
+    if (seen) {
+      seen.paths.push(f.path);
+      seen.text = `${seen.text}\n${text}`;
+    } else out.set(f.sha, { text, paths: [f.path] });
   }
   return out;
+}
+
+/**
+ * Which of `shas` no ref selected by `refArgs` (rev-list arguments such as
+ * `--exclude=refs/notes/* --all`) reaches: commits the server does not have yet. Shas that name
+ * no commit here are returned as unreached.
+ */
+export function unreachedFrom(cwd: string, shas: string[], refArgs: string[]): Set<string> {
+  const present = new Set(existingCommits(cwd, shas));
+  const out = new Set(shas.filter((s) => !present.has(s)));
+  if (!present.size) return out;
+  const res = gitRaw(['rev-list', '--not', ...refArgs, '--not', '--stdin'], { cwd, input: [...present].join('\n') + '\n' });
+  if (res.status !== 0) throw new Error(`git rev-list --not ${refArgs.join(' ')}: ${res.stderr.trim()}`);
+  for (const s of res.stdout.split('\n')) if (present.has(s)) out.add(s);
+  return out;
+}
+
+/** The refs under `prefix` (e.g. refs/heads/) whose history contains `sha`. */
+export function refsContaining(cwd: string, sha: string, prefix: string): string[] {
+  return gitRaw(['for-each-ref', '--format=%(refname)', '--contains', sha, prefix], { cwd }).stdout.split('\n').filter(Boolean);
 }
 
 /** Which of `shas` are reachable from any of `refs` (refs that do not exist are skipped). */
@@ -131,11 +229,7 @@ export function reachableFrom(cwd: string, shas: string[], refs: string[]): Set<
   if (!shas.length) return out;
   const tips = refs.filter((r) => gitRaw(['rev-parse', '--verify', '--quiet', `${r}^{commit}`], { cwd }).status === 0);
   if (!tips.length) return out;
-  if (shas.length <= 16) {
-    for (const s of shas) if (tips.some((t) => gitRaw(['merge-base', '--is-ancestor', s, t], { cwd }).status === 0)) out.add(s);
-    return out;
-  }
-  const wanted = new Set(shas);
-  for (const s of gitRaw(['rev-list', ...tips, '--'], { cwd }).stdout.split('\n')) if (wanted.has(s)) out.add(s);
+  const unreached = unreachedFrom(cwd, shas, tips);
+  for (const s of shas) if (!unreached.has(s)) out.add(s);
   return out;
 }

@@ -24,10 +24,11 @@ export interface GateRequest {
 /** Runs the authority check for a pre-receive hook or a CI job. */
 export function runGate(req: GateRequest): GateResult & { updates: RefUpdate[]; pusherFrom: string | null } {
   const env = req.env ?? process.env;
-  const who = req.pusher !== undefined ? { name: req.pusher, from: '--pusher' } : pusherFromEnv(env);
+  // An empty or blank --pusher is no identity (a CI variable that expanded to nothing).
+  const who = req.pusher !== undefined ? (req.pusher.trim() ? { name: req.pusher.trim(), from: '--pusher' } : null) : pusherFromEnv(env);
   if (req.preReceive !== undefined) {
     const updates = parseUpdates(req.preReceive);
-    const r = gate(req.cwd, { updates, base: req.base ?? 'refs/heads/main', known: 'all', pusher: who?.name ?? null });
+    const r = gate(req.cwd, { updates, base: req.base ?? 'refs/heads/main', pusher: who?.name ?? null });
     return { ...r, updates, pusherFrom: who?.from ?? null };
   }
   if (!req.base || !req.ref) {
@@ -37,7 +38,8 @@ export function runGate(req: GateRequest): GateResult & { updates: RefUpdate[]; 
   const base = resolve(req.cwd, req.base, '--base');
   const old = /^0+$/.test(req.old ?? '') ? req.old! : resolve(req.cwd, req.old ?? base, '--old');
   const updates = [{ old, new: resolve(req.cwd, req.new ?? 'HEAD', '--new'), ref: req.ref }];
-  const r = gate(req.cwd, { updates, base, known: [base, old], pusher: who?.name ?? null, notes: req.notes });
+  // The ref newly reaches what neither its old tip nor the base reaches: the pull request's commits.
+  const r = gate(req.cwd, { updates, base, settled: [base], pusher: who?.name ?? null, notes: req.notes });
   return { ...r, updates, pusherFrom: who?.from ?? null };
 }
 

@@ -113,12 +113,20 @@ async function dispatch(hook: string, cwd: string, env: NodeJS.ProcessEnv, stdin
     case 'pre-push':
       try {
         const { checkPush } = await import('./pre-push.js');
-        const { findings } = checkPush(cwd, args[0] ?? 'origin', stdin());
-        if (!findings.length) return { code: 0, stderr: '' };
+        const { findings, warnings } = checkPush(cwd, args[0] ?? 'origin', stdin());
+        if (!findings.length) {
+          return {
+            code: 0,
+            stderr: warnings.length
+              ? `intent: WARNING: ${warnings.length} pushed commit${warnings.length === 1 ? ' has' : 's have'} no note on ${args[0] ?? 'origin'}'s ${'refs/notes/intents'} as last fetched (${warnings.map((w) => (w.commit ?? '').slice(0, 12)).join(', ')}): ` +
+                `a server running intent gate refuses them. Next: ${warnings[0].next}, or run intent sync first.\n`
+              : '',
+          };
+        }
         return {
           code: 1,
-          stderr: `intent: push refused: governed commits fail verification:\n${findings.map((f) => `  ${f.code} ${f.message}`).join('\n')}\n` +
-            'intent: fix the history (or record the missing notes), then push again; `intent verify <range>` shows the same report.\n',
+          stderr: `intent: push refused: the server's authority check (intent gate) would refuse it:\n${findings.map((f) => `  ${f.code} ${(f.commit ?? '-').slice(0, 12)} ${f.message}\n      next: ${f.next}`).join('\n')}\n` +
+            'intent: nothing was pushed; docs/threat-model.md ("Honest flows") says what the server accepts.\n',
         };
       } catch (e) {
         return { code: 1, stderr: `${describe(e)}\nintent: push blocked.\n` };

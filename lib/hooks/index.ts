@@ -2,7 +2,7 @@
  * hooks: the git hooks and their installer. One dispatcher (dispatch) loads only the module of the
  * hook that runs: pre-commit (scope, budget, breaker), commit-msg (mutation claims), post-commit
  * (records the commit), merge (pre-merge-commit, post-merge), post-rewrite (amend, rebase) and
- * pre-push (verify what is pushed); ahead-start (pre-commit) hands a refactor-like change to
+ * pre-push (the authority's gate on what is pushed); ahead-start (pre-commit) hands a refactor-like change to
  * classify-ahead, the resident background worker that classifies it before post-commit needs it.
  * install writes the hook files and runners (hook-file says what a file is; install-record
  * remembers what was there before); worktree-hooks keeps the hook folder of

@@ -1,29 +1,58 @@
+import { gate, readBasePolicy, type GateFinding, type RefUpdate } from '../authority/index.js';
 import { gitRaw } from '../git/process.js';
-import { verify, type Finding } from '../trace/verify.js';
+import { NOTES_REF } from '../core/version.js';
 
 const ZERO = /^0+$/;
+const NONE = '0'.repeat(40);
 
 /**
- * The pre-push check: `intent verify` on what each pushed ref adds to the remote (from the remote's
- * old tip, or, for a new ref, everything the remote's tracking refs do not have). Returns the
- * findings; deletions and notes refs are skipped.
+ * The pre-push check: the authority's own model (`intent gate`) on what this push asks the remote
+ * to do, as far as this clone knows the remote: its protected branch as last fetched
+ * (refs/remotes/<remote>/main) is the policy and the settled history, its refs as last fetched are
+ * what it has, and the identity is left to the server. So the user learns here what the server
+ * will say. Without a remote-tracking base (a remote never fetched, a URL) the local main stands in.
  */
-export function checkPush(cwd: string, remote: string, stdin: string): { ranges: string[][]; findings: Finding[] } {
-  const ranges: string[][] = [];
+export function checkPush(cwd: string, remote: string, stdin: string): { updates: RefUpdate[]; base: string; findings: GateFinding[]; warnings: GateFinding[] } {
+  const updates: RefUpdate[] = [];
   for (const line of stdin.split('\n')) {
     const [localRef, localSha, remoteRef, remoteSha] = line.trim().split(' ');
-    if (!localRef || !localSha || ZERO.test(localSha) || remoteRef?.startsWith('refs/notes/')) continue;
-    ranges.push(remoteSha && !ZERO.test(remoteSha) && known(cwd, remoteSha) ? [`${remoteSha}..${localSha}`] : [localSha, '--not', `--remotes=${remote}`]);
-  }
-  const findings: Finding[] = [];
-  for (const r of ranges) {
-    for (const f of verify(cwd, r, { ledger: false }).findings) {
-      if (!findings.some((x) => x.commit === f.commit && x.code === f.code && x.path === f.path)) findings.push(f);
+    if (!localRef || !localSha || !remoteRef) continue;
+    const old = remoteSha && !ZERO.test(remoteSha) && known(cwd, remoteSha) ? remoteSha : null;
+    if (remoteRef === NOTES_REF && remoteSha && !ZERO.test(remoteSha) && old === null) {
+      // The remote's notes moved since the last fetch: git refuses a push that does not contain
+      // them, so only a forced one gets here; the server judges it.
+      continue;
     }
+    updates.push({ old: old ?? NONE, new: ZERO.test(localSha) ? NONE : localSha, ref: remoteRef });
   }
-  return { ranges, findings };
+  if (!updates.length) return { updates, base: '', findings: [], warnings: [] };
+  const tracking = `refs/remotes/${remote}/`;
+  const hasTracking = exists(cwd, `${tracking}main`);
+  const branches = readBasePolicy(cwd, hasTracking ? `${tracking}main` : 'refs/heads/main').authority.protectedBranches;
+  const base = hasTracking ? `${tracking}${branches[0] ?? 'main'}` : `refs/heads/${branches[0] ?? 'main'}`;
+  const settled = branches.map((b) => (hasTracking ? `${tracking}${b}` : `refs/heads/${b}`)).filter((r) => exists(cwd, r));
+  const branch = branches[0] ?? 'main';
+  const baseLabel = hasTracking ? `refs/heads/${branch} (${remote}'s, as last fetched)` : `refs/heads/${branch} (this clone's: ${remote} has not been fetched)`;
+  const opts = {
+    updates, base, baseLabel, settled, pusher: null, identity: 'unknown' as const,
+    // Without remote-tracking refs nothing is known to be on the server: no note change is judged here.
+    serverRefs: hasTracking ? [`--remotes=${remote}`] : [],
+  };
+  const r = gate(cwd, opts);
+  // A push without the notes: the server reads its own notes, which this clone knows only as last
+  // fetched (and that may be stale). Notes missing there are a warning with the way out, not a refusal.
+  let warnings: GateFinding[] = [];
+  if (!r.findings.length && !updates.some((u) => u.ref === NOTES_REF)) {
+    const seen = gate(cwd, { ...opts, notes: `refs/notes/remotes/${remote}/intents` });
+    warnings = seen.findings.filter((f) => f.code === 'NOTE_MISSING');
+  }
+  return { updates, base, findings: r.findings, warnings };
 }
 
 function known(cwd: string, sha: string): boolean {
   return gitRaw(['cat-file', '-e', `${sha}^{commit}`], { cwd }).status === 0;
+}
+
+function exists(cwd: string, ref: string): boolean {
+  return gitRaw(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd }).status === 0;
 }

@@ -20,10 +20,10 @@ import { worktreeOfBranch } from '../git/worktrees.js';
  */
 function assertMergeable(repo: Repo, id: string, branch: string, base: string, tip: string): void {
   const r = gate(repo.mainRoot, {
-    updates: [{ old: '0'.repeat(40), new: tip, ref: `refs/heads/${branch}` }], base: 'HEAD', known: ['HEAD'], pusher: null, local: true,
+    updates: [{ old: '0'.repeat(40), new: tip, ref: `refs/heads/${branch}` }], base: 'HEAD', baseLabel: `${base} as committed`, settled: ['HEAD'], pusher: null, local: true,
   });
   if (!r.findings.length) return;
-  const lines = r.findings.map((f) => `  ${f.code} ${(f.commit ?? '-').slice(0, 12)}: ${f.message}`);
+  const lines = r.findings.map((f) => `  ${f.code} ${(f.commit ?? '-').slice(0, 12)}: ${f.message}\n      next: ${f.next}`);
   throw new IntentError(
     'AUTHORITY_REFUSED',
     `Cannot merge ${branch} into ${base}: ${r.findings.length} finding${r.findings.length === 1 ? '' : 's'} of the authority check (what the server would refuse):\n${lines.join('\n')}\n` +

@@ -224,8 +224,8 @@ interface PushOutcome {
 
 /**
  * `git push <remote> refs/notes/intents:refs/notes/intents`, never forced; reads --porcelain.
- * `--no-verify`: a notes-only push carries no commits for pre-push checks (intent's own pre-push
- * skips notes refs), and a pre-push hook that syncs notes must not re-enter itself.
+ * `--no-verify`: a notes-only push carries no commits for pre-push checks (the notes commits a
+ * merge makes are judged by the server), and a pre-push hook that syncs notes must not re-enter itself.
  */
 function pushNotes(repo: Repo, remote: string): PushOutcome {
   const r = gitRaw(['push', '--porcelain', '--no-verify', remote, `${NOTES_REF}:${NOTES_REF}`], { cwd: repo.root });

@@ -487,7 +487,10 @@ function checkRegistryHistory(repo: Where, items: { commit: CommitInfo; record: 
       intent: meta.intent_id,
       code: 'SCOPE_NOT_IN_REGISTRY',
       message: `${short(commit.sha)}: the note's scope for ${meta.intent_id} (${meta.scope.join(', ') || 'none'}) is not one the registry gave it at the time` +
-        `${exact ? ' (the registry it names has a different scope)' : ' (the registry it names is not in the history)'}.`,
+        `${exact ? ' (the registry it names has a different scope)' : ' (the registry it names is not in the history)'}. ` +
+        `To recover: commit .orchestration/active_intents.yaml on the base branch (git add .orchestration/active_intents.yaml && git commit) ` +
+        `while it still gives ${meta.intent_id} that scope, then run intent verify again; if it no longer does, a human approves the scope, commits it, ` +
+        `and the note is re-recorded (git notes --ref=intents remove ${short(commit.sha)}; intent repair).`,
     });
   }
 }

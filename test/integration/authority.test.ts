@@ -3,16 +3,16 @@
 // from the URL, with templates/server/pre-receive installed. An attacker here is an agent with a
 // shell in its own intent worktree, running as the same OS user as the human: each attack
 // class of issue 12 is pushed and must be refused with a finding naming the commit and the rule.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { recordCommit } from '../../lib/trace/record-commit.js';
 import { repair } from '../../lib/trace/repair.js';
 import { summaryLine } from '../../lib/trace/record.js';
-import { CLI, PKG_ROOT, checkoutIntent, git, intent, registryYaml, removeTree, run, writeFiles, type Run } from '../helpers.js';
+import { runGateAction } from '../github-action.js';
+import { serverRepo, startGitServer, type GitServer } from '../git-server.js';
+import { checkoutIntent, git, intent, registryYaml, removeTree, run, writeFiles, type Run } from '../helpers.js';
 
 const AUTHORITY = 'agents:\n  agent-1: ["INT-001"]\n  agent-3: ["INT-003"]\n';
 const INTENTS = [
@@ -21,26 +21,14 @@ const INTENTS = [
   { id: 'INT-003', scope: ['lib/**'], status: 'PENDING' },
 ];
 const FILES = { 'README.md': '# test\n', 'src/a.ts': 'a\n', 'docs/x.md': 'x\n', 'lib/l.ts': 'l\n' };
-const HOOK_ENV = { INTENT_BIN: `${process.execPath} ${CLI}` };
 const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null'];
 
 let root: string;
-let server: ChildProcess;
-let port: number;
+let server: GitServer;
 
 /** The push URL of repository `name` for identity `who` (null: no identity). */
 function url(who: string | null, name = 'srv.git'): string {
-  return `http://127.0.0.1:${port}/${who === null ? 'anon' : `as/${encodeURIComponent(who)}`}/${name}`;
-}
-
-/** A bare repository on the server with the pre-receive template installed. */
-function serverRepo(name: string): string {
-  const bare = join(root, name);
-  git(root, 'init', '-q', '--bare', '-b', 'main', bare);
-  git(bare, 'config', 'http.receivepack', 'true'); // lets anonymous pushes reach the hook
-  copyFileSync(join(PKG_ROOT, 'templates', 'server', 'pre-receive'), join(bare, 'hooks', 'pre-receive'));
-  chmodSync(join(bare, 'hooks', 'pre-receive'), 0o755);
-  return bare;
+  return server.url(who, name);
 }
 
 /** A governed clone (intent init, the registry and authority.yaml committed on main). */
@@ -116,14 +104,8 @@ let governed: string;
 
 beforeAll(async () => {
   root = realpathSync(mkdtempSync(join(tmpdir(), 'intent-authority-')));
-  server = spawn(process.execPath, [join(PKG_ROOT, 'test', 'fixtures', 'git-http-server.mjs'), root], {
-    env: { ...process.env, ...HOOK_ENV }, stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  port = await new Promise<number>((resolve, reject) => {
-    server.stdout!.once('data', (d) => resolve(Number(String(d).trim())));
-    server.once('exit', (c) => reject(new Error(`git-http-server exited ${c}`)));
-  });
-  srv = serverRepo('srv.git');
+  server = await startGitServer(root);
+  srv = serverRepo(root, 'srv.git');
   repo = humanRepo(join(root, 'repo'), INTENTS);
   expect(push(repo, 'alice', ['main']).status).toBe(0);
   wt = checkoutIntent(repo, 'INT-001');
@@ -138,7 +120,7 @@ beforeAll(async () => {
 });
 
 afterAll(() => {
-  server?.kill('SIGTERM');
+  server?.stop();
   removeTree(root);
 });
 
@@ -409,32 +391,27 @@ describe('class 5: local state is the agent\'s to edit', () => {
   });
 });
 
-describe('the CI job (templates/ci/intent-gate.yml) on a pull request range', () => {
-  /** The workflow's own "Authority check" step, run as GitHub would with the PR's values. */
-  function ciStep(): { run: string } {
-    const wf = parse(readFileSync(join(PKG_ROOT, 'templates', 'ci', 'intent-gate.yml'), 'utf8'));
-    return wf.jobs.gate.steps.find((s: { name?: string }) => s.name === 'Authority check');
-  }
+describe('the CI job (templates/ci/intent-gate.yml and the action it uses) on a pull request range', () => {
   // A host without pre-receive hooks (GitHub): the PR branch and notes get there unchecked.
   const gh = () => join(root, 'gh.git');
   const ci = () => join(root, 'ci');
+  /** The workflow on a pull_request_target event (or, for main, a push event), as GitHub runs it. */
   function runCi(head: string, headRef: string, actor: string): Run {
-    git(repo, 'push', '-q', '--no-verify', '-f', gh(), `${head}:refs/heads/${headRef}`, '+refs/notes/intents');
-    // What actions/checkout (fetch-depth: 0, ref: the PR head) and the notes step give the job.
-    git(ci(), 'fetch', '-q', '--no-tags', '-f', 'origin', '+refs/heads/*:refs/remotes/origin/*', '+refs/notes/intents:refs/notes/intents');
-    git(ci(), 'checkout', '-q', '--detach', head);
-    const bin = join(root, 'bin');
-    return run('sh', ['-c', ciStep().run], ci(), {
-      PATH: `${bin}:${process.env.PATH}`, BASE: mainTip, REF: `refs/heads/${headRef}`, NEW: head, PUSHER: actor,
-    });
+    git(repo, 'push', '-q', '--no-verify', '-f', gh(), `${head}:refs/heads/${headRef}`, `${head}:refs/pull/7/head`, '+refs/notes/intents');
+    // What actions/checkout (fetch-depth: 0) gives the job: the base, or the pushed commit.
+    git(ci(), 'fetch', '-q', '--no-tags', '-f', 'origin', '+refs/heads/*:refs/remotes/origin/*');
+    if (headRef === 'main') {
+      git(ci(), 'checkout', '-q', '--detach', head);
+      return runGateAction(ci(), { name: 'push', before: mainTip, after: head, ref: 'refs/heads/main' }, actor);
+    }
+    git(ci(), 'checkout', '-q', '--detach', mainTip);
+    return runGateAction(ci(), { name: 'pull_request_target', number: 7, base: mainTip, head, headRef }, actor);
   }
 
   it('passes an honest pull request and refuses each class with the finding', () => {
     fresh();
     git(root, 'clone', '-q', '--bare', srv, gh());
     git(root, 'clone', '-q', gh(), ci());
-    mkdirSync(join(root, 'bin'), { recursive: true });
-    writeFileSync(join(root, 'bin', 'intent'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`, { mode: 0o755 });
     const honest = commitFast(wt, { 'src/a.ts': 'a\nci honest\n' }, 'honest');
     const ok = runCi(honest, 'intent/INT-001', 'agent-1');
     expect(ok.status, ok.stdout + ok.stderr).toBe(0);
@@ -473,7 +450,7 @@ describe('the CI job (templates/ci/intent-gate.yml) on a pull request range', ()
 
 describe('the honest flow on a fresh server', () => {
   it('checkout → commits → push → approve → push main → done --merge → push is accepted unchanged', () => {
-    const bare = serverRepo('honest.git');
+    const bare = serverRepo(root, 'honest.git');
     const h = humanRepo(join(root, 'honest'), [{ id: 'INT-001', scope: ['src/**'], status: 'PENDING' }]);
     git(h, 'remote', 'add', 'origin', url('alice', 'honest.git'));
     git(h, 'remote', 'add', 'agent', url('agent-1', 'honest.git'));

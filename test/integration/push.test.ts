@@ -2,6 +2,7 @@ import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { runGateAction } from '../github-action.js';
 import { CLI, PKG_ROOT, bypassCommit, checkoutIntent, git, governedRepo, noteOf, run, tempDir, writeFiles } from '../helpers.js';
 
 /** A governed repository with a bare `origin`, main pushed, and an intent worktree. */
@@ -83,35 +84,41 @@ describe('server pre-receive template', () => {
 });
 
 describe('GitHub Actions template', () => {
-  it('runs its own steps against a clone of a real remote: clean, then a tampered note fails', () => {
+  it('the action runs against a clone of a real remote on a pull_request_target event: clean, then a tampered note fails', () => {
     const { bare, wt } = withRemote();
     const base = git(wt, 'rev-parse', 'main').trim();
     commit(wt, { 'src/a.ts': 'a\nb\n' }, 'one');
     commit(wt, { 'src/c.ts': 'c\n' }, 'two');
-    git(wt, 'push', '-q', 'origin', 'intent/INT-001', 'refs/notes/intents');
+    const head = git(wt, 'rev-parse', 'HEAD').trim();
+    git(wt, 'push', '-q', 'origin', 'intent/INT-001', 'refs/notes/intents', 'HEAD:refs/pull/3/head');
 
     const workflow = parse(readFileSync(join(PKG_ROOT, 'templates', 'ci', 'intent-gate.yml'), 'utf8'));
-    const steps = workflow.jobs.gate.steps as { name?: string; run?: string; env?: Record<string, string> }[];
-    const runSteps = steps.filter((s) => s.run && !s.name?.startsWith('Install'));
-    expect(runSteps.map((s) => s.name)).toEqual(['Fetch the trace notes', 'Authority check']);
-    // What actions/checkout with fetch-depth 0 gives: a clone at the pushed commit; `intent` on PATH.
+    const steps = workflow.jobs.gate.steps as { name?: string; run?: string; uses?: string; with?: Record<string, unknown> }[];
+    expect(steps.filter((s) => s.run), 'the workflow runs nothing itself: the action does').toEqual([]);
+    expect(steps.at(-1)!.uses).toMatch(/^[\w.-]+\/[\w.-]+@[0-9a-f]{40}$/);
+    // What actions/checkout with fetch-depth 0 gives on pull_request_target: a clone at the base.
     const ci = join(tempDir(), 'ci');
-    git(tempDir(), 'clone', '-q', '--branch', 'intent/INT-001', bare, ci);
-    const bin = join(tempDir(), 'bin');
-    writeFiles(bin, { intent: `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"\n` });
-    run('chmod', ['+x', join(bin, 'intent')], bin);
-    const runAll = () => runSteps.map((s) => run('bash', ['-e', '-c', s.run!], ci, {
-      PATH: `${bin}:${process.env.PATH}`, BASE: base, REF: 'refs/heads/intent/INT-001', NEW: git(ci, 'rev-parse', 'HEAD').trim(), PUSHER: 'someone',
-    }));
-    for (const r of runAll()) expect(r.status, r.stderr + r.stdout).toBe(0);
-    expect(noteOf(ci)).not.toBeNull();
+    git(tempDir(), 'clone', '-q', bare, ci);
+    git(ci, 'checkout', '-q', '--detach', base);
+    const event = { name: 'pull_request_target', number: 3, base, head, headRef: 'intent/INT-001' } as const;
+    const ok = runGateAction(ci, event, 'someone');
+    expect(ok.status, ok.stderr + ok.stdout).toBe(0);
+    expect(ok.stdout).toContain('accepted');
+    expect(noteOf(ci, head)).not.toBeNull();
+    expect(git(ci, 'status', '--porcelain'), 'the head is never checked out').toBe('');
+    expect(git(ci, 'rev-parse', 'HEAD').trim()).toBe(base);
 
-    // Someone rewrites a note on the remote: the same steps now fail and name the fault.
+    // Someone rewrites a note on the remote: the same action now fails and names the fault.
     const note = noteOf(wt)!.raw.replace(/sha256:[0-9a-f]{64}/, 'sha256:' + 'f'.repeat(64));
     git(wt, 'notes', '--ref=intents', 'add', '-f', '-m', note.replace(/\n$/, ''), 'HEAD');
     git(wt, 'push', '-q', '--no-verify', '--force', 'origin', 'refs/notes/intents');
-    const results = runAll();
-    expect(results[1].status).toBe(1);
-    expect(results[1].stdout).toContain('HASH_MISMATCH');
+    const bad = runGateAction(ci, event, 'someone');
+    expect(bad.status).toBe(1);
+    expect(bad.stdout).toContain('HASH_MISMATCH');
+
+    // On a plain pull_request event (the pull request's own workflow file) it refuses to judge.
+    const wrong = runGateAction(ci, { name: 'pull_request' }, 'someone');
+    expect(wrong.status).toBe(1);
+    expect(wrong.stderr).toContain('must run on pull_request_target');
   });
 });

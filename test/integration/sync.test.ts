@@ -22,7 +22,8 @@ function twoClones(): { remote: string; a: string; b: string } {
     const remote = join(tempDir(), 'remote.git');
     git(dirname(remote), 'init', '-q', '--bare', '-b', 'main', remote);
     git(remote, 'config', 'core.logAllRefUpdates', 'always');
-    const a = governedRepo([{ id: 'INT-001', scope: ['src/a/**'] }, { id: 'INT-002', scope: ['src/b/**'] }]);
+    // In progress on the remote's main: pre-push judges an intent branch as the server's gate would.
+    const a = governedRepo([{ id: 'INT-001', status: 'IN_PROGRESS', scope: ['src/a/**'] }, { id: 'INT-002', status: 'IN_PROGRESS', scope: ['src/b/**'] }]);
     git(a, 'remote', 'add', 'origin', remote);
     git(a, 'push', '-q', '-u', 'origin', 'main');
     const initA = intent(a, ['init', '--json']); // now that origin exists: adds the fetch refspec

@@ -94,6 +94,7 @@ describe('intent verify', () => {
     git(wt, 'notes', '--ref=intents', 'add', '-f', '-m', `${summary}\n${JSON.stringify(rec)}`, c4);
     v = verifyJson(wt, ['--no-ledger', `${c3}..HEAD`]);
     expect(codes(v.out)).toEqual([`SCOPE_NOT_IN_REGISTRY ${c4.slice(0, 7)}`]);
+    expect(v.out.findings[0].message).toContain('To recover: commit .orchestration/active_intents.yaml on the base branch');
 
     // 5. A ledger line edited in the middle.
     const ledger = join(repo, '.orchestration', 'agent_trace.jsonl');

@@ -1,0 +1,42 @@
+// A real authenticated git transport for the authority tests: test/fixtures/git-http-server.mjs
+// (`git http-backend` behind Node's HTTP server on 127.0.0.1, REMOTE_USER from the URL) and bare
+// repositories with templates/server/pre-receive installed.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLI, PKG_ROOT, git } from './helpers.js';
+
+/** A running server; `url` gives a push URL for an identity (null: anonymous). */
+export interface GitServer {
+  root: string;
+  port: number;
+  url(who: string | null, name: string): string;
+  stop(): void;
+}
+
+/** Starts the server over `root` (the folder the bare repositories live in). */
+export async function startGitServer(root: string): Promise<GitServer> {
+  const server: ChildProcess = spawn(process.execPath, [join(PKG_ROOT, 'test', 'fixtures', 'git-http-server.mjs'), root], {
+    env: { ...process.env, INTENT_BIN: `${process.execPath} ${CLI}` }, stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    server.stdout!.once('data', (d) => resolve(Number(String(d).trim())));
+    server.once('exit', (c) => reject(new Error(`git-http-server exited ${c}`)));
+  });
+  return {
+    root,
+    port,
+    url: (who, name) => `http://127.0.0.1:${port}/${who === null ? 'anon' : `as/${encodeURIComponent(who)}`}/${name}`,
+    stop: () => server.kill('SIGTERM'),
+  };
+}
+
+/** A bare repository `name` under the server's root with the pre-receive template installed. */
+export function serverRepo(root: string, name: string): string {
+  const bare = join(root, name);
+  git(root, 'init', '-q', '--bare', '-b', 'main', bare);
+  git(bare, 'config', 'http.receivepack', 'true'); // lets anonymous pushes reach the hook
+  copyFileSync(join(PKG_ROOT, 'templates', 'server', 'pre-receive'), join(bare, 'hooks', 'pre-receive'));
+  chmodSync(join(bare, 'hooks', 'pre-receive'), 0o755);
+  return bare;
+}

