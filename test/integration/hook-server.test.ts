@@ -1,6 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { checkoutIntent, git, governedRepo, intent, noteOf, PKG_ROOT, run, spawnAsync, tempDir, writeFiles } from '../helpers.js';
 
@@ -377,5 +378,223 @@ describe('the hook server', () => {
     // Removing the repository (its state folder) sends it away within about a second.
     run('rm', ['-rf', join(repo, '.git', 'intent')], repo);
     await until(() => !alive(longLived));
+  });
+});
+
+/** Runs `git commit` (staged already) with a deadline; the result says whether it was killed at it. */
+function commitWithin(wt: string, env: Record<string, string>, message: string, ms: number) {
+  const r = spawnSync('git', ['commit', '-q', '-m', message], { cwd: wt, env: { ...process.env, ...env }, encoding: 'utf8', timeout: ms, killSignal: 'SIGKILL' });
+  return { status: r.status, signal: r.signal, stderr: r.stderr ?? '' };
+}
+
+/** Every process (pid) whose command line names `what`: the resident processes of a repository. */
+function processesNaming(what: string): number[] {
+  return readdirSync('/proc').filter((p) => /^[0-9]+$/.test(p)).filter((p) => {
+    try {
+      return readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').some((a) => a.includes(what));
+    } catch {
+      return false;
+    }
+  }).map(Number).filter((p) => {
+    try {
+      return !/^[^)]*\) Z/.test(readFileSync(`/proc/${p}/stat`, 'utf8').replace(/^[0-9]+ \(.*\) /, ') '));
+    } catch {
+      return false;
+    }
+  });
+}
+
+describe('the hook server under faults: every wait bounded, nothing left behind', () => {
+  it('a stand-in that claims every request and never answers: the commit is done within 10 s, with its note, and a real server replaces it', async () => {
+    const { repo, wt, trace, env } = setup();
+    const dir = serverDir(repo);
+    writeFiles(dir, { '.keep': '' });
+    const phys = realpathSync(dir);
+    run('mkfifo', [join(dir, 'in')], repo);
+    const tag = `${process.execPath}|${join(PKG_ROOT, 'dist', 'bin', 'hook.cjs')}|${phys}`;
+    // Claims each request as the server does (renames the reply FIFO), opens it and keeps it, never answers.
+    const script = `const fs = require('fs'); const dir = ${JSON.stringify(phys)};
+      const fd = fs.openSync(dir + '/in', fs.constants.O_RDWR);
+      fs.writeFileSync(dir + '/pid', process.pid + '\\n' + ${JSON.stringify(tag)} + '\\n' + fd + '\\n');
+      const held = [];
+      for (;;) {
+        const b = Buffer.alloc(64); const n = fs.readSync(fd, b);
+        for (const line of b.toString('utf8', 0, n).split('\\n').filter(Boolean)) {
+          const pid = line.split(' ')[0];
+          try { fs.renameSync(dir + '/r.' + pid, dir + '/r.' + pid + '.claimed'); held.push(fs.openSync(dir + '/r.' + pid + '.claimed', 'r+')); fs.appendFileSync(dir + '/took', pid + '\\n'); } catch {}
+        }
+      }`;
+    const standIn = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
+    children.push(standIn);
+    await until(() => existsSync(join(dir, 'pid')));
+    writeFiles(wt, { 'src/a.ts': 'export const a = 70;\n' });
+    git(wt, 'add', '-A');
+    const r = commitWithin(wt, env, 'past a stand-in', 10_000);
+    expect(r.signal, 'the commit hung').toBeNull();
+    expect(r.status, r.stderr).toBe(0);
+    expect(noteOf(wt)?.summary).toMatch(/^INT-001 /);
+    // It was asked once (and claimed), then dropped: its pid file is gone or names a real server.
+    expect(readFileSync(join(dir, 'took'), 'utf8').trim().split('\n')).toHaveLength(1);
+    expect(serverPid(repo)).not.toBe(standIn.pid);
+    // The server the commit's hooks asked for serves the next commit.
+    const real = await serverUp(repo);
+    const before = served(trace).length;
+    expect(commit(wt, env, { 'src/a.ts': 'export const a = 71;\n' }, 'served again').status).toBe(0);
+    expect(served(trace).slice(before).map((h) => h.server)).toContain(real);
+    expect(readFileSync(join(dir, 'took'), 'utf8').trim().split('\n')).toHaveLength(1);
+    standIn.kill('SIGKILL');
+  });
+
+  it('a stopped server (SIGSTOP) is not waited for: the commit costs at most twice one in its own node and 1 s more, and a new server takes over', async () => {
+    const { repo, wt, trace, env } = setup();
+    expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
+    const stopped = await serverUp(repo);
+    // The measure: the same kind of commit with every hook in its own node.
+    const t0 = performance.now();
+    expect(commit(wt, { ...env, INTENT_HOOK_SERVER: '0' }, { 'src/a.ts': 'export const a = 3;\n' }, 'own node').status).toBe(0);
+    const ownNode = performance.now() - t0;
+    process.kill(stopped, 'SIGSTOP');
+    try {
+      const t1 = performance.now();
+      const r = commit(wt, env, { 'src/a.ts': 'export const a = 4;\n' }, 'while stopped');
+      const whileStopped = performance.now() - t1;
+      expect(r.status, r.stderr).toBe(0);
+      expect(noteOf(wt)?.summary).toMatch(/^INT-001 /);
+      // The issue's bound (a stopped server used to cost 3 s a hook, or the whole freeze).
+      expect(whileStopped).toBeLessThan(2 * ownNode + 1000);
+      // A new server took the folder over; the stopped one is not asked again.
+      let next = 0;
+      await until(() => {
+        next = serverPid(repo) ?? 0;
+        return next !== 0 && next !== stopped && serversOf(repo).includes(next);
+      });
+      const before = served(trace).length;
+      expect(commit(wt, env, { 'src/a.ts': 'export const a = 5;\n' }, 'served by the new one').status).toBe(0);
+      expect(served(trace).slice(before).map((h) => h.server)).toContain(next);
+    } finally {
+      process.kill(stopped, 'SIGCONT');
+    }
+    // Continued, it finds its folder taken and leaves (it was also sent SIGTERM).
+    await until(() => !alive(stopped));
+  });
+
+  it.runIf(process.getuid?.() === 0)('root committing while another user\'s server runs: that server is never asked, the commit is done with its note', async () => {
+    const { repo, wt, env } = setup();
+    const dir = serverDir(repo);
+    writeFiles(dir, { '.keep': '' });
+    run('chmod', ['0777', dir], repo);
+    const phys = realpathSync(dir);
+    // The other user must reach the folder: the test's temporary folders are 0700.
+    for (let d = dirname(phys); d.startsWith(realpathSync(tmpdir())); d = dirname(d)) chmodSync(d, statSync(d).mode | 0o001);
+    run('mkfifo', ['-m', '0666', join(dir, 'in')], repo);
+    const tag = `${process.execPath}|${join(PKG_ROOT, 'dist', 'bin', 'hook.cjs')}|${phys}`;
+    // User 65534's process, holding `in` and named by a pid file of its own, as that user's server
+    // would: it would claim a request and never answer.
+    const script = `const fs = require('fs'); const dir = ${JSON.stringify(phys)};
+      const fd = fs.openSync(dir + '/in', fs.constants.O_RDWR);
+      fs.writeFileSync(dir + '/pid', process.pid + '\\n' + ${JSON.stringify(tag)} + '\\n' + fd + '\\n');
+      for (;;) { const b = Buffer.alloc(64); const n = fs.readSync(fd, b); fs.appendFileSync(dir + '/took', b.toString('utf8', 0, n)); }`;
+    const other = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'ignore', 'pipe'], uid: 65534, gid: 65534, cwd: '/' });
+    children.push(other);
+    let otherErr = '';
+    other.stderr!.on('data', (d) => (otherErr += d));
+    await until(() => existsSync(join(dir, 'pid')) || other.exitCode !== null);
+    expect(other.exitCode, otherErr).toBeNull();
+    expect(statSync(`/proc/${other.pid}`).uid).toBe(65534);
+    writeFiles(wt, { 'src/a.ts': 'export const a = 80;\n' });
+    git(wt, 'add', '-A');
+    const r = commitWithin(wt, env, 'as root', 10_000);
+    expect(r.signal, 'the commit hung').toBeNull();
+    expect(r.status, r.stderr).toBe(0);
+    expect(noteOf(wt)?.summary).toMatch(/^INT-001 /);
+    expect(existsSync(join(dir, 'took'))).toBe(false);
+    other.kill('SIGKILL');
+  });
+
+  for (const replaced of ['pid', 'in'] as const) {
+    it(`a server whose ${replaced === 'pid' ? '`pid` file names another live process' : '`in` is no longer a FIFO'}: not asked, replaced at once`, async () => {
+      const { repo, wt, trace, env } = setup();
+      expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
+      const old = await serverUp(repo);
+      const dir = serverDir(repo);
+      if (replaced === 'pid') {
+        const other = spawn('sleep', ['120'], { stdio: 'ignore' });
+        children.push(other);
+        const [, tag, fd] = readFileSync(join(dir, 'pid'), 'utf8').split('\n');
+        writeFileSync(join(dir, 'pid'), `${other.pid}\n${tag}\n${fd}\n`);
+      } else {
+        run('rm', ['-f', join(dir, 'in')], repo);
+        writeFileSync(join(dir, 'in'), '');
+      }
+      const made = commit(wt, env, { 'src/a.ts': 'export const a = 3;\n' }, 'past a replaced server');
+      expect(made.status, made.stderr).toBe(0);
+      expect(noteOf(wt)?.summary).toMatch(/^INT-001 /);
+      // The old server leaves and a new one serves: no ten minutes of hooks in their own node.
+      await until(() => !alive(old));
+      const next = await serverUp(repo);
+      const before = served(trace).length;
+      expect(commit(wt, env, { 'src/a.ts': 'export const a = 4;\n' }, 'served again').status).toBe(0);
+      expect(served(trace).slice(before).map((h) => h.server)).toContain(next);
+    });
+  }
+
+  it('closes the descriptors the committing process passed down: a pipe\'s reader gets its end while the server runs', async () => {
+    const { repo, wt, env } = setup();
+    writeFiles(wt, { 'src/a.ts': 'export const a = 90;\n' });
+    git(wt, 'add', '-A');
+    // fd 100: past the descriptors node marks close-on-exec at start-up (the first contiguous ones).
+    const child = spawn('bash', ['-c', 'exec 100>&3 3>&-; exec git commit -q -m "with a pipe"'], {
+      cwd: wt, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let ended = false;
+    const pipe = child.stdio[3] as NodeJS.ReadableStream;
+    pipe.on('data', () => {});
+    pipe.on('end', () => { ended = true; });
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr += d));
+    const code = await new Promise<number | null>((res) => child.on('exit', res));
+    expect(code, stderr).toBe(0);
+    const server = await serverUp(repo);
+    // The server started by that commit holds no inherited descriptor: the pipe ends.
+    await until(() => ended);
+    expect(alive(server)).toBe(true);
+    const fds = readdirSync(`/proc/${server}/fd`).map(Number);
+    expect(fds).not.toContain(100);
+  });
+
+  it('leaves on SIGTERM', async () => {
+    const { repo, wt, env } = setup();
+    expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
+    const pid = await serverUp(repo);
+    process.kill(pid, 'SIGTERM');
+    await until(() => !alive(pid));
+  });
+
+  it('uninstall stops the server and the classify-ahead worker before it returns; git worktree remove of the last intent worktree sends them away', async () => {
+    const refactor = (n: number) => `export function login${n}(user: string) {\n  return user;\n}\n`;
+    for (const ending of ['uninstall', 'worktree remove'] as const) {
+      const { repo, wt, env } = setup();
+      expect(commit(wt, env, { 'src/a.ts': refactor(1) }, 'start').status).toBe(0);
+      await serverUp(repo);
+      // A rename of a function: refactor-like, pre-commit hands it to a worker that stays.
+      const r = commit(wt, { ...env, INTENT_CLASSIFY_RESIDENT_MS: '60000' }, { 'src/a.ts': refactor(2) }, 'rename');
+      expect(r.status, r.stderr).toBe(0);
+      const state = realpathSync(join(repo, '.git', 'intent'));
+      await until(() => processesNaming(state).length === 2);
+      if (ending === 'uninstall') {
+        const un = intent(repo, ['uninstall', '--json']);
+        expect(un.status, un.stderr).toBe(0);
+        expect(JSON.parse(un.stdout).stopped).toHaveLength(2);
+        // Gone when uninstall returned, not a moment later.
+        expect(processesNaming(state)).toEqual([]);
+        expect(existsSync(join(repo, '.git', 'intent-pre-commit-ran'))).toBe(false);
+        const text = intent(repo, ['uninstall']);
+        expect(text.stdout).toContain(`kept     ${wt} (an intent worktree, still open`);
+      } else {
+        git(repo, 'worktree', 'remove', '--force', wt);
+        await until(() => processesNaming(state).length === 0);
+      }
+    }
   });
 });
