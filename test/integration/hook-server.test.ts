@@ -598,3 +598,51 @@ describe('the hook server under faults: every wait bounded, nothing left behind'
     }
   });
 });
+
+describe('rebuilding the package while commits run', () => {
+  it('every commit made during two rebuilds (scripts/bundle.mjs) has its note; any other was refused before it existed, saying how to fix it', async () => {
+    // A copy of the package (its own dist/, the same node_modules), so the rebuild replaces only its programs.
+    const pkg = tempDir('intent-rebuild-pkg-');
+    for (const d of ['dist', 'scripts', 'git-hooks', 'schemas', 'templates', 'cli']) run('cp', ['-a', join(PKG_ROOT, d), join(pkg, d)], PKG_ROOT);
+    run('cp', [join(PKG_ROOT, 'package.json'), join(pkg, 'package.json')], PKG_ROOT);
+    run('ln', ['-s', join(PKG_ROOT, 'node_modules'), join(pkg, 'node_modules')], PKG_ROOT);
+    const cli = join(pkg, 'dist', 'bin', 'intent.js');
+    const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], { 'src/a.ts': 'export const a = 1;\n', 'README.md': '# t\n' });
+    const init = run(process.execPath, [cli, 'init'], repo);
+    expect(init.status, init.stderr).toBe(0);
+    expect(readFileSync(join(repo, '.git', 'intent', 'bin', 'hook'), 'utf8')).toContain(join(pkg, 'dist', 'bin', 'hook.cjs'));
+    const co = run(process.execPath, [cli, 'checkout', 'INT-001', '--json'], repo);
+    expect(co.status, co.stderr).toBe(0);
+    const wt = JSON.parse(co.stdout).path as string;
+    const env = { INTENT_HOOK_SERVER_MS: '60000' };
+    let rebuilding = true;
+    const rebuilds = (async () => {
+      for (let i = 0; i < 2; i++) {
+        const b = await spawnAsync(process.execPath, [join(pkg, 'scripts', 'bundle.mjs')], pkg);
+        expect(b.code, b.stderr).toBe(0);
+      }
+      rebuilding = false;
+    })();
+    const outcomes: { made: boolean; noted: boolean; stderr: string }[] = [];
+    let i = 0;
+    while (rebuilding || outcomes.length < 3) {
+      const before = git(wt, 'rev-parse', 'HEAD').trim();
+      writeFiles(wt, { 'src/a.ts': `export const a = ${100 + i++};\n` });
+      git(wt, 'add', '-A');
+      Object.assign(process.env, env);
+      const r = await spawnAsync('git', ['commit', '-q', '-m', `during a rebuild ${i}`], wt);
+      for (const k of Object.keys(env)) delete process.env[k];
+      const after = git(wt, 'rev-parse', 'HEAD').trim();
+      const made = after !== before;
+      expect(made).toBe(r.code === 0);
+      outcomes.push({ made, noted: made && noteOf(wt) !== null, stderr: r.stderr });
+      if (!made) git(wt, 'reset', '-q', '--hard');
+    }
+    await rebuilds;
+    expect(outcomes.filter((o) => o.made).length).toBeGreaterThan(0);
+    for (const o of outcomes) {
+      if (o.made) expect(o.noted, o.stderr).toBe(true);
+      else expect(o.stderr).toMatch(/hook program .* is missing .* refused, nothing was committed/);
+    }
+  });
+});
