@@ -340,6 +340,7 @@ export async function serveHooks(
     const reply = new Socket({ fd, readable: false, writable: true });
     reply.on('error', () => { /* the runner went away */ });
     let out: (HookOutcome & { hook: string }) | null = null;
+    const t0 = performance.now();
     const replaced = programStamps() !== stamps;
     try {
       const req = replaced ? null : readRequest(pid, argc);
@@ -355,7 +356,9 @@ export async function serveHooks(
     }
     if (traceFile) {
       try {
-        appendFileSync(traceFile, `${JSON.stringify({ server: process.pid, runner: pid, hook: out.hook, code: out.code })}\n`);
+        // ms: from the claim to the answer (the hook's own work, in this process); rss: the
+        // server's resident memory after it (bench: where a commit's time goes, memory over time).
+        appendFileSync(traceFile, `${JSON.stringify({ server: process.pid, runner: pid, hook: out.hook, code: out.code, ms: Math.round((performance.now() - t0) * 100) / 100, rss: process.memoryUsage.rss() })}\n`);
       } catch { /* a trace is for tests and benchmarks */ }
     }
     const err = Buffer.from(out.stderr, 'utf8');
