@@ -240,7 +240,7 @@ try {
     }
     const commits = QUICK ? 50 : 500;
     log(`  the hook server's memory over ${commits} governed commits …`);
-    const mem = results.serverMemory = serverMemory(small, commits, join(root, 'served-11m.jsonl'));
+    const mem = results.serverMemory = serverMemory(small, commits, join(root, 'served-11.jsonl'));
     log(`  server RSS (MB): after commit 1 ${mem.first}, 10 ${mem.at10}, 100 ${mem.at100}, ${mem.served} ${mem.last}; max ${mem.max}; ${mem.servers} server(s)`);
   });
 
