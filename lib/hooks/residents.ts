@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { processStopped, processUid } from '../core/resident.js';
+import { alive } from '../mutation/ahead.js';
 
 /**
  * Whether the repository whose common git folder is `commonDir` still has a worktree a resident
@@ -68,21 +69,6 @@ export function residentsOf(state: string): number[] {
   return found;
 }
 
-function gone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return true;
-  }
-  // A zombie (exited, not yet reaped by its parent) is gone for us.
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
-  } catch {
-    return true;
-  }
-}
-
 /**
  * Stops the residents of `state` (`residentsOf`): SIGTERM (and SIGCONT to a stopped one, so it can
  * act on it), then waits up to `waitMs` for them to leave; whoever is still there gets SIGKILL.
@@ -98,9 +84,9 @@ export function stopResidents(state: string, waitMs = 3000): number[] {
   }
   const until = Date.now() + waitMs;
   const pause = new Int32Array(new SharedArrayBuffer(4));
-  while (pids.some((p) => !gone(p)) && Date.now() < until) Atomics.wait(pause, 0, 0, 20);
+  while (pids.some((p) => alive(p)) && Date.now() < until) Atomics.wait(pause, 0, 0, 20);
   for (const pid of pids) {
-    if (gone(pid)) continue;
+    if (!alive(pid)) continue;
     try {
       process.kill(pid, 'SIGKILL');
     } catch { /* gone */ }

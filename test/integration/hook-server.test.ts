@@ -103,6 +103,41 @@ function stable(wt: string): unknown {
   return { summary: n.summary, rest, files: n.record.files };
 }
 
+/**
+ * A stand-in for the server: holds the repository's `in` FIFO open and names itself in the pid
+ * file as a server does. `die`: takes the first request (renames the reply FIFO, as the server
+ * claims it) and exits without an answer; `hold`: claims every request, keeps its reply FIFO open
+ * and never answers; `never`: never reads. Each request it claims is a line in `took`.
+ */
+async function standIn(repo: string, mode: 'die' | 'hold' | 'never'): Promise<ChildProcess> {
+  const dir = serverDir(repo);
+  writeFiles(dir, { '.keep': '' });
+  const phys = realpathSync(dir);
+  run('mkfifo', [join(dir, 'in')], repo);
+  const tag = `${process.execPath}|${join(PKG_ROOT, 'dist', 'bin', 'hook.cjs')}|${phys}`;
+  const script = `const fs = require('fs'); const dir = ${JSON.stringify(phys)}; const mode = ${JSON.stringify(mode)};
+    const fd = fs.openSync(dir + '/in', fs.constants.O_RDWR);
+    fs.writeFileSync(dir + '/pid', process.pid + '\\n' + ${JSON.stringify(tag)} + '\\n' + fd + '\\n');
+    const held = [];
+    while (mode !== 'never') {
+      const b = Buffer.alloc(64); const n = fs.readSync(fd, b);
+      for (const line of b.toString('utf8', 0, n).split('\\n').filter(Boolean)) {
+        const pid = line.split(' ')[0];
+        try {
+          fs.renameSync(dir + '/r.' + pid, dir + '/r.' + pid + '.claimed');
+          if (mode === 'hold') held.push(fs.openSync(dir + '/r.' + pid + '.claimed', 'r+'));
+          fs.appendFileSync(dir + '/took', pid + '\\n');
+        } catch {}
+        if (mode === 'die') process.exit(0);
+      }
+    }
+    setTimeout(() => {}, 120000);`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
+  children.push(child);
+  await until(() => existsSync(join(dir, 'pid')));
+  return child;
+}
+
 describe('the hook server', () => {
   it('runs the per-commit hooks after the first commit started it; the notes are those node writes', async () => {
     const { repo, wt, trace, env } = setup();
@@ -276,35 +311,9 @@ describe('the hook server', () => {
     expect(served(trace).slice(before).filter((h) => h.hook === 'post-commit')).toHaveLength(4);
   });
 
-  /**
-   * A stand-in for the server: holds the repository's `in` FIFO open and names itself in the pid
-   * file as a server does; with `claimAndDie`, takes the first request (renames the reply FIFO, as
-   * the server claims it) and exits without an answer; else never reads.
-   */
-  async function standIn(repo: string, claimAndDie: boolean): Promise<ChildProcess> {
-    const dir = serverDir(repo);
-    writeFiles(dir, { '.keep': '' });
-    const phys = realpathSync(dir);
-    run('mkfifo', [join(dir, 'in')], repo);
-    const tag = `${process.execPath}|${join(PKG_ROOT, 'dist', 'bin', 'hook.cjs')}|${phys}`;
-    const script = `const fs = require('fs'); const dir = ${JSON.stringify(phys)};
-      const fd = fs.openSync(dir + '/in', fs.constants.O_RDWR);
-      fs.writeFileSync(dir + '/pid', process.pid + '\\n' + ${JSON.stringify(tag)} + '\\n' + fd + '\\n');
-      if (${claimAndDie}) {
-        const b = Buffer.alloc(64); const n = fs.readSync(fd, b); const pid = b.toString('utf8', 0, n).split(' ')[0];
-        fs.renameSync(dir + '/r.' + pid, dir + '/r.' + pid + '.claimed');
-        fs.writeFileSync(dir + '/took', pid); process.exit(0);
-      }
-      setTimeout(() => {}, 120000);`;
-    const child = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
-    children.push(child);
-    await until(() => existsSync(join(dir, 'pid')));
-    return child;
-  }
-
   it('a server that dies in the middle of a request: the runner runs the hook itself', async () => {
     const { repo, wt, env } = setup();
-    await standIn(repo, true);
+    await standIn(repo, 'die');
     const r = commit(wt, { ...env, INTENT_HOOK_SERVER_MS: '0' }, { 'src/a.ts': 'export const a = 7;\n' }, 'after a death');
     expect(r.status, r.stderr).toBe(0);
     expect(existsSync(join(serverDir(repo), 'took'))).toBe(true);
@@ -313,7 +322,7 @@ describe('the hook server', () => {
 
   it('a listener that never takes the request (a stuck server): the runner gives up on it and runs the hook', async () => {
     const { repo, wt, env } = setup();
-    const stuck = await standIn(repo, false);
+    const stuck = await standIn(repo, 'never');
     const r = commit(wt, { ...env, INTENT_HOOK_SERVER_MS: '0' }, { 'src/a.ts': 'export const a = 8;\n' }, 'nobody listens');
     expect(r.status, r.stderr).toBe(0);
     expect(noteOf(wt)?.summary).toMatch(/^INT-001 /);
@@ -410,25 +419,7 @@ describe('the hook server under faults: every wait bounded, nothing left behind'
   it('a stand-in that claims every request and never answers: the commit is done within 10 s, with its note, and a real server replaces it', async () => {
     const { repo, wt, trace, env } = setup();
     const dir = serverDir(repo);
-    writeFiles(dir, { '.keep': '' });
-    const phys = realpathSync(dir);
-    run('mkfifo', [join(dir, 'in')], repo);
-    const tag = `${process.execPath}|${join(PKG_ROOT, 'dist', 'bin', 'hook.cjs')}|${phys}`;
-    // Claims each request as the server does (renames the reply FIFO), opens it and keeps it, never answers.
-    const script = `const fs = require('fs'); const dir = ${JSON.stringify(phys)};
-      const fd = fs.openSync(dir + '/in', fs.constants.O_RDWR);
-      fs.writeFileSync(dir + '/pid', process.pid + '\\n' + ${JSON.stringify(tag)} + '\\n' + fd + '\\n');
-      const held = [];
-      for (;;) {
-        const b = Buffer.alloc(64); const n = fs.readSync(fd, b);
-        for (const line of b.toString('utf8', 0, n).split('\\n').filter(Boolean)) {
-          const pid = line.split(' ')[0];
-          try { fs.renameSync(dir + '/r.' + pid, dir + '/r.' + pid + '.claimed'); held.push(fs.openSync(dir + '/r.' + pid + '.claimed', 'r+')); fs.appendFileSync(dir + '/took', pid + '\\n'); } catch {}
-        }
-      }`;
-    const standIn = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
-    children.push(standIn);
-    await until(() => existsSync(join(dir, 'pid')));
+    const standIn_ = await standIn(repo, 'hold');
     writeFiles(wt, { 'src/a.ts': 'export const a = 70;\n' });
     git(wt, 'add', '-A');
     const r = commitWithin(wt, env, 'past a stand-in', 10_000);
@@ -437,14 +428,14 @@ describe('the hook server under faults: every wait bounded, nothing left behind'
     expect(noteOf(wt)?.summary).toMatch(/^INT-001 /);
     // It was asked once (and claimed), then dropped: its pid file is gone or names a real server.
     expect(readFileSync(join(dir, 'took'), 'utf8').trim().split('\n')).toHaveLength(1);
-    expect(serverPid(repo)).not.toBe(standIn.pid);
+    expect(serverPid(repo)).not.toBe(standIn_.pid);
     // The server the commit's hooks asked for serves the next commit.
     const real = await serverUp(repo);
     const before = served(trace).length;
     expect(commit(wt, env, { 'src/a.ts': 'export const a = 71;\n' }, 'served again').status).toBe(0);
     expect(served(trace).slice(before).map((h) => h.server)).toContain(real);
     expect(readFileSync(join(dir, 'took'), 'utf8').trim().split('\n')).toHaveLength(1);
-    standIn.kill('SIGKILL');
+    standIn_.kill('SIGKILL');
   });
 
   it('a stopped server (SIGSTOP) is not waited for: the commit costs at most twice one in its own node and 1 s more, and a new server takes over', async () => {
