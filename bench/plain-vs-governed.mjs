@@ -95,8 +95,15 @@ export function serverMemory(repo, commits, traceFile) {
     git(wt, ['commit', '-q', '-m', `memory ${i}`], { env, servers: true });
   }
   const lines = traced(traceFile, from);
-  for (const t of lines) if (t.hook === 'post-commit') rss.push(t.rss / 1048576);
+  const heap = [];
+  for (const t of lines) {
+    if (t.hook !== 'post-commit') continue;
+    rss.push(t.rss / 1048576);
+    heap.push(t.heap / 1048576);
+  }
   const at = (k) => rss[Math.min(rss.length - 1, k)]?.toFixed(1);
-  return { commits, served: rss.length, first: at(0), at10: at(9), at100: at(99), last: at(rss.length - 1), max: Math.max(...rss).toFixed(1), servers: new Set(lines.map((t) => t.server)).size };
+  // Every 25th commit, for the curve: resident memory and the V8 heap in use (MB).
+  const curve = rss.map((r, k) => [k + 1, Number(r.toFixed(1)), Number(heap[k].toFixed(1))]).filter(([k]) => k === 1 || k % 25 === 0);
+  return { commits, served: rss.length, first: at(0), at10: at(9), at100: at(99), last: at(rss.length - 1), max: Math.max(...rss).toFixed(1), servers: new Set(lines.map((t) => t.server)).size, curve };
 }
 

@@ -238,10 +238,11 @@ try {
       log(`  ${kind}: plain ${k.plain.median.toFixed(1)} ms, governed ${k.governed.median.toFixed(1)} ms: ${k.ratio.median.toFixed(2)}× (paired); ` +
         `served pre-commit ${k.phases['pre-commit'].median.toFixed(1)} ms, post-commit ${k.phases['post-commit'].median.toFixed(1)} ms, the rest ${k.phases.other.median.toFixed(1)} ms`);
     }
-    const commits = QUICK ? 50 : 500;
+    const commits = Number(process.env.BENCH_MEMORY_COMMITS) || (QUICK ? 50 : 500);
     log(`  the hook server's memory over ${commits} governed commits …`);
     const mem = results.serverMemory = serverMemory(small, commits, join(root, 'served-11.jsonl'));
     log(`  server RSS (MB): after commit 1 ${mem.first}, 10 ${mem.at10}, 100 ${mem.at100}, ${mem.served} ${mem.last}; max ${mem.max}; ${mem.servers} server(s)`);
+    log(`  [commit, RSS MB, V8 heap in use MB]: ${JSON.stringify(mem.curve)}`);
   });
 
   await item(7, `a registry of ${SCALE.intents} intents (${SCALE.inProgress} IN_PROGRESS): status, checkout, a governed commit, overlaps`, async () => {

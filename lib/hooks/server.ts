@@ -356,9 +356,9 @@ export async function serveHooks(
     }
     if (traceFile) {
       try {
-        // ms: from the claim to the answer (the hook's own work, in this process); rss: the
-        // server's resident memory after it (bench: where a commit's time goes, memory over time).
-        appendFileSync(traceFile, `${JSON.stringify({ server: process.pid, runner: pid, hook: out.hook, code: out.code, ms: Math.round((performance.now() - t0) * 100) / 100, rss: process.memoryUsage.rss() })}\n`);
+        // ms: from the claim to the answer (the hook's own work, in this process); rss, heap: the
+        // server's resident memory and V8 heap in use after it (bench: where a commit's time goes, memory over time).
+        appendFileSync(traceFile, `${JSON.stringify({ server: process.pid, runner: pid, hook: out.hook, code: out.code, ms: Math.round((performance.now() - t0) * 100) / 100, ...memory() })}\n`);
       } catch { /* a trace is for tests and benchmarks */ }
     }
     const err = Buffer.from(out.stderr, 'utf8');
@@ -395,6 +395,12 @@ export async function serveHooks(
   }
 
   await finished;
+}
+
+/** The server's resident memory and V8 heap in use, in bytes (for the trace). */
+function memory(): { rss: number; heap: number } {
+  const m = process.memoryUsage();
+  return { rss: m.rss, heap: m.heapUsed };
 }
 
 function closeQuietly(fd: number): void {
