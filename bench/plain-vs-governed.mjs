@@ -96,14 +96,15 @@ export function serverMemory(repo, commits, traceFile) {
   }
   const lines = traced(traceFile, from);
   const heap = [];
+  const mb = (x) => Number((x / 1048576).toFixed(1));
   for (const t of lines) {
     if (t.hook !== 'post-commit') continue;
     rss.push(t.rss / 1048576);
-    heap.push(t.heap / 1048576);
+    heap.push([mb(t.heap), mb(t.heapTotal ?? 0), mb(t.external ?? 0)]);
   }
   const at = (k) => rss[Math.min(rss.length - 1, k)]?.toFixed(1);
-  // Every 25th commit, for the curve: resident memory and the V8 heap in use (MB).
-  const curve = rss.map((r, k) => [k + 1, Number(r.toFixed(1)), Number(heap[k].toFixed(1))]).filter(([k]) => k === 1 || k % 25 === 0);
+  // Every 25th commit, for the curve (MB): resident memory, the V8 heap in use and reserved, outside the heap.
+  const curve = rss.map((r, k) => [k + 1, Number(r.toFixed(1)), ...heap[k]]).filter(([k]) => k === 1 || k % 25 === 0);
   return { commits, served: rss.length, first: at(0), at10: at(9), at100: at(99), last: at(rss.length - 1), max: Math.max(...rss).toFixed(1), servers: new Set(lines.map((t) => t.server)).size, curve };
 }
 

@@ -242,7 +242,7 @@ try {
     log(`  the hook server's memory over ${commits} governed commits …`);
     const mem = results.serverMemory = serverMemory(small, commits, join(root, 'served-11.jsonl'));
     log(`  server RSS (MB): after commit 1 ${mem.first}, 10 ${mem.at10}, 100 ${mem.at100}, ${mem.served} ${mem.last}; max ${mem.max}; ${mem.servers} server(s)`);
-    log(`  [commit, RSS MB, V8 heap in use MB]: ${JSON.stringify(mem.curve)}`);
+    log(`  [commit, RSS, V8 heap in use, V8 heap reserved, external (MB)]: ${JSON.stringify(mem.curve)}`);
   });
 
   await item(7, `a registry of ${SCALE.intents} intents (${SCALE.inProgress} IN_PROGRESS): status, checkout, a governed commit, overlaps`, async () => {

@@ -402,10 +402,10 @@ export async function serveHooks(
   await finished;
 }
 
-/** The server's resident memory and V8 heap in use, in bytes (for the trace). */
-function memory(): { rss: number; heap: number } {
+/** The server's resident memory, V8 heap in use and reserved, and memory outside the heap (Buffers), in bytes (for the trace). */
+function memory(): { rss: number; heap: number; heapTotal: number; external: number } {
   const m = process.memoryUsage();
-  return { rss: m.rss, heap: m.heapUsed };
+  return { rss: m.rss, heap: m.heapUsed, heapTotal: m.heapTotal, external: m.external };
 }
 
 function closeQuietly(fd: number): void {
