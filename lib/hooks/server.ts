@@ -15,15 +15,20 @@
  *   r.<pid>   the runner's reply FIFO, made and opened by the runner before it asks; the server
  *             claims it (renames it to r.<pid>.claimed), opens it, removes it, and writes
  *             `<exit code> <stderr bytes>\n<stderr>`, or `- 0\n`: not served, run the hook yourself
- * The runner watches `/proc/<pid>/fd/<fd>` while it waits: a server that dies mid-request, or has
- * not claimed the request within 3 s, makes the runner run the hook itself. Requests are served
- * one at a time, in order.
+ * The runner asks only a server of its own user that is not stopped, and watches
+ * `/proc/<pid>/fd/<fd>` while it waits: a server that dies mid-request, is stopped, has not claimed
+ * the request within 3 s or has not answered within 5 s of the claim makes the runner run the hook
+ * itself (and, but for a death, remove `pid`: no runner asks that server again, and the next one
+ * started replaces it at once, see takeLock). Requests are served one at a time, in order, and
+ * only those of the server's own user.
  *
- * The server leaves when idle for INTENT_HOOK_SERVER_MS (default 10 minutes), when its folder or
- * the repository's state folder is gone, when another server took the folder over, when the hook
- * program it runs was replaced (an upgrade, a rebuild: it answers `-` and leaves), and on SIGTERM.
- * Leaving, it removes `pid` and `in` first and serves what was already written for a while, so a
- * runner that found it a moment before is still answered.
+ * The server closes the descriptors it inherited, and leaves when idle for INTENT_HOOK_SERVER_MS
+ * (default 10 minutes), when its folder or the repository's state folder is gone, when its lock,
+ * `pid` or `in` is no longer its own, when no intent worktree is left (lib/hooks/residents.ts),
+ * when the hook program it runs was replaced (an upgrade, a rebuild: it answers `-` and leaves),
+ * and on SIGTERM (exiting for sure 5 s later). Leaving, it removes `pid` and `in` first and serves
+ * what was already written for a while, so a runner that found it a moment before is still
+ * answered.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, constants } from 'node:fs';
