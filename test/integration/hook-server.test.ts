@@ -556,12 +556,18 @@ describe('the hook server under faults: every wait bounded, nothing left behind'
     expect(fds).not.toContain(100);
   });
 
-  it('leaves on SIGTERM', async () => {
+  it('the server and the classify-ahead worker leave on SIGTERM', async () => {
     const { repo, wt, env } = setup();
-    expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
+    expect(commit(wt, env, { 'src/a.ts': 'export function login1(user: string) {\n  return user;\n}\n' }, 'start').status).toBe(0);
     const pid = await serverUp(repo);
-    process.kill(pid, 'SIGTERM');
-    await until(() => !alive(pid));
+    // A rename of a function: refactor-like, pre-commit hands it to a worker that stays.
+    const r = commit(wt, { ...env, INTENT_CLASSIFY_RESIDENT_MS: '60000' }, { 'src/a.ts': 'export function login2(user: string) {\n  return user;\n}\n' }, 'rename');
+    expect(r.status, r.stderr).toBe(0);
+    const state = realpathSync(join(repo, '.git', 'intent'));
+    await until(() => processesNaming(state).length === 2);
+    const worker = processesNaming(state).find((p) => p !== pid)!;
+    for (const p of [pid, worker]) process.kill(p, 'SIGTERM');
+    await until(() => !alive(pid) && !alive(worker));
   });
 
   it('uninstall stops the server and the classify-ahead worker before it returns; git worktree remove of the last intent worktree sends them away', async () => {
