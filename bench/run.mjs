@@ -5,7 +5,8 @@
 //   BENCH_QUICK=1      small sizes and 3 repetitions (to work on the harness; writes to the temp dir)
 //   BENCH_REPS=N       repetitions of each timed measurement (default 10, the minimum for the report)
 //   BENCH_ONLY=1,3     run only these items (1 hooks, 2 big commit, 3 verify, 4 checkout, 5 concurrency, 6 report,
-//                      7 a 10,000-intent registry, 8 each class of commit, 9 intent gate, 10 the test suite)
+//                      7 a 10,000-intent registry, 8 each class of commit, 9 intent gate, 10 the test suite,
+//                      11 governed vs plain commit, paired, with the phases, and the hook server's memory)
 //   BENCH_OUT=FILE     where to write the report (default BENCHMARKS.md; quick runs: the OS temp dir)
 //   BENCH_KEEP=1       keep the temporary directory
 //
@@ -29,6 +30,7 @@ import { gateSpeed } from './gate.mjs';
 import { reportHistory, reportSpeed } from './report-scale.mjs';
 import { sameTree, scaleIntents, scaleOverhead, scaleRepo } from './scale.mjs';
 import { suiteReportFile, suiteTime } from './suite.mjs';
+import { plainVsGoverned, serverMemory } from './plain-vs-governed.mjs';
 
 // The environment as the user started the benchmark (the items below pin their own).
 const userEnv = { ...process.env };
@@ -225,6 +227,23 @@ try {
     }
     const cold = results.classesCold = coldRefactor(small.wt, small.ctx);
     log(`  consistent rename, no resident worker: whole commit +${cold.added.median.toFixed(0)} ms (${cold.addedRatio.toFixed(2)}×) node -e 0; post-commit waited ${cold.waited.median.toFixed(0)} ms; outcomes ${JSON.stringify(cold.outcomes)}`);
+  });
+
+  await item(11, 'a governed commit vs a plain `git commit` of the same change (ordinary, comment-only), paired; the hook server\'s memory', async () => {
+    if (!small) {
+      log(`  generating a governed repository of ${SIZES[0]} files …`);
+      small = await governedSynthetic(join(root, `repo-${SIZES[0]}`), SIZES[0], checkoutIntents(REPS));
+    }
+    const res = results.plainVsGoverned = plainVsGoverned(small, REPS, join(root, 'served-11.jsonl'));
+    for (const [kind, k] of Object.entries(res)) {
+      log(`  ${kind}: plain ${k.plain.median.toFixed(1)} ms, governed ${k.governed.median.toFixed(1)} ms: ${k.ratio.median.toFixed(2)}× (paired); ` +
+        `served pre-commit ${k.phases['pre-commit'].median.toFixed(1)} ms, post-commit ${k.phases['post-commit'].median.toFixed(1)} ms, the rest ${k.phases.other.median.toFixed(1)} ms`);
+    }
+    const commits = Number(process.env.BENCH_MEMORY_COMMITS) || (QUICK ? 50 : 500);
+    log(`  the hook server's memory over ${commits} governed commits …`);
+    const mem = results.serverMemory = serverMemory(small, commits, join(root, 'served-11.jsonl'));
+    log(`  server RSS (MB): after commit 1 ${mem.first}, 10 ${mem.at10}, 100 ${mem.at100}, ${mem.served} ${mem.last}; max ${mem.max}; ${mem.servers} server(s)`);
+    log(`  [commit, RSS, V8 heap in use, V8 heap reserved, external (MB)]: ${JSON.stringify(mem.curve)}`);
   });
 
   await item(7, `a registry of ${SCALE.intents} intents (${SCALE.inProgress} IN_PROGRESS): status, checkout, a governed commit, overlaps`, async () => {

@@ -22,7 +22,7 @@
 // (loaded rarely, or big and self-contained): typescript, ajv, ajv-formats, cosmiconfig, the MCP
 // SDK and zod.
 import { build } from 'esbuild';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -32,7 +32,11 @@ import { sourceHash, STAMP } from './source-hash.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
-const out = join(dist, 'bin');
+// Built beside dist/bin/ and renamed into place when complete: a hook that runs while the package
+// is rebuilt finds the old programs or the new ones, never a half-written or missing file (only
+// for the moment between two renames, which the runner waits out).
+const final = join(dist, 'bin');
+const out = join(dist, `bin.next-${process.pid}`);
 
 /** The relative modules `file` loads with a dynamic `import('./x.js')`: the split points. */
 function lazyImports(file) {
@@ -112,7 +116,7 @@ async function rooCodeCjs() {
   };
   const res = await build({
     entryPoints: [join(dist, 'lib', 'agents', 'roo-code.js')],
-    outfile: join(dist, 'roo-code.cjs'),
+    outfile: join(dist, `roo-code.cjs.next-${process.pid}`),
     bundle: true,
     format: 'cjs',
     platform: 'node',
@@ -121,6 +125,7 @@ async function rooCodeCjs() {
     logLevel: 'silent',
   });
   if (res.warnings.length) throw new Error(`bundle: dist/roo-code.cjs: ${res.warnings.map((w) => w.text).join('; ')}`);
+  await rename(join(dist, `roo-code.cjs.next-${process.pid}`), join(dist, 'roo-code.cjs'));
 }
 
 /**
@@ -164,6 +169,10 @@ const inputs = sourceHash(root);
 await rm(join(root, STAMP), { force: true });
 if (!commands.includes('checkout') || !hooks.includes('post-commit')) throw new Error(`bundle: unexpected split points: ${commands} / ${hooks}`);
 
+// Left by builds that were interrupted.
+for (const f of await readdir(dist).catch(() => [])) {
+  if (/^(bin\.(next|old)-|roo-code\.cjs\.next-)[0-9]+$/.test(f)) await rm(join(dist, f), { recursive: true, force: true });
+}
 await rm(out, { recursive: true, force: true });
 await Promise.all([
   esm(main, 'intent.js', [apart(main, commands, 'cmd-')]),
@@ -190,6 +199,14 @@ await Promise.all([
   const schema = JSON.parse(readFileSync(join(root, 'schemas', 'agent-trace', 'trace-record.schema.json'), 'utf8'));
   await writeFile(join(out, 'trace-validator.cjs'), standalone(ajv, ajv.compile(schema)));
 }
+
+// Into place: the old folder renamed away, the new one renamed in, the old one removed.
+const old = join(dist, `bin.old-${process.pid}`);
+await rename(final, old).catch((e) => {
+  if (e.code !== 'ENOENT') throw e;
+});
+await rename(out, final);
+await rm(old, { recursive: true, force: true });
 
 // Last: the fingerprint of the inputs this build was made from (scripts/source-hash.mjs).
 await writeFile(join(root, STAMP), `${inputs}\n`);

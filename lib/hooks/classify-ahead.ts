@@ -12,11 +12,12 @@ import { dirname, join } from 'node:path';
 import { readBlobs } from '../git/blobs.js';
 import { treeDiffAsync } from '../git/diff.js';
 import { openRepo, stateDir } from '../git/repo.js';
-import { fileIdentity } from '../core/resident.js';
+import { closeInheritedFds, fileIdentity } from '../core/resident.js';
 import { aheadDir, aheadKey, clearPending, pendingName, residentIdleMs, residentSocket, sweepAhead, writeAheadEntry, writePending } from '../mutation/ahead.js';
 import { classifyChanges } from '../mutation/classify.js';
 import { saveTypeScriptCodeCache, useTypeScriptCodeCache } from '../mutation/ts-cache.js';
 import { preloadCompiler } from '../mutation/syntax/index.js';
+import { intentWorktreesLeft } from './residents.js';
 
 const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 
@@ -27,6 +28,9 @@ const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
  */
 export async function classifyAhead(cwd: string, parent: string, tree: string, named?: string): Promise<void> {
   if (!OID.test(parent) || !OID.test(tree)) throw new Error('classify-ahead: expects a parent commit and a tree id');
+  // What the committing process passed down is not the worker's to keep (a pipe's reader would
+  // wait for the worker to leave).
+  closeInheritedFds();
   // pre-commit names the state folder; it is taken when its pending marker names this process
   // (else, e.g. before pre-commit wrote the marker, the repository is asked: one git process more).
   const state = named && ownMarker(aheadDir(named), parent, tree) ? named : stateDir(openRepo(cwd));
@@ -87,6 +91,9 @@ function serve(state: string, idleMs: number, first: () => Promise<void>): Promi
       clearInterval(watch);
       server.close();
       void queue.finally(resolve);
+      // The job at hand gets a few seconds; then the worker goes whatever it waits for (post-commit
+      // classifies by itself when the marker's process is gone).
+      setTimeout(() => process.exit(0), 5000).unref();
     };
     const rearm = () => {
       clearTimeout(timer);
@@ -115,8 +122,10 @@ function serve(state: string, idleMs: number, first: () => Promise<void>): Promi
         queue = queue.then(() => job(gitDir, dir, req.parent, req.tree, wall0, cpu0)).catch(() => { /* post-commit classifies by itself */ }).finally(rearm);
       });
     });
+    // Its repository gone, or no intent worktree left in it (done, abandon, git worktree remove,
+    // uninstall): leave.
     const watch = setInterval(() => {
-      if (!existsSync(state)) close();
+      if (!existsSync(state) || !intentWorktreesLeft(gitDir)) close();
     }, 5000);
     let retried = false;
     server.on('error', (e: NodeJS.ErrnoException) => {
@@ -134,7 +143,7 @@ function serve(state: string, idleMs: number, first: () => Promise<void>): Promi
     });
     server.on('listening', rearm);
     // Stopped (e.g. by a session's end): take the socket away, finish the job at hand.
-    process.once('SIGTERM', close);
+    process.on('SIGTERM', close);
     server.listen(sock);
   });
 }

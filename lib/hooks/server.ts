@@ -15,15 +15,20 @@
  *   r.<pid>   the runner's reply FIFO, made and opened by the runner before it asks; the server
  *             claims it (renames it to r.<pid>.claimed), opens it, removes it, and writes
  *             `<exit code> <stderr bytes>\n<stderr>`, or `- 0\n`: not served, run the hook yourself
- * The runner watches `/proc/<pid>/fd/<fd>` while it waits: a server that dies mid-request, or has
- * not claimed the request within 3 s, makes the runner run the hook itself. Requests are served
- * one at a time, in order.
+ * The runner asks only a server of its own user that is not stopped, and watches
+ * `/proc/<pid>/fd/<fd>` while it waits: a server that dies mid-request, is stopped, has not claimed
+ * the request within 3 s or has not answered within 5 s of the claim makes the runner run the hook
+ * itself (and, but for a death, remove `pid`: no runner asks that server again, and the next one
+ * started replaces it at once, see takeLock). Requests are served one at a time, in order, and
+ * only those of the server's own user.
  *
- * The server leaves when idle for INTENT_HOOK_SERVER_MS (default 10 minutes), when its folder or
- * the repository's state folder is gone, when another server took the folder over, when the hook
- * program it runs was replaced (an upgrade, a rebuild: it answers `-` and leaves), and on SIGTERM.
- * Leaving, it removes `pid` and `in` first and serves what was already written for a while, so a
- * runner that found it a moment before is still answered.
+ * The server closes the descriptors it inherited, and leaves when idle for INTENT_HOOK_SERVER_MS
+ * (default 10 minutes), when its folder or the repository's state folder is gone, when its lock,
+ * `pid` or `in` is no longer its own, when no intent worktree is left (lib/hooks/residents.ts),
+ * when the hook program it runs was replaced (an upgrade, a rebuild: it answers `-` and leaves),
+ * and on SIGTERM (exiting for sure 5 s later). Leaving, it removes `pid` and `in` first and serves
+ * what was already written for a while, so a runner that found it a moment before is still
+ * answered.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, constants } from 'node:fs';
@@ -31,10 +36,11 @@ import { Socket } from 'node:net';
 import { dirname, join, resolve as absolute } from 'node:path';
 import { replaceFile } from '../core/files.js';
 import { setHookParent } from '../core/hook-parent.js';
-import { becomeResident, fileIdentity } from '../core/resident.js';
+import { becomeResident, closeInheritedFds, fileIdentity, processStopped, processUid } from '../core/resident.js';
 import { parkCaCerts, unparkCaCerts } from '../core/node-start.js';
 import { alive } from '../mutation/ahead.js';
 import { saveTypeScriptCodeCache } from '../mutation/ts-cache.js';
+import { intentWorktreesLeft } from './residents.js';
 
 /** What a hook run gives back (lib/hooks/dispatch.ts, which loads this module: no import back). */
 interface HookOutcome {
@@ -68,9 +74,17 @@ export function startServerIfAsked(env: NodeJS.ProcessEnv, entry: string | undef
   delete env.INTENT_SERVER_TAG;
   if (!dir || !tag || !entry || process.platform !== 'linux' || env.INTENT_HOOK_SERVER === '0' || serverIdleMs(env) === 0) return;
   try {
+    // Only in a repository of this user (root committing in someone else's repository makes no
+    // server of its own there), and only while an intent worktree is there to serve.
+    if (statSync(dirname(dir)).uid !== process.getuid?.() || !intentWorktreesLeft(dirname(dirname(dir)))) return;
     const childEnv = parkCaCerts(env);
     for (const k of Object.keys(childEnv)) if (k.startsWith('GIT_') && !k.startsWith('GIT_CONFIG')) delete childEnv[k];
-    const child = spawn(process.execPath, [entry, 'serve-hooks', dir, tag], { cwd: dirname(dir), env: childEnv, detached: true, stdio: 'ignore' });
+    // Memory (docs/decisions.md, "Resident helpers never hang a commit"): the server's V8 heap in use
+    // stays at 8-14 MB over hundreds of commits; what grew was the young generation's semi-spaces
+    // (up to 16 MB each by default) and glibc's per-thread malloc arenas, which a process that
+    // runs a hook now and then never gives back. Both are capped for the resident.
+    childEnv.MALLOC_ARENA_MAX = '2';
+    const child = spawn(process.execPath, ['--max-semi-space-size=2', entry, 'serve-hooks', dir, tag], { cwd: dirname(dir), env: childEnv, detached: true, stdio: 'ignore' });
     child.on('error', () => { /* the next hook starts node itself, and asks again */ });
     child.unref();
   } catch { /* as above */ }
@@ -104,7 +118,12 @@ function takeLock(dir: string, tag: string): string | null {
       } catch { /* gone: try again */ }
     }
     if (owner > 0 && ownerTag.endsWith(`|${dir}`) && servesHere(owner, dir)) {
-      if (ownerTag === tag) return null;
+      // Another user's server (root in someone's repository): not ours to replace.
+      if (processUid(owner) !== process.getuid?.()) return null;
+      // A server of ours that runners can still reach stays; one they cannot (stopped, its `pid`
+      // file gone or naming another process, its `in` no longer the FIFO it holds) is replaced at
+      // once: it leaves when it notices (or when continued).
+      if (ownerTag === tag && (reachable(owner, dir) || starting(lock, owner))) return null;
       try {
         process.kill(owner, 'SIGTERM');
       } catch { /* gone */ }
@@ -114,6 +133,33 @@ function takeLock(dir: string, tag: string): string | null {
     rmSync(lock, { recursive: true, force: true });
   }
   return null;
+}
+
+/**
+ * Whether runners can reach server `pid` of folder `dir`: not stopped, named by the `pid` file,
+ * holding the folder's `in` FIFO as the descriptor the file names (what the runner checks).
+ */
+function reachable(pid: number, dir: string): boolean {
+  if (processStopped(pid)) return false;
+  try {
+    const [named, , fd] = readFileSync(join(dir, 'pid'), 'utf8').split('\n');
+    if (Number(named) !== pid || !/^[0-9]+$/.test(fd ?? '')) return false;
+    const fifo = statSync(join(dir, 'in'));
+    const held = statSync(`/proc/${pid}/fd/${fd}`);
+    return fifo.isFIFO() && fifo.dev === held.dev && fifo.ino === held.ino;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether server `pid` took the lock moments ago and may not have written its `pid` file yet. */
+function starting(lock: string, pid: number): boolean {
+  if (processStopped(pid)) return false;
+  try {
+    return Date.now() - statSync(join(lock, 'pid')).mtimeMs < 2000;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether process `pid` is a hook server of folder `dir` (its command line, from /proc). */
@@ -174,6 +220,8 @@ export async function serveHooks(
   }
   tag = `${tag}|${dir}`;
   if (tag.includes('\n')) return;
+  // Before anything else: what the committing process passed down is not the server's to keep.
+  closeInheritedFds();
   const taken = takeLock(dir, tag);
   if (!taken) return;
   const lock: string = taken;
@@ -200,6 +248,16 @@ export async function serveHooks(
   const input = new Socket({ fd: inputFd, readable: true, writable: false });
   input.setEncoding('utf8');
   replaceFile(pidFile, `${process.pid}\n${tag}\n${inputFd}\n`);
+  const inputIdentity = fstatSync(inputFd);
+  /** Whether `in` is still the FIFO this server reads (not removed, not replaced). */
+  const stillIn = (): boolean => {
+    try {
+      const s = statSync(fifo);
+      return s.dev === inputIdentity.dev && s.ino === inputIdentity.ino;
+    } catch {
+      return false;
+    }
+  };
 
   let leaving = false;
   let queue: Promise<void> = Promise.resolve();
@@ -233,11 +291,18 @@ export async function serveHooks(
       input.destroy();
       done();
     }), DRAIN_MS).unref();
+    // Whatever a hook in progress is waiting for, the server is gone soon after: a runner whose
+    // request is lost runs the hook itself.
+    setTimeout(() => process.exit(0), DRAIN_MS + 3000).unref();
   }
+  let ticks = 0;
   const watch = setInterval(() => {
-    if (!ours(join(lock, 'pid')) || !existsSync(state)) leave();
+    // Unreachable (its `pid` file or `in` replaced or removed: no runner asks it any more), its
+    // lock taken, its repository gone, or (every 5 s) no intent worktree left: leave.
+    if (!ours(join(lock, 'pid')) || !ours(pidFile) || !stillIn() || !existsSync(state)) leave();
+    else if (++ticks % 5 === 0 && !intentWorktreesLeft(dirname(state))) leave();
   }, WATCH_MS);
-  process.once('SIGTERM', leave);
+  process.on('SIGTERM', leave);
 
   let buf = '';
   input.on('data', (d: string) => {
@@ -263,6 +328,9 @@ export async function serveHooks(
     for (let hop = 0; hop < 2; hop++) await new Promise<void>((resolve) => setImmediate(resolve));
     let fd: number;
     const claimed = join(dir, `r.${pid}.claimed`);
+    // Only a runner of this server's user is served; another's request is left unclaimed (its
+    // runner does not ask a server of another user; this covers an older runner).
+    if (processUid(pid) !== process.getuid?.()) return;
     try {
       // The claim: after it, the runner's watch can no longer give up on us by removing the FIFO
       // (it removes it only while it is there: one of the two renames or removes it, not both).
@@ -282,6 +350,7 @@ export async function serveHooks(
     const reply = new Socket({ fd, readable: false, writable: true });
     reply.on('error', () => { /* the runner went away */ });
     let out: (HookOutcome & { hook: string }) | null = null;
+    const t0 = performance.now();
     const replaced = programStamps() !== stamps;
     try {
       const req = replaced ? null : readRequest(pid, argc);
@@ -297,7 +366,9 @@ export async function serveHooks(
     }
     if (traceFile) {
       try {
-        appendFileSync(traceFile, `${JSON.stringify({ server: process.pid, runner: pid, hook: out.hook, code: out.code })}\n`);
+        // ms: from the claim to the answer (the hook's own work, in this process); rss, heap: the
+        // server's resident memory and V8 heap in use after it (bench: where a commit's time goes, memory over time).
+        appendFileSync(traceFile, `${JSON.stringify({ server: process.pid, runner: pid, hook: out.hook, code: out.code, ms: Math.round((performance.now() - t0) * 100) / 100, ...memory() })}\n`);
       } catch { /* a trace is for tests and benchmarks */ }
     }
     const err = Buffer.from(out.stderr, 'utf8');
@@ -334,6 +405,12 @@ export async function serveHooks(
   }
 
   await finished;
+}
+
+/** The server's resident memory, V8 heap in use and reserved, and memory outside the heap (Buffers), in bytes (for the trace). */
+function memory(): { rss: number; heap: number; heapTotal: number; external: number } {
+  const m = process.memoryUsage();
+  return { rss: m.rss, heap: m.heapUsed, heapTotal: m.heapTotal, external: m.external };
 }
 
 function closeQuietly(fd: number): void {

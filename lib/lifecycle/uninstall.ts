@@ -4,9 +4,11 @@
  * removes the config it set and its runners. The notes, the ledger and intent's state (requests,
  * budgets, breakers) stay unless `removeData`; work-tree files `intent init` created are listed
  * for the user, who may have committed them. `intent init` afterwards gives the same state again.
+ * The repository's resident processes (hook server, classify-ahead worker) are stopped first.
+ * Nothing else stays: what does (data, intent worktrees still open, files of the user's) is listed.
  */
 import { chmodSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { writeFileAtomic } from '../core/files.js';
 import { NOTES_REF } from '../core/version.js';
 import { git, gitRaw } from '../git/process.js';
@@ -16,6 +18,9 @@ import { lexists, restoreCopy } from '../hooks/install.js';
 import { originalsDir, readRecord, recordFile, type HookRecord } from '../hooks/install-record.js';
 import { worktreeHooksPath } from '../hooks/worktree-hooks.js';
 import { ledgerPath } from '../trace/record-commit.js';
+import { activeIntentFile } from '../intents/active.js';
+import { loadConfig } from '../intents/config.js';
+import { stopResidents } from '../hooks/residents.js';
 
 /** What happened to one hook file. */
 export interface HookRestore {
@@ -37,8 +42,12 @@ export interface UninstallResult {
   removed: string[];
   /** Work-tree files intent created or wrote into: the user removes them (they may be committed). */
   yours: string[];
-  /** What was kept (notes, ledger, state) or, with removeData, removed. */
+  /** What was kept (notes, ledger, state, each intent worktree's record of its intent) or, with removeData, removed. */
   data: { kept: string[]; removed: string[] };
+  /** The resident processes (hook server, classify-ahead worker) that were running and were stopped. */
+  stopped: number[];
+  /** Linked worktrees still open on an intent branch: they stay (intent done / abandon, or git worktree remove). */
+  openWorktrees: string[];
 }
 
 /** Uninstalls intent from the repository around `cwd` (see the top of this file). */
@@ -72,7 +81,23 @@ export function uninstall(cwd: string, opts: { removeData?: boolean } = {}): Uni
     }
   }
   const state = stateDir(repo);
+  // First: a server or worker still running would write into what is removed below.
+  const stopped = stopResidents(state);
   const removed: string[] = [];
+  // pre-commit's marks for prepare-commit-msg (lib/hooks/install.ts), beside each worktree's index.
+  for (const gitDir of [repo.commonDir, ...linkedGitDirs(repo)]) {
+    const mark = join(gitDir, 'intent-pre-commit-ran');
+    if (lexists(mark)) {
+      rmSync(mark, { force: true });
+      removed.push(mark);
+    }
+  }
+  // The folder `intent checkout` makes intent worktrees in, once none is left in it.
+  const parent = worktreeParent(repo);
+  if (parent && existsSync(parent) && readdirSync(parent).length === 0) {
+    rmSync(parent, { recursive: true, force: true });
+    removed.push(parent);
+  }
   // The hook server's folder too: without it the server leaves within a second (lib/hooks/server.ts).
   for (const p of [join(state, 'bin'), join(state, 'server'), worktreeHooksPath(repo), join(state, 'hooks.ref'), join(state, 'hooks.displaced'), originalsDir(repo.commonDir), recordFile(repo.commonDir)]) {
     if (lexists(p)) {
@@ -82,7 +107,7 @@ export function uninstall(cwd: string, opts: { removeData?: boolean } = {}): Uni
   }
   const yours = [...new Set([...(record?.created ?? []), ...(record?.agentFiles ?? [])])].filter((f) => existsSync(join(repo.mainRoot, f)));
   const data = opts.removeData ? removeData(repo) : { kept: keptData(repo), removed: [] };
-  return { root: repo.mainRoot, hooks, worktrees, config, removed, yours, data };
+  return { root: repo.mainRoot, hooks, worktrees, config, removed, yours, data, stopped, openWorktrees: openIntentWorktrees(repo) };
 }
 
 /** Puts back one hook file intent wrote (also when an installer renamed it to `.old` or `.legacy` since). */
@@ -168,9 +193,37 @@ function configKeys(repo: Repo, file: string): string {
   return gitRaw(['config', '--file', file, '--list'], { cwd: repo.mainRoot }).stdout.trim();
 }
 
+/** Every linked worktree's own git folder (`<common>/worktrees/<id>`). */
+function linkedGitDirs(repo: Repo): string[] {
+  const wts = join(repo.commonDir, 'worktrees');
+  return existsSync(wts) ? readdirSync(wts).map((id) => join(wts, id)) : [];
+}
+
+/** Where `intent checkout` puts worktrees by default (config worktreeDir, else `<repo>.worktrees`). */
+function worktreeParent(repo: Repo): string | null {
+  try {
+    const config = loadConfig(repo.mainRoot, repo.mainRoot);
+    return config.worktreeDir ? resolve(repo.mainRoot, config.worktreeDir) : join(dirname(repo.mainRoot), `${basename(repo.mainRoot)}.worktrees`);
+  } catch {
+    return join(dirname(repo.mainRoot), `${basename(repo.mainRoot)}.worktrees`);
+  }
+}
+
+/** The linked worktrees still checked out on an intent branch (their work tree paths). */
+function openIntentWorktrees(repo: Repo): string[] {
+  return linkedGitDirs(repo).filter((d) => {
+    try {
+      return readFileSync(join(d, 'HEAD'), 'utf8').startsWith('ref: refs/heads/intent/');
+    } catch {
+      return false;
+    }
+  }).map((d) => worktreeOf(join(d, 'config.worktree')));
+}
+
 /** The data uninstall keeps by default. */
 function keptData(repo: Repo): string[] {
   const kept: string[] = [];
+  for (const d of linkedGitDirs(repo)) if (existsSync(activeIntentFile(d))) kept.push(activeIntentFile(d));
   if (gitRaw(['rev-parse', '-q', '--verify', NOTES_REF], { cwd: repo.mainRoot }).status === 0) kept.push(NOTES_REF);
   if (existsSync(ledgerPath(repo))) kept.push(relative(repo.mainRoot, ledgerPath(repo)));
   if (existsSync(stateDir(repo))) kept.push(stateDir(repo));
@@ -194,6 +247,11 @@ function removeData(repo: Repo): { kept: string[]; removed: string[] } {
   if (existsSync(stateDir(repo))) {
     rmSync(stateDir(repo), { recursive: true, force: true });
     removed.push(stateDir(repo));
+  }
+  for (const d of linkedGitDirs(repo)) {
+    if (!existsSync(activeIntentFile(d))) continue;
+    rmSync(activeIntentFile(d), { force: true });
+    removed.push(activeIntentFile(d));
   }
   return { kept: [], removed };
 }

@@ -227,3 +227,33 @@ describe('intent doctor and the warning when the main worktree loses its hooks',
     expect(existsSync(join(repo, '.orchestration', 'agent_trace.jsonl'))).toBe(false);
   });
 });
+
+describe('intent uninstall leaves nothing behind but what it lists', () => {
+  it('removes pre-commit\'s marks and the empty worktrees folder, and lists what stays', () => {
+    const repo = makeRepo(FILES);
+    ok(repo, ['init']);
+    const wt = JSON.parse(ok(repo, ['checkout', 'INT-001', '--json'])).path as string;
+    writeFiles(wt, { 'src/auth/a.ts': 'export const a = 5;\n' });
+    expect(run('git', ['commit', '-q', '-am', 'in scope'], wt).status).toBe(0);
+    // A commit in the main worktree leaves pre-commit's mark beside its index too.
+    writeFiles(repo, { 'README.md': '# changed\n' });
+    expect(run('git', ['commit', '-q', '-am', 'main'], repo).status).toBe(0);
+    const marks = [join(repo, '.git', 'intent-pre-commit-ran')];
+    expect(marks.every((m) => existsSync(m))).toBe(true);
+    const parent = join(wt, '..');
+    expect(existsSync(parent)).toBe(true);
+    git(repo, 'worktree', 'remove', wt);
+    expect(readdirSync(parent)).toEqual([]);
+    const before = readdirSync(join(repo, '.git')).sort();
+    const r = JSON.parse(ok(repo, ['uninstall', '--json']));
+    expect(r.removed).toEqual(expect.arrayContaining([...marks, parent]));
+    expect(marks.some((m) => existsSync(m))).toBe(false);
+    expect(existsSync(parent)).toBe(false);
+    // What is left in the git folder: git's own, and the state folder uninstall lists as kept.
+    const left = readdirSync(join(repo, '.git')).sort();
+    expect(before.filter((f) => !left.includes(f))).toEqual(['intent-pre-commit-ran']);
+    expect(left.filter((f) => f.startsWith('intent'))).toEqual(['intent']);
+    expect(r.data.kept).toContain(join(repo, '.git', 'intent'));
+    expect(readdirSync(join(repo, '.git', 'intent')).filter((f) => !['registry.json', 'ledger.lock', 'notes.lock'].includes(f))).toEqual([]);
+  });
+});

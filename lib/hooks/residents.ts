@@ -1,0 +1,95 @@
+/**
+ * The repository's resident processes (the hook server, lib/hooks/server.ts, and the classify-ahead
+ * worker, lib/hooks/classify-ahead.ts): whether they still have a reason to stay, and stopping
+ * them (`intent uninstall`). Linux only (they read /proc); elsewhere there are none.
+ */
+import { readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { processStopped, processUid } from '../core/resident.js';
+import { alive } from '../mutation/ahead.js';
+
+/**
+ * Whether the repository whose common git folder is `commonDir` still has a worktree a resident
+ * serves: a linked worktree on an intent branch (`refs/heads/intent/…`), or one with a detached
+ * HEAD (an intent worktree in the middle of a rebase). When none is left (the last one done,
+ * abandoned or removed with `git worktree remove`), the residents leave; the next commit of an
+ * intent worktree starts them again.
+ */
+export function intentWorktreesLeft(commonDir: string): boolean {
+  let ids: string[];
+  try {
+    ids = readdirSync(join(commonDir, 'worktrees'));
+  } catch {
+    return false;
+  }
+  for (const id of ids) {
+    try {
+      const head = readFileSync(join(commonDir, 'worktrees', id, 'HEAD'), 'utf8');
+      if (!head.startsWith('ref: ') || head.startsWith('ref: refs/heads/intent/')) return true;
+    } catch { /* being added or removed */ }
+  }
+  return false;
+}
+
+/** The physical path of `p`, or `p` when it is missing. */
+function physical(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+/**
+ * The pids of this user's resident processes of the state folder `state` (`<git-common-dir>/intent`):
+ * hook servers of `<state>/server` and classify-ahead workers of `<state>`, found by their command
+ * lines in /proc.
+ */
+export function residentsOf(state: string): number[] {
+  const uid = process.getuid?.();
+  const here = physical(state);
+  const found: number[] = [];
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((p) => /^[0-9]+$/.test(p));
+  } catch {
+    return found;
+  }
+  for (const p of pids) {
+    const pid = Number(p);
+    if (pid === process.pid || processUid(pid) !== uid) continue;
+    try {
+      const argv = readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0');
+      const serve = argv.indexOf('serve-hooks');
+      const classify = argv.indexOf('classify-ahead');
+      if (serve !== -1 && physical(argv[serve + 1] ?? '') === join(here, 'server')) found.push(pid);
+      else if (classify !== -1 && physical(argv[classify + 3] ?? '') === here) found.push(pid);
+    } catch { /* gone */ }
+  }
+  return found;
+}
+
+/**
+ * Stops the residents of `state` (`residentsOf`): SIGTERM (and SIGCONT to a stopped one, so it can
+ * act on it), then waits up to `waitMs` for them to leave; whoever is still there gets SIGKILL.
+ * Returns the pids that were running.
+ */
+export function stopResidents(state: string, waitMs = 3000): number[] {
+  const pids = residentsOf(state);
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGTERM');
+      if (processStopped(pid)) process.kill(pid, 'SIGCONT');
+    } catch { /* gone */ }
+  }
+  const until = Date.now() + waitMs;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  while (pids.some((p) => alive(p)) && Date.now() < until) Atomics.wait(pause, 0, 0, 20);
+  for (const pid of pids) {
+    if (!alive(pid)) continue;
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch { /* gone */ }
+  }
+  return pids;
+}
