@@ -147,6 +147,25 @@ program
     (await import('./gate.js')).run({ cwd: process.cwd(), ...opts, preReceive: !!opts.preReceive, json: !!opts.json }));
 
 program
+  .command('carry')
+  .description("give commits a host made (squash, rebase, merge commit) records derived from the commits they replace, by content")
+  .argument('<commit...>', 'the new commits, e.g. main (a squash commit), main~2 main~1 main (a rebase), a merge commit')
+  .requiredOption('--from <rev...>', 'the replaced commits: a range (old-base..branch-tip), commits, or the ids of commits already gone (their notes remain)')
+  .option('--dry-run', 'say what would be carried; write nothing')
+  .option('--json', 'print {"commits":[{"commit","shape","status","intent","lines":{"added","explained","ai","unexplained"}}],"sources":[...]} as JSON')
+  .addHelpText(
+    'after',
+    '\nLines found in a source\'s model range keep that model; every other line is human. Refused when a new commit\n' +
+      'changes a path no source changed, or adds no line any source recorded. A commit with a note is left as it is.\n' +
+      'Exit codes: 0 done, 1 refused, 2 usage.\nExamples:\n  intent carry main --from "$BASE..$PR_HEAD"                 # a squash merge\n' +
+      '  intent carry main~2 main~1 main --from "$BASE..$PR_HEAD"   # a rebase merge\n' +
+      '  intent carry 3f2a9c1 --from 9b1e... 77c0...             # sources gone (branch deleted, gc): their ids\n' +
+      '  intent carry main --from "$BASE..$PR_HEAD" --dry-run --json',
+  )
+  .action(async (targets: string[], opts: { from: string[]; dryRun?: boolean; json?: boolean }) =>
+    (await import('./carry.js')).run({ cwd: process.cwd(), targets, from: opts.from, dryRun: !!opts.dryRun, json: !!opts.json }));
+
+program
   .command('repair')
   .description('after a crash: record missing notes of governed commits, append missing ledger lines, cut a torn last ledger line')
   .argument('[range...]', 'git revision range(s) to repair (default: every local branch)')

@@ -32,6 +32,8 @@ export type ErrorCode =
   | 'BREAKER_OPEN'
   | 'MUTATION_CLAIM_FALSE'
   | 'AUTHORITY_REFUSED'
+  | 'CARRY_REFUSED'
+  | 'PUSH_FAILED'
   | 'USAGE';
 
 const BRAND = Symbol.for('intent-governance.IntentError');
