@@ -166,6 +166,27 @@ program
     (await import('./carry.js')).run({ cwd: process.cwd(), targets, from: opts.from, dryRun: !!opts.dryRun, json: !!opts.json }));
 
 program
+  .command('push')
+  .description("push the current intent's branch with its notes in one atomic push (fetch, merge, retry with jitter)")
+  .argument('[remote]', 'the remote (default: the branch\'s upstream remote, else origin)')
+  .option('--notes <mode>', 'intent: a notes ref per intent (refs/notes/intent/<ID>, folded by the server; no contention between intents); shared: refs/notes/intents (default: git config intent.pushNotes, else shared)')
+  .option('--retries <n>', 'how many more times to try when the notes ref moved meanwhile (default 8)')
+  .option('--json', 'print {"remote","intent","branch","mode","notesRef","attempts","notes","commit"} as JSON')
+  .addHelpText('after', '\nExit codes: 0 pushed, 1 refused or failed, 2 usage.\nExamples:\n  intent push\n  intent push origin --json\n  intent push --notes intent              # the server folds refs/notes/intent/<ID> (templates/server/post-receive)\n  git config intent.pushNotes intent      # make that the default')
+  .action(async (remote: string | undefined, opts: { notes?: string; retries?: string; json?: boolean }) =>
+    (await import('./push.js')).run({ cwd: process.cwd(), remote, notes: opts.notes, retries: opts.retries, json: !!opts.json }));
+
+program
+  .command('notes')
+  .description('notes maintenance on a server or in CI')
+  .command('fold')
+  .description('fold the per-intent notes refs (refs/notes/intent/<ID>) into refs/notes/intents: added where a commit has no note, merged with the same intent\'s note, nothing else')
+  .argument('[ref...]', 'the refs to fold (default: every refs/notes/intent/*)')
+  .option('--json', 'print {"tip","added","merged","skipped":[{"ref","commit","why"}],"refs","attempts"} as JSON')
+  .addHelpText('after', '\nExamples:\n  intent notes fold                                # in the server repository (templates/server/post-receive)\n  intent notes fold refs/notes/intent/INT-001 --json')
+  .action(async (refs: string[], opts: { json?: boolean }) => (await import('./notes.js')).run({ cwd: process.cwd(), refs, json: !!opts.json }));
+
+program
   .command('repair')
   .description('after a crash: record missing notes of governed commits, append missing ledger lines, cut a torn last ledger line')
   .argument('[range...]', 'git revision range(s) to repair (default: every local branch)')

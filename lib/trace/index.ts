@@ -10,6 +10,8 @@
 export { blame } from './blame.js';
 export { carry, checkCarried, type CarryResult } from './carry.js';
 export { buildMap, renderMap, writeMap } from './map.js';
+export { foldNotes, INTENT_NOTES_PREFIX, type FoldResult } from './notes-fold.js';
+export { intentNotesRef, pushIntent, type NotesMode, type PushResult } from './push.js';
 export { repair } from './repair.js';
 export { syncNotes } from './sync.js';
 export { verify } from './verify.js';
