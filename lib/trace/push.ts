@@ -174,7 +174,9 @@ function pushOnce(repo: Repo, remote: string, branch: string, tip: string, notes
   // The notes ref moved under us (a push of the same ref won): fetch, merge, try again. With
   // --atomic the branch is then reported as refused too ("atomic push failed"): not its fault.
   const notesMoved = /^\[rejected\] \((fetch first|non-fast-forward|stale info)\)/.test(notesSummary)
-    || /^\[remote rejected\] \((failed to (update|lock)|cannot lock|incorrect old value)/.test(notesSummary);
+    || /^\[remote rejected\] \((failed to (update|lock)|cannot lock|incorrect old value)/.test(notesSummary)
+    // --atomic: the transaction failed as a whole; git says which ref it could not lock.
+    || (/atomic transaction failed/.test(notesSummary) && r.stderr.includes(`cannot lock ref '${notesRef}'`));
   const branchRefused = b && b[0] === '!' && !/atomic/.test(branchSummary);
   if (notesMoved && !(branchRefused && /^\[rejected\]/.test(branchSummary))) return { ok: false, retryable: true, message: notesSummary, stderr: r.stderr };
   if (/pre-receive hook declined|hook declined/.test(r.stdout + r.stderr)) {
