@@ -150,7 +150,8 @@ program
   .command('carry')
   .description("give commits a host made (squash, rebase, merge commit) records derived from the commits they replace, by content")
   .argument('<commit...>', 'the new commits, e.g. main (a squash commit), main~2 main~1 main (a rebase), a merge commit')
-  .requiredOption('--from <rev...>', 'the replaced commits: a range (old-base..branch-tip), commits, or the ids of commits already gone (their notes remain)')
+  .option('--from <rev...>', 'the replaced commits: a range (old-base..branch-tip), commits, or the ids of commits already gone (their notes remain)')
+  .option('--pr-head <rev>', "instead of --from: the pull request's head; the one commit given is what the merge button made (merge_commit_sha), and carry finds the shape (squash, rebase, merge commit, squash in a merge commit)")
   .option('--dry-run', 'say what would be carried; write nothing')
   .option('--json', 'print {"commits":[{"commit","shape","status","intent","lines":{"added","explained","ai","unexplained"}}],"sources":[...]} as JSON')
   .addHelpText(
@@ -160,10 +161,11 @@ program
       'Exit codes: 0 done, 1 refused, 2 usage.\nExamples:\n  intent carry main --from "$BASE..$PR_HEAD"                 # a squash merge\n' +
       '  intent carry main~2 main~1 main --from "$BASE..$PR_HEAD"   # a rebase merge\n' +
       '  intent carry 3f2a9c1 --from 9b1e... 77c0...             # sources gone (branch deleted, gc): their ids\n' +
-      '  intent carry main --from "$BASE..$PR_HEAD" --dry-run --json',
+      '  intent carry main --from "$BASE..$PR_HEAD" --dry-run --json\n' +
+      '  intent carry "$MERGE_COMMIT_SHA" --pr-head "$PR_HEAD_SHA"      # CI after the merge button (templates/ci/intent-carry.yml)',
   )
-  .action(async (targets: string[], opts: { from: string[]; dryRun?: boolean; json?: boolean }) =>
-    (await import('./carry.js')).run({ cwd: process.cwd(), targets, from: opts.from, dryRun: !!opts.dryRun, json: !!opts.json }));
+  .action(async (targets: string[], opts: { from?: string[]; prHead?: string; dryRun?: boolean; json?: boolean }) =>
+    (await import('./carry.js')).run({ cwd: process.cwd(), targets, from: opts.from ?? [], prHead: opts.prHead, dryRun: !!opts.dryRun, json: !!opts.json }));
 
 program
   .command('push')

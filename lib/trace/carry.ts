@@ -73,10 +73,15 @@ interface Where {
  * names. A merge target whose second parent is a commit without a note that is not a source
  * (GitLab's squash commit inside its merge commit) has that commit carried first.
  */
-export function carry(cwd: string, opts: { targets: string[]; from: string[]; dryRun?: boolean; now?: Date }): CarryResult {
+export function carry(cwd: string, opts: { targets: string[]; from: string[]; prHead?: string; dryRun?: boolean; now?: Date }): CarryResult {
   if (!opts.targets.length) throw new IntentError('USAGE', 'name the new commits to carry records onto, e.g. intent carry main --from <old-base>..<branch-tip>.', {});
-  if (!opts.from.length) throw new IntentError('USAGE', 'name the commits the new ones replace with --from, e.g. --from main~1..intent/INT-001 (or their ids when the branch is gone).', {});
   const where = locate(cwd);
+  if (opts.prHead !== undefined) {
+    if (opts.from.length || opts.targets.length !== 1) throw new IntentError('USAGE', '--pr-head takes one commit (what the merge button made: the merge_commit_sha) and no --from: the sources are the pull request\'s commits.', {});
+    const found = hostMerge(where, commitOf(where, opts.targets[0], 'the merged commit'), commitOf(where, opts.prHead, 'the pull request\'s head'));
+    opts = { ...opts, targets: found.targets, from: found.from };
+  }
+  if (!opts.from.length) throw new IntentError('USAGE', 'name the commits the new ones replace with --from, e.g. --from main~1..intent/INT-001 (or their ids when the branch is gone).', {});
   const notes = readNotes({ root: where.root, mainRoot: null }, NOTES_REF);
   const sources = resolveSources(where, opts.from, notes);
   const sourceSet = new Set(sources.map((s) => s.sha));
@@ -141,6 +146,39 @@ export function checkCarried(cwd: string, sha: string, record: TraceRecord, note
     }
   }
   return problems;
+}
+
+/**
+ * What a host's merge button made of a pull request whose head is `head`, given the commit it
+ * reports (GitHub's merge_commit_sha, GitLab's merge or squash commit): a merge commit (its own
+ * target; a squash commit inside it is found by `expandTargets`), the last of a rebase's commits
+ * (the first-parent commits whose patch ids are the pull request's, in order), or a squash.
+ * The sources are the pull request's commits: what `head` has that the base before the merge had not.
+ */
+function hostMerge(where: Where, merged: string, head: string): { targets: string[]; from: string[] } {
+  const parents = gitRaw(['rev-parse', `${merged}^@`], { cwd: where.root }).stdout.split('\n').filter(Boolean);
+  if (parents.length >= 2) return { targets: [merged], from: [`${parents[0]}..${head}`] };
+  const prCommits = gitRaw(['rev-list', '--reverse', '--topo-order', '--no-merges', head, '--not', parents[0] ?? merged, '--'], { cwd: where.root }).stdout.split('\n').filter(Boolean);
+  const chain = gitRaw(['rev-list', '--reverse', '--first-parent', '-n', String(Math.max(prCommits.length, 1)), merged, '--'], { cwd: where.root }).stdout.split('\n').filter(Boolean);
+  if (prCommits.length > 1 && chain.length === prCommits.length) {
+    const ids = patchIds(where, [...chain, ...prCommits]);
+    if (chain.every((c, i) => ids.get(c) !== undefined && ids.get(c) === ids.get(prCommits[i]))) {
+      const before = gitRaw(['rev-parse', '--verify', '--quiet', `${chain[0]}^1`], { cwd: where.root }).stdout.trim();
+      return { targets: chain, from: [before ? `${before}..${head}` : head] };
+    }
+  }
+  return { targets: [merged], from: [`${parents[0] ?? merged}..${head}`] };
+}
+
+/** `git patch-id --stable` of each commit (its diff against its first parent). */
+function patchIds(where: Where, shas: string[]): Map<string, string> {
+  const diffs = gitRaw(['diff-tree', '-p', '--no-color', '--no-ext-diff', '--stdin'], { cwd: where.root, input: shas.join('\n') + '\n' }).stdout;
+  const out = new Map<string, string>();
+  for (const line of gitRaw(['patch-id', '--stable'], { cwd: where.root, input: diffs }).stdout.split('\n')) {
+    const [id, sha] = line.split(' ');
+    if (id && sha) out.set(sha, id);
+  }
+  return out;
 }
 
 /** One new commit's outcome and, when it gets one, its record. */

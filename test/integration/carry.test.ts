@@ -276,6 +276,65 @@ describe('intent carry: the shapes hosts make', () => {
   });
 });
 
+describe('intent carry --pr-head: the shape found from what the host reports (CI after the merge button)', () => {
+  it('a rebase merge: the first-parent commits whose patch ids are the pull request\'s, each carried', () => {
+    const s = setup({ 'src/a.ts': 'a\n' });
+    const c1 = agentCommit(s.wt, 'src/a.ts', 'a\nm1\n', 'model 1');
+    const c2 = agentCommit(s.wt, 'src/b.ts', 'b1\n', 'model 2');
+    publish(s);
+    writeFiles(s.repo, { 'README.md': '# t\nnews\n' });
+    git(s.repo, ...HOST, 'commit', '-q', '-am', 'other work');
+    for (const c of [c1, c2]) git(s.repo, ...HOST, 'cherry-pick', c);
+    const out = carry(s.repo, ['main', '--pr-head', 'intent/INT-001']);
+    expect(out.commits.map((c: any) => [c.commit, c.shape, c.status])).toEqual([[sha(s.repo, 'main~1'), 'rebase', 'carried'], [sha(s.repo, 'main'), 'rebase', 'carried']]);
+    expect(out.sources.map((x: any) => x.commit)).toEqual([c1, c2]);
+    expect(credited(s.repo, 'main~1', 'src/a.ts', MODEL)).toEqual(['m1']);
+    expect(credited(s.repo, 'main', 'src/b.ts', MODEL)).toEqual(['b1']);
+  });
+
+  it('a squash whose commit count matches nothing: one squash commit; a merge commit; GitLab\'s squash in a merge', () => {
+    const s = setup({ 'src/a.ts': 'a\n' });
+    const base = sha(s.repo, 'main');
+    agentCommit(s.wt, 'src/a.ts', 'a\nm1\n', 'model 1');
+    agentCommit(s.wt, 'src/a.ts', 'a\nm1\nm2\n', 'model 2');
+    git(s.repo, ...HOST, 'merge', '-q', '--squash', 'intent/INT-001');
+    git(s.repo, ...HOST, 'commit', '-q', '-m', 'Auth (#9)');
+    const squashed = carry(s.repo, ['main', '--dry-run', '--pr-head', 'intent/INT-001']);
+    expect(squashed.commits).toEqual([{ commit: sha(s.repo, 'main'), shape: 'squash', status: 'planned', intent: 'INT-001', lines: { added: 2, explained: 2, ai: 2, unexplained: 0 } }]);
+    git(s.repo, 'reset', '-q', '--hard', base);
+    git(s.repo, ...HOST, 'merge', '-q', '--no-ff', '-m', 'Merge', 'intent/INT-001');
+    expect(carry(s.repo, ['main', '--dry-run', '--pr-head', 'intent/INT-001']).commits.map((c: any) => c.shape)).toEqual(['merge']);
+    git(s.repo, 'reset', '-q', '--hard', base);
+    const squash = run('git', ['commit-tree', sha(s.repo, 'intent/INT-001^{tree}'), '-p', base, '-m', 'squashed'], s.repo).stdout.trim();
+    git(s.repo, ...HOST, 'merge', '-q', '--no-ff', '-m', 'Merge', squash);
+    expect(carry(s.repo, ['main', '--pr-head', 'intent/INT-001']).commits.map((c: any) => [c.commit, c.shape, c.status]))
+      .toEqual([[squash, 'squash', 'carried'], [sha(s.repo, 'main'), 'squash-in-merge', 'carried']]);
+  });
+});
+
+describe('the server carries after a squash pushed to its protected branch (templates/server/post-receive)', () => {
+  it('a human pushes a squash of the intent branch: the server writes its record; a fresh clone sees the intent on main', () => {
+    const s = setup();
+    copyFileSync(join(PKG_ROOT, 'templates', 'server', 'post-receive'), join(s.srv, 'hooks', 'post-receive'));
+    chmodSync(join(s.srv, 'hooks', 'post-receive'), 0o755);
+    agentCommit(s.wt, 'src/a.ts', 'a\nm1\nm2\n', 'model');
+    publish(s);
+    git(s.repo, ...HOST, 'merge', '-q', '--squash', 'intent/INT-001');
+    git(s.repo, ...HOST, 'commit', '-q', '-m', 'Auth (#7)');
+    pushOk(s.repo, ['main']);
+    const squash = sha(s.repo, 'main');
+    const note = run('git', ['notes', '--ref=intents', 'show', squash], s.srv);
+    expect(note.status, note.stderr).toBe(0);
+    expect(note.stdout).toContain('INT-001 Auth');
+    expect(note.stdout).toContain('carried (squash) from 1 commit');
+    const fresh = join(s.srv, '..', 'fresh');
+    git(join(s.srv, '..'), 'clone', '-q', s.srv, fresh);
+    git(fresh, 'fetch', '-q', 'origin', 'refs/notes/intents:refs/notes/intents');
+    expect(git(fresh, 'log', '--notes=intents', '-1', 'main')).toContain('INT-001 Auth');
+    expect(credited(fresh, 'main', 'src/a.ts', MODEL)).toEqual(['m1', 'm2']);
+  });
+});
+
 describe('intent carry: refusals say why, and write nothing', () => {
   it('refuses a commit that changes a path none of the sources changed (the wrong --from), and a --from that is not there', () => {
     const s = setup({ 'src/a.ts': 'a\n', 'src/z.ts': 'z\n' });
