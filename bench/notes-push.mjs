@@ -12,13 +12,13 @@
 //   node bench/notes-push.mjs <agents> <commits> <shared|intent> [retries]
 // Needs `npm run build` first (it runs dist/bin/intent.js).
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { snapshotPackage } from './util.mjs';
 
-const PKG = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(PKG, 'dist', 'bin', 'intent.js');
+const SOURCE = fileURLToPath(new URL('..', import.meta.url));
 const [agents = 6, commits = 4] = process.argv.slice(2, 4).map(Number);
 const mode = process.argv[4] ?? 'intent';
 const retries = Number(process.argv[5] ?? (mode === 'shared' ? 100 : 8));
@@ -26,6 +26,11 @@ if (!['shared', 'intent'].includes(mode) || !(agents > 0) || !(commits > 0)) {
   process.stderr.write('usage: node bench/notes-push.mjs <agents> <commits> <shared|intent> [retries]\n');
   process.exit(2);
 }
+const root = realpathSync(mkdtempSync(join(tmpdir(), 'intent-bench-notes-')));
+// A copy of the package: a rebuild while the benchmark runs cannot change what it measures.
+const PKG = snapshotPackage(join(root, 'pkg'));
+const CLI = join(PKG, 'dist', 'bin', 'intent.js');
+cpSync(join(SOURCE, 'test', 'fixtures', 'git-http-server.mjs'), join(PKG, 'git-http-server.mjs'));
 const env = {
   ...process.env, INTENT_BIN: `${process.execPath} ${CLI}`, GIT_CONFIG_NOSYSTEM: '1',
   GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.com',
@@ -56,8 +61,7 @@ async function pool(n, items, fn) {
   }));
 }
 
-const root = realpathSync(mkdtempSync(join(tmpdir(), 'intent-bench-notes-')));
-const server = spawn(process.execPath, [join(PKG, 'test', 'fixtures', 'git-http-server.mjs'), root], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+const server = spawn(process.execPath, [join(PKG, 'git-http-server.mjs'), root], { env, stdio: ['ignore', 'pipe', 'inherit'] });
 try {
   const port = await new Promise((resolve, reject) => {
     server.stdout.once('data', (d) => resolve(Number(String(d).trim())));
