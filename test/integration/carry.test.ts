@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeFile } from '../../lib/agents/adapter.js';
+import { checkCarried } from '../../lib/trace/carry.js';
 import { CLI, PKG_ROOT, checkoutIntent, git, governedRepo, intent, noteOf, removeTree, run, writeFiles } from '../helpers.js';
 
 const MODEL = 'anthropic/claude-sonnet-4-5';
@@ -332,6 +333,31 @@ describe('the server carries after a squash pushed to its protected branch (temp
     git(fresh, 'fetch', '-q', 'origin', 'refs/notes/intents:refs/notes/intents');
     expect(git(fresh, 'log', '--notes=intents', '-1', 'main')).toContain('INT-001 Auth');
     expect(credited(fresh, 'main', 'src/a.ts', MODEL)).toEqual(['m1', 'm2']);
+  });
+});
+
+describe('checkCarried: what an authority can re-derive of a carried record', () => {
+  it('holds for the record carry wrote; names a line a forged record credits to the model that no source range of the model has', () => {
+    const s = setup({ 'src/a.ts': 'a\n' });
+    const c1 = agentCommit(s.wt, 'src/a.ts', 'a\nm1\n', 'model');
+    const c2 = humanCommit(s.wt, { 'src/a.ts': 'a\nm1\nh1\n' }, 'human');
+    git(s.repo, ...HOST, 'merge', '-q', '--squash', 'intent/INT-001');
+    git(s.repo, ...HOST, 'commit', '-q', '-m', 'Auth (#8)');
+    forget(s, [c1, c2]);
+    carry(s.repo, ['main', '--from', c1, c2]);
+    const record = noteOf(s.repo, 'main')!.record;
+    const main = sha(s.repo, 'main');
+    expect(checkCarried(s.repo, main, record)).toEqual([]);
+    const forged = structuredClone(record);
+    const file = forged.files.find((f: any) => f.path === 'src/a.ts');
+    const ai = file.conversations.find((c: any) => c.contributor.type === 'ai');
+    const human = file.conversations.find((c: any) => c.contributor.type === 'human');
+    ai.ranges.push(...human.ranges);
+    human.ranges = [];
+    expect(checkCarried(s.repo, main, forged)).toEqual([`${main.slice(0, 12)} src/a.ts:3: credited to ${MODEL}, but no source's range of that model has these bytes.`]);
+    const other = structuredClone(record);
+    other.metadata['dev.intent'].carried.from = ['f'.repeat(40)];
+    expect(checkCarried(s.repo, main, other)[0]).toContain('no note on refs/notes/intents is for a commit with that id');
   });
 });
 
