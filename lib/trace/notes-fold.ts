@@ -9,7 +9,7 @@
  * a commit another intent's note already covers. The update is a compare-and-swap: a push that
  * moves `refs/notes/intents` meanwhile makes the fold read again and retry.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { IntentError } from '../core/errors.js';
 import { sleepSync } from '../core/files.js';
@@ -49,7 +49,43 @@ export function foldNotes(cwd: string, opts: { refs?: string[] } = {}): FoldResu
       throw new IntentError('USAGE', `${r} is not a per-intent notes ref (${INTENT_NOTES_PREFIX}<ID>).`, { ref: r });
     }
   }
-  return withLock(join(scratch, 'fold.lock'), () => {
+  if (opts.refs === undefined) return foldAllCoalesced(cwd, scratch);
+  return withLock(join(scratch, 'fold.lock'), () => foldOnce(cwd, scratch, refs), 300_000);
+}
+
+/**
+ * Folding every per-intent ref, as a server's post-receive does after each push: with dozens of
+ * pushes at once, a fold that finds another one running leaves its work to it instead of
+ * queueing. It marks the fold due (the refs it must see were updated before) and goes; the
+ * running fold folds again while the mark is there, and, once it let go of the lock, takes it
+ * again if a mark came in between. So every ref update is folded by some fold that started
+ * reading after it, and at most one process waits.
+ */
+function foldAllCoalesced(cwd: string, scratch: string): FoldResult {
+  const due = join(scratch, 'fold.due');
+  writeFileSync(due, '');
+  let result: FoldResult | null = null;
+  for (;;) {
+    try {
+      withLock(join(scratch, 'fold.lock'), () => {
+        while (existsSync(due)) {
+          rmSync(due, { force: true });
+          const refs = git(['for-each-ref', '--format=%(refname)', INTENT_NOTES_PREFIX], { cwd }).split('\n').filter(Boolean);
+          const r = foldOnce(cwd, scratch, refs);
+          result = result ? { ...r, added: result.added + r.added, merged: result.merged + r.merged, attempts: result.attempts + r.attempts } : r;
+        }
+      }, 0);
+    } catch (e) {
+      if (e instanceof IntentError && e.code === 'LOCK_TIMEOUT') break; // the running fold will see the mark
+      throw e;
+    }
+    if (!existsSync(due)) break;
+  }
+  return result ?? { tip: gitRaw(['rev-parse', '-q', '--verify', `${NOTES_REF}^{commit}`], { cwd }).stdout.trim() || null, added: 0, merged: 0, skipped: [], refs: [], attempts: 0 };
+}
+
+function foldOnce(cwd: string, scratch: string, refs: string[]): FoldResult {
+  {
     for (let attempt = 1; attempt <= 20; attempt++) {
       if (attempt > 1) sleepSync(5 + Math.random() * 20 * attempt);
       const base = gitRaw(['rev-parse', '-q', '--verify', `${NOTES_REF}^{commit}`], { cwd }).stdout.trim() || null;
@@ -60,7 +96,7 @@ export function foldNotes(cwd: string, opts: { refs?: string[] } = {}): FoldResu
       if (cas.status === 0) return { tip: commit, added: planned.added, merged: planned.merged, skipped: planned.skipped, refs, attempts: attempt };
     }
     throw new IntentError('WRITE_FAILED', `${NOTES_REF} kept moving while the fold wrote it (20 attempts): run intent notes fold again.`, { refs });
-  });
+  }
 }
 
 function plan(cwd: string, base: string | null, refs: string[]): { changes: [string, string][]; added: number; merged: number; skipped: FoldResult['skipped'] } {
