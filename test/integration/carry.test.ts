@@ -65,6 +65,12 @@ function publish(s: Setup): void {
   pushOk(s.wt, ['intent/INT-001', 'refs/notes/intents']);
 }
 
+/** What the merge button's squash makes: the branch's changes as one commit on main, no hook run. */
+function hostSquash(repo: string, message: string): void {
+  git(repo, ...HOST, 'merge', '-q', '--squash', 'intent/INT-001');
+  git(repo, ...HOST, 'commit', '-q', '-m', message);
+}
+
 /** The branch deleted (worktree, local branch, server branch) and garbage-collected: `shas` are gone here. */
 function forget(s: Setup, shas: string[]): void {
   git(s.repo, 'worktree', 'remove', '--force', s.wt);
@@ -119,8 +125,7 @@ describe('intent carry: the shapes hosts make', () => {
     const c2 = agentCommit(s.wt, 'src/b.ts', 'b1\nb2\n', 'model adds b');
     const c3 = humanCommit(s.wt, { 'src/a.ts': 'a\nm1\nm2\nm3\nh1\n' }, 'human adds h1');
     publish(s);
-    git(s.repo, ...HOST, 'merge', '-q', '--squash', 'intent/INT-001');
-    git(s.repo, ...HOST, 'commit', '-q', '-m', 'Auth (#1)');
+    hostSquash(s.repo, 'Auth (#1)');
     forget(s, [c1, c2, c3]);
     nothingGoverned(s.repo);
     const out = carry(s.repo, ['main', '--from', c1, c2, c3]);
@@ -224,8 +229,7 @@ describe('intent carry: the shapes hosts make', () => {
     publish(s);
     writeFiles(s.repo, { 'src/a.ts': 'top\na1\na2\na3\n', 'README.md': '# t\nnews\n' });
     git(s.repo, ...HOST, 'commit', '-q', '-am', 'someone else\'s merged work');
-    git(s.repo, ...HOST, 'merge', '-q', '--squash', 'intent/INT-001');
-    git(s.repo, ...HOST, 'commit', '-q', '-m', 'Auth (#4)');
+    hostSquash(s.repo, 'Auth (#4)');
     expect(git(s.repo, 'show', 'main:src/a.ts')).toBe('top\na1\na2\nm1\nm2\na3\n');
     forget(s, [c1, c2]);
     const out = carry(s.repo, ['main', '--from', c1, c2]);
@@ -298,8 +302,7 @@ describe('intent carry --pr-head: the shape found from what the host reports (CI
     const base = sha(s.repo, 'main');
     agentCommit(s.wt, 'src/a.ts', 'a\nm1\n', 'model 1');
     agentCommit(s.wt, 'src/a.ts', 'a\nm1\nm2\n', 'model 2');
-    git(s.repo, ...HOST, 'merge', '-q', '--squash', 'intent/INT-001');
-    git(s.repo, ...HOST, 'commit', '-q', '-m', 'Auth (#9)');
+    hostSquash(s.repo, 'Auth (#9)');
     const squashed = carry(s.repo, ['main', '--dry-run', '--pr-head', 'intent/INT-001']);
     expect(squashed.commits).toEqual([{ commit: sha(s.repo, 'main'), shape: 'squash', status: 'planned', intent: 'INT-001', lines: { added: 2, explained: 2, ai: 2, unexplained: 0 } }]);
     git(s.repo, 'reset', '-q', '--hard', base);
@@ -320,8 +323,7 @@ describe('the server carries after a squash pushed to its protected branch (temp
     chmodSync(join(s.srv, 'hooks', 'post-receive'), 0o755);
     agentCommit(s.wt, 'src/a.ts', 'a\nm1\nm2\n', 'model');
     publish(s);
-    git(s.repo, ...HOST, 'merge', '-q', '--squash', 'intent/INT-001');
-    git(s.repo, ...HOST, 'commit', '-q', '-m', 'Auth (#7)');
+    hostSquash(s.repo, 'Auth (#7)');
     pushOk(s.repo, ['main']);
     const squash = sha(s.repo, 'main');
     const note = run('git', ['notes', '--ref=intents', 'show', squash], s.srv);
@@ -341,8 +343,7 @@ describe('checkCarried: what an authority can re-derive of a carried record', ()
     const s = setup({ 'src/a.ts': 'a\n' });
     const c1 = agentCommit(s.wt, 'src/a.ts', 'a\nm1\n', 'model');
     const c2 = humanCommit(s.wt, { 'src/a.ts': 'a\nm1\nh1\n' }, 'human');
-    git(s.repo, ...HOST, 'merge', '-q', '--squash', 'intent/INT-001');
-    git(s.repo, ...HOST, 'commit', '-q', '-m', 'Auth (#8)');
+    hostSquash(s.repo, 'Auth (#8)');
     forget(s, [c1, c2]);
     carry(s.repo, ['main', '--from', c1, c2]);
     const record = noteOf(s.repo, 'main')!.record;
