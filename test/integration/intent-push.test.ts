@@ -153,6 +153,21 @@ describe('intent push', () => {
     expect(notesOn(srv, 'refs/notes/intents')).toEqual([]);
   });
 
+  it('the per-intent notes ref is judged as refs/notes/intents is: a note added for protected history is refused; one notes ref per push', () => {
+    const srv = serverRepo('atk.git');
+    humanRepo(join(root, 'atk-human'), url('alice', 'atk.git'));
+    const wt = agentClone('atk', 'agent-1', 'INT-001', 'intent');
+    const main = git(wt, 'rev-parse', 'origin/main').trim();
+    run('git', ['notes', '--ref=refs/notes/forge', 'add', '-m', 'INT-001 rewritten history', main], wt);
+    const r = run('git', ['push', '--no-verify', 'origin', 'refs/notes/forge:refs/notes/intent/INT-001'], wt);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(new RegExp(`NOTE_REWRITTEN\\s+${main.slice(0, 12)}`));
+    const two = run('git', ['push', '--no-verify', 'origin', 'refs/notes/forge:refs/notes/intent/INT-001', 'refs/notes/forge:refs/notes/intents'], wt);
+    expect(two.status).not.toBe(0);
+    expect(two.stderr).toContain('a push may carry one notes ref');
+    expect(run('git', ['rev-parse', '-q', '--verify', 'refs/notes/intent/INT-001'], srv).status).not.toBe(0);
+  });
+
   it(`${AGENTS} agents x ${COMMITS} commits at once through the gate: every note lands, at most 1.5 attempts per push`, async () => {
     const srv = serverRepo('many.git');
     humanRepo(join(root, 'many-human'), url('alice', 'many.git'));
