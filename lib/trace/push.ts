@@ -11,7 +11,8 @@
  *   what `git push origin intent/<ID> refs/notes/intents` did by hand; every push contends.
  * The mode comes from `--notes`, else `git config intent.pushNotes`, else `shared`.
  */
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { IntentError } from '../core/errors.js';
 import { sleepSync } from '../core/files.js';
 import { withLock } from '../core/lock.js';
@@ -21,6 +22,8 @@ import { git, gitRaw } from '../git/process.js';
 import { openRepo, stateDir, type Repo } from '../git/repo.js';
 import { BRANCH_PREFIX } from '../intents/active.js';
 import { parseNote } from './note-records.js';
+import { ledgerPath } from './record-commit.js';
+import { appendMissingRecords } from './repair.js';
 import { defaultRemote, fetchNotes, listRemotes, mergeNotes, remoteLines, trackingRef } from './sync.js';
 import { listNotes } from './verify.js';
 import { catSortUniq, notesCommit } from './notes-tree.js';
@@ -82,7 +85,13 @@ export function pushIntent(cwd: string, opts: { remote?: string; mode?: NotesMod
       const remoteTip = fetchNotes(repo, remote, tracking);
       if (remoteTip === undefined) { last = 'a concurrent fetch held the remote-tracking ref'; continue; }
       const merged = new Set<string>();
-      if (remoteTip) withLock(join(stateDir(repo), 'record.lock'), () => mergeNotes(repo, tracking, remoteTip, merged));
+      if (remoteTip) {
+        withLock(join(stateDir(repo), 'record.lock'), () => {
+          mergeNotes(repo, tracking, remoteTip, merged);
+          // As intent sync does: the ledger holds every record of this clone's notes, merged-in ones too.
+          if (merged.size && existsSync(dirname(ledgerPath(repo)))) appendMissingRecords(repo, merged);
+        });
+      }
       notes = merged.size;
       source = gitRaw(['rev-parse', '-q', '--verify', `${NOTES_REF}^{commit}`], { cwd: repo.root }).stdout.trim() || null;
     }

@@ -7,7 +7,7 @@ import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, realpathSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, PKG_ROOT, checkoutIntent, git, intent, registryYaml, removeTree, run, spawnAsync, writeFiles } from '../helpers.js';
+import { CLI, PKG_ROOT, checkoutIntent, git, intent, ledgerLines, registryYaml, removeTree, run, spawnAsync, writeFiles } from '../helpers.js';
 
 const AGENTS = 6;
 const COMMITS = 4;
@@ -122,6 +122,26 @@ describe('intent push', () => {
     expect(r.status, r.stderr + r.stdout).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ mode: 'shared', notesRef: 'refs/notes/intents', attempts: 1 });
     expect(notesOn(bare, 'refs/notes/intents')).toEqual([git(wt, 'rev-parse', 'HEAD').trim()]);
+
+    // Another clone pushes its intent's notes meanwhile: the next push merges them in (and into the ledger, as sync does).
+    const other = join(root, 'plain-other');
+    git(root, 'clone', '-q', bare, other);
+    expect(intent(other, ['init']).status).toBe(0);
+    const owt = checkoutIntent(other, 'INT-003');
+    writeFiles(owt, { 'src/3/a.ts': 'a\n' });
+    git(owt, 'add', '-A');
+    git(owt, 'commit', '-q', '-m', 'other work');
+    expect(JSON.parse(intent(owt, ['push', '--notes', 'shared', '--json']).stdout)).toMatchObject({ attempts: 1, notes: 1 });
+    git(human, 'fetch', '-q', bare, '+refs/heads/*:refs/remotes/origin/*'); // their commit is here; its note comes with the next push
+    writeFiles(wt, { 'src/2/b.ts': 'b\n' });
+    git(wt, 'add', '-A');
+    git(wt, 'commit', '-q', '-m', 'more work');
+    expect(JSON.parse(intent(wt, ['push', '--notes', 'shared', '--json']).stdout)).toMatchObject({ attempts: 1, notes: 1 });
+    expect(notesOn(bare, 'refs/notes/intents')).toHaveLength(3);
+    const theirs = git(owt, 'rev-parse', 'HEAD').trim();
+    expect(ledgerLines(human).some((l) => JSON.parse(l).vcs.revision === theirs)).toBe(true);
+    const v = JSON.parse(intent(wt, ['verify', '--json']).stdout);
+    expect(v.findings).toEqual([]);
   });
 
   it('says what is wrong: not on an intent branch, an unknown remote, a bad mode, a refusal by the gate', () => {
