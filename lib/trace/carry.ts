@@ -224,8 +224,11 @@ function plan(
     matcher.place(pieces.lines.filter((l) => !placed[l.block]).map((l) => l.piece));
     summary.lines = matcher.counts();
     // Only where a source's bytes are here: a range known by its hash alone is not found once a
-    // line inside it was edited (in the squash, or by a later commit), so zero found proves nothing.
-    if (summary.lines.added > 0 && summary.lines.explained === 0 && pieces.lines.length + pieces.blocks.length > 0 && governed.some((s) => s.present)) {
+    // line inside it was edited (in the squash, or by a later commit), so zero found proves nothing;
+    // nor where a source without a record is here (a rebased commit of a human's ungoverned work
+    // explains itself: its lines are human).
+    const checkable = governed.some((s) => s.present) && sources.every((s) => s.record || !s.present);
+    if (summary.lines.added > 0 && summary.lines.explained === 0 && pieces.blocks.length > 0 && checkable) {
       throw new IntentError('CARRY_REFUSED', `none of the ${summary.lines.added} line${summary.lines.added === 1 ? '' : 's'} ${short(t)} adds is in a range the sources recorded: it does not carry their work. Check --from (the commits the host replaced).`, { commit: t });
     }
     const meta = latest.metadata[METADATA_KEY];

@@ -316,6 +316,24 @@ describe('intent carry --pr-head: the shape found from what the host reports (CI
   });
 });
 
+describe('intent carry: a rebase with a human\'s ungoverned commit among the pull request\'s', () => {
+  it('is not refused: the rebased human commit is all human, the model keeps its own commit\'s lines', () => {
+    const s = setup({ 'src/a.ts': 'a\n' });
+    const base = sha(s.repo, 'main');
+    const c1 = agentCommit(s.wt, 'src/a.ts', 'a\nm1\n', 'model');
+    writeFiles(s.wt, { 'src/a.ts': 'a\nm1\nmaintainer\n' });
+    git(s.wt, ...HOST, 'commit', '-q', '-am', 'maintainer fix, no hooks');
+    const c2 = sha(s.wt);
+    git(s.repo, ...HOST, 'commit', '-q', '--allow-empty', '-m', 'other work');
+    for (const c of [c1, c2]) git(s.repo, ...HOST, 'cherry-pick', c);
+    const out = carry(s.repo, ['main~1', 'main', '--from', `${base}..${c2}`]);
+    expect(out.sources.map((x: any) => x.governed)).toEqual([true, false]);
+    expect(out.commits.map((c: any) => [c.status, c.lines.ai, c.lines.unexplained])).toEqual([['carried', 1, 0], ['carried', 0, 1]]);
+    expect(credited(s.repo, 'main~1', 'src/a.ts', MODEL)).toEqual(['m1']);
+    expect(credited(s.repo, 'main', 'src/a.ts', 'human')).toEqual(['maintainer']);
+  });
+});
+
 describe('the server carries after a squash pushed to its protected branch (templates/server/post-receive)', () => {
   it('a human pushes a squash of the intent branch: the server writes its record; a fresh clone sees the intent on main', () => {
     const s = setup();
