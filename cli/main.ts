@@ -171,6 +171,48 @@ program
     (await import('./gate.js')).run({ cwd: process.cwd(), ...opts, preReceive: !!opts.preReceive, json: !!opts.json }));
 
 program
+  .command('carry')
+  .description("give commits a host made (squash, rebase, merge commit) records derived from the commits they replace, by content")
+  .argument('<commit...>', 'the new commits, e.g. main (a squash commit), main~2 main~1 main (a rebase), a merge commit')
+  .option('--from <rev...>', 'the replaced commits: a range (old-base..branch-tip), commits, or the ids of commits already gone (their notes remain)')
+  .option('--pr-head <rev>', "instead of --from: the pull request's head; the one commit given is what the merge button made (merge_commit_sha), and carry finds the shape (squash, rebase, merge commit, squash in a merge commit)")
+  .option('--dry-run', 'say what would be carried; write nothing')
+  .option('--json', 'print {"commits":[{"commit","shape","status","intent","lines":{"added","explained","ai","unexplained"}}],"sources":[...]} as JSON')
+  .addHelpText(
+    'after',
+    '\nLines found in a source\'s model range keep that model; every other line is human. Refused when a new commit\n' +
+      'changes a path no source changed, or adds no line any source recorded. A commit with a note is left as it is.\n' +
+      'Exit codes: 0 done, 1 refused, 2 usage.\nExamples:\n  intent carry main --from "$BASE..$PR_HEAD"                 # a squash merge\n' +
+      '  intent carry main~2 main~1 main --from "$BASE..$PR_HEAD"   # a rebase merge\n' +
+      '  intent carry 3f2a9c1 --from 9b1e... 77c0...             # sources gone (branch deleted, gc): their ids\n' +
+      '  intent carry main --from "$BASE..$PR_HEAD" --dry-run --json\n' +
+      '  intent carry "$MERGE_COMMIT_SHA" --pr-head "$PR_HEAD_SHA"      # CI after the merge button (templates/ci/intent-carry.yml)',
+  )
+  .action(async (targets: string[], opts: { from?: string[]; prHead?: string; dryRun?: boolean; json?: boolean }) =>
+    (await import('./carry.js')).run({ cwd: process.cwd(), targets, from: opts.from ?? [], prHead: opts.prHead, dryRun: !!opts.dryRun, json: !!opts.json }));
+
+program
+  .command('push')
+  .description("push the current intent's branch with its notes in one atomic push (fetch, merge, retry with jitter)")
+  .argument('[remote]', 'the remote (default: the branch\'s upstream remote, else origin)')
+  .option('--notes <mode>', 'intent: a notes ref per intent (refs/notes/intent/<ID>, folded by the server; no contention between intents); shared: refs/notes/intents (default: git config intent.pushNotes, else shared)')
+  .option('--retries <n>', 'how many more times to try when the notes ref moved meanwhile (default 8)')
+  .option('--json', 'print {"remote","intent","branch","mode","notesRef","attempts","notes","commit"} as JSON')
+  .addHelpText('after', '\nExit codes: 0 pushed, 1 refused or failed, 2 usage.\nExamples:\n  intent push\n  intent push origin --json\n  intent push --notes intent              # the server folds refs/notes/intent/<ID> (templates/server/post-receive)\n  git config intent.pushNotes intent      # make that the default')
+  .action(async (remote: string | undefined, opts: { notes?: string; retries?: string; json?: boolean }) =>
+    (await import('./push.js')).run({ cwd: process.cwd(), remote, notes: opts.notes, retries: opts.retries, json: !!opts.json }));
+
+program
+  .command('notes')
+  .description('notes maintenance on a server or in CI')
+  .command('fold')
+  .description('fold the per-intent notes refs (refs/notes/intent/<ID>) into refs/notes/intents: added where a commit has no note, merged with the same intent\'s note, nothing else')
+  .argument('[ref...]', 'the refs to fold (default: every refs/notes/intent/*)')
+  .option('--json', 'print {"tip","added","merged","skipped":[{"ref","commit","why"}],"refs","attempts"} as JSON')
+  .addHelpText('after', '\nExamples:\n  intent notes fold                                # in the server repository (templates/server/post-receive)\n  intent notes fold refs/notes/intent/INT-001 --json')
+  .action(async (refs: string[], opts: { json?: boolean }) => (await import('./notes.js')).run({ cwd: process.cwd(), refs, json: !!opts.json }));
+
+program
   .command('repair')
   .description('after a crash: record missing notes of governed commits, append missing ledger lines, cut a torn last ledger line')
   .argument('[range...]', 'git revision range(s) to repair (default: every local branch)')

@@ -34,6 +34,8 @@ export type ErrorCode =
   | 'AUTHORITY_REFUSED'
   | 'INTENT_EXISTS'
   | 'REGISTRY_UNCOMMITTED'
+  | 'CARRY_REFUSED'
+  | 'PUSH_FAILED'
   | 'USAGE';
 
 const BRAND = Symbol.for('intent-governance.IntentError');

@@ -53,6 +53,11 @@ export interface IntentMetadata {
   /** Paths outside the scope (only possible when pre-commit was bypassed with --no-verify). */
   scope_violations: string[];
   files: Record<string, FileMetadata>;
+  /**
+   * A record `intent carry` derived for a commit a host made (squash, rebase, merge): its shape
+   * and the commits it replaces, whose records credited its lines (lib/trace/carry.ts).
+   */
+  carried?: { shape: 'squash' | 'rebase' | 'merge' | 'squash-in-merge'; from: string[] };
   /** Ledger lines only: hex SHA-256 of the previous ledger line's bytes, null for the first. */
   prev_line_sha256?: string | null;
 }
@@ -183,6 +188,7 @@ export function summaryLine(record: TraceRecord): string {
   const ranges = record.files.reduce((n, f) => n + f.conversations.reduce((k, c) => k + c.ranges.length, 0), 0);
   const nf = record.files.length;
   let s = `${m.intent_id} ${m.intent_name} · ${m.mutation_class} · ${nf} file${nf === 1 ? '' : 's'}, ${ranges} range${ranges === 1 ? '' : 's'}`;
+  if (m.carried && Array.isArray(m.carried.from)) s += ` · carried (${m.carried.shape}) from ${m.carried.from.length} commit${m.carried.from.length === 1 ? '' : 's'}`;
   if (m.scope_violations.length) s += ` · SCOPE VIOLATION: ${m.scope_violations.length} path${m.scope_violations.length === 1 ? '' : 's'} outside ${m.intent_id} (pre-commit bypassed)`;
   return s.replace(/[\r\n]+/g, ' ');
 }

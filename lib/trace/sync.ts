@@ -139,12 +139,12 @@ export function missingNotesFetchRefspecs(repo: Repo): { key: string; value: str
   return missing;
 }
 
-function listRemotes(repo: Repo): string[] {
+export function listRemotes(repo: Repo): string[] {
   return git(['remote'], { cwd: repo.root }).split('\n').filter(Boolean);
 }
 
 /** The current branch's upstream remote, else origin. */
-function defaultRemote(repo: Repo, remotes: string[]): string {
+export function defaultRemote(repo: Repo, remotes: string[]): string {
   if (repo.branch) {
     const up = gitRaw(['config', '--get', `branch.${repo.branch}.remote`], { cwd: repo.root }).stdout.trim();
     if (up && up !== '.' && remotes.includes(up)) return up;
@@ -162,7 +162,7 @@ function revParse(repo: Repo, ref: string): string | null {
  * Returns the fetched tip, null when the remote has no notes (the tracking ref is then removed),
  * undefined when a concurrent fetch held the tracking ref's lock.
  */
-function fetchNotes(repo: Repo, remote: string, tracking: string): string | null | undefined {
+export function fetchNotes(repo: Repo, remote: string, tracking: string): string | null | undefined {
   const r = gitRaw(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', remote, `+${NOTES_REF}:${tracking}`], { cwd: repo.root });
   if (r.status !== 0) {
     if (/couldn't find remote ref/i.test(r.stderr)) {
@@ -196,7 +196,7 @@ function listNotes(repo: Repo, ref: string): Map<string, string> {
  * merge updates the ref without checking its old value, so a note written meanwhile would be
  * lost). Adds every commit whose note changed to `merged`; returns the local tip afterwards.
  */
-function mergeNotes(repo: Repo, tracking: string, remoteTip: string, merged: Set<string>): string {
+export function mergeNotes(repo: Repo, tracking: string, remoteTip: string, merged: Set<string>): string {
   const cwd = repo.root;
   const localTip = revParse(repo, NOTES_REF);
   if (!localTip) {
@@ -245,7 +245,7 @@ function pushNotes(repo: Repo, remote: string): PushOutcome {
 }
 
 /** The remote's own messages (`remote: …`), e.g. why a server hook refused the push. */
-function remoteLines(stderr: string): string {
+export function remoteLines(stderr: string): string {
   return stderr.split('\n').filter((l) => l.startsWith('remote:')).map((l) => l.slice('remote:'.length).trim()).filter(Boolean).join(' ');
 }
 
