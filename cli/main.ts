@@ -193,12 +193,12 @@ program
 
 program
   .command('push')
-  .description("push the current intent's branch with its notes in one atomic push (fetch, merge, retry with jitter)")
+  .description("push the current branch (an intent's, or main after intent done --merge) with its notes in one atomic push (fetch, merge, retry with jitter)")
   .argument('[remote]', 'the remote (default: the branch\'s upstream remote, else origin)')
   .option('--notes <mode>', 'intent: a notes ref per intent (refs/notes/intent/<ID>, folded by the server; no contention between intents); shared: refs/notes/intents (default: git config intent.pushNotes, else shared)')
   .option('--retries <n>', 'how many more times to try when the notes ref moved meanwhile (default 8)')
   .option('--json', 'print {"remote","intent","branch","mode","notesRef","attempts","notes","commit"} as JSON')
-  .addHelpText('after', '\nExit codes: 0 pushed, 1 refused or failed, 2 usage.\nExamples:\n  intent push\n  intent push origin --json\n  intent push --notes intent              # the server folds refs/notes/intent/<ID> (templates/server/post-receive)\n  git config intent.pushNotes intent      # make that the default')
+  .addHelpText('after', '\nExit codes: 0 pushed, 1 refused or failed, 2 usage.\nExamples:\n  intent push                             # in an intent worktree: intent/<ID> and its notes\n  intent push                             # in the main worktree after intent done --merge: main and the notes\n  intent push origin --json\n  intent push --notes intent              # the server folds refs/notes/intent/<ID> (templates/server/post-receive)\n  git config intent.pushNotes intent      # make that the default')
   .action(async (remote: string | undefined, opts: { notes?: string; retries?: string; json?: boolean }) =>
     (await import('./push.js')).run({ cwd: process.cwd(), remote, notes: opts.notes, retries: opts.retries, json: !!opts.json }));
 

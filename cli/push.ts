@@ -2,7 +2,7 @@ import { IntentError } from '../lib/core/index.js';
 import { pushIntent, type NotesMode } from '../lib/trace/index.js';
 import { emit } from './output.js';
 
-/** `intent push [remote]`: the current intent's branch with its notes, in one atomic push, retried when the notes moved. */
+/** `intent push [remote]`: the current branch (an intent's, or main) with its notes, in one atomic push, retried when the notes moved. */
 export function run(opts: { cwd: string; remote?: string; notes?: string; retries?: string; json: boolean }): void {
   let retries: number | undefined;
   if (opts.retries !== undefined) {

@@ -1,7 +1,9 @@
 /**
- * `intent push [remote]`: pushes the current intent's branch together with its notes, in one
- * atomic push (the server's gate sees the commits and their notes at once), fetching and merging
- * and trying again, with a jittered backoff, when the notes ref moved meanwhile.
+ * `intent push [remote]`: pushes the current branch together with its notes, in one atomic push
+ * (the server's gate sees the commits and their notes at once), fetching and merging and trying
+ * again, with a jittered backoff, when the notes ref moved meanwhile. On an intent's branch
+ * (`intent/<ID>`, its worktree) either way below carries the notes; on any other branch (`main`
+ * in the main worktree, after `intent done --merge`) the shared ref does.
  *
  * Two ways to carry the notes (docs/decisions.md, "Notes that scale with the number of agents"):
  * - `intent` (per-intent): the notes of the branch's commits go to `refs/notes/intent/<ID>`, a
@@ -39,7 +41,8 @@ export function intentNotesRef(id: string): string {
 /** What `intent push` did. */
 export interface PushResult {
   remote: string;
-  intent: string;
+  /** The intent of the branch pushed, or null for another branch (e.g. main). */
+  intent: string | null;
   branch: string;
   mode: NotesMode;
   /** The notes ref it pushed to. */
@@ -52,30 +55,33 @@ export interface PushResult {
   commit: string;
 }
 
-/** Pushes the intent branch checked out at `cwd` and its notes to `remote`. */
+/** Pushes the branch checked out at `cwd` (an intent's, or e.g. main) and its notes to `remote`. */
 export function pushIntent(cwd: string, opts: { remote?: string; mode?: NotesMode; retries?: number } = {}): PushResult {
   const repo = openRepo(cwd);
   const branch = repo.branch;
-  if (!branch || !branch.startsWith(BRANCH_PREFIX) || branch.length === BRANCH_PREFIX.length) {
-    throw new IntentError('USAGE', `intent push pushes an intent's branch (${BRANCH_PREFIX}<ID>), and ${repo.root} is on ${branch ? `branch ${branch}` : 'a detached HEAD'}: run it in the intent's worktree (intent checkout <ID> prints it).`, { branch });
+  if (!branch || branch === BRANCH_PREFIX) {
+    throw new IntentError('USAGE', `intent push pushes the current branch with its notes, and ${repo.root} is on ${branch ? `branch ${branch}` : 'a detached HEAD'}: check out a branch (an intent's worktree is on intent/<ID>; the main worktree on main), then run it again.`, { branch });
   }
-  const id = branch.slice(BRANCH_PREFIX.length);
+  const id = branch.startsWith(BRANCH_PREFIX) ? branch.slice(BRANCH_PREFIX.length) : null;
+  if (id === null && opts.mode === 'intent') {
+    throw new IntentError('USAGE', `--notes intent pushes an intent's notes to refs/notes/intent/<ID>, and ${branch} is not an intent's branch: push it with the shared notes (intent push without --notes intent).`, { branch });
+  }
   const remotes = listRemotes(repo);
   const remote = opts.remote ?? defaultRemote(repo, remotes);
   if (!remotes.includes(remote)) {
     throw new IntentError('PUSH_FAILED', `no remote named "${remote}" in ${repo.mainRoot}${remotes.length ? ` (remotes: ${remotes.join(', ')}). Name one: intent push <remote>.` : '; it has no remotes. Add one with `git remote add origin <url>`.'}`, { remote, remotes, reason: 'unknown-remote' });
   }
-  const mode = opts.mode ?? configuredMode(repo);
+  const mode: NotesMode = id === null ? 'shared' : (opts.mode ?? configuredMode(repo));
   const retries = opts.retries ?? 8;
   if (!Number.isInteger(retries) || retries < 0) throw new IntentError('INVALID_INPUT', `retries must be a whole number ≥ 0, got ${retries}`, { retries });
   const tip = git(['rev-parse', 'HEAD'], { cwd: repo.root }).trim();
-  const notesRef = mode === 'intent' ? intentNotesRef(id) : NOTES_REF;
+  const notesRef = mode === 'intent' && id !== null ? intentNotesRef(id) : NOTES_REF;
   let last = '';
   let notes = 0;
   for (let attempt = 1; attempt <= retries + 1; attempt++) {
     if (attempt > 1) sleepSync(jitterMs(attempt));
     let source: string | null;
-    if (mode === 'intent') {
+    if (mode === 'intent' && id !== null) {
       const prepared = intentNotesCommit(repo, remote, id, tip);
       if (prepared === undefined) { last = 'a concurrent fetch held the remote-tracking ref'; continue; }
       source = prepared?.commit ?? null;

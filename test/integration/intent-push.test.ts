@@ -144,12 +144,22 @@ describe('intent push', () => {
     expect(v.findings).toEqual([]);
   });
 
-  it('says what is wrong: not on an intent branch, an unknown remote, a bad mode, a refusal by the gate', () => {
+  it('says what is wrong: a detached HEAD, per-intent notes off an intent branch, an unknown remote, a bad mode, a refusal by the gate', () => {
     const srv = serverRepo('err.git');
     const human = humanRepo(join(root, 'err-human'), url('alice', 'err.git'));
+    // main in the main worktree (the README's last step, after intent done --merge): main and the shared notes.
+    const m = intent(human, ['push', '--json']);
+    expect(m.status, m.stderr + m.stdout).toBe(0);
+    expect(JSON.parse(m.stdout)).toMatchObject({ intent: null, branch: 'main', mode: 'shared', notesRef: 'refs/notes/intents', attempts: 1 });
+    const pm = intent(human, ['push', '--notes', 'intent']);
+    expect(pm.status).toBe(2);
+    expect(pm.stderr).toContain("--notes intent pushes an intent's notes to refs/notes/intent/<ID>, and main is not an intent's branch");
+    git(human, 'checkout', '-q', '--detach');
     const u = intent(human, ['push']);
+    git(human, 'checkout', '-q', 'main');
     expect(u.status).toBe(2);
-    expect(u.stderr).toContain("intent push pushes an intent's branch (intent/<ID>)");
+    expect(u.stderr).toContain('intent push pushes the current branch with its notes');
+    expect(u.stderr).toContain('a detached HEAD');
     const wt = agentClone('err', 'agent-3', 'INT-003', 'intent');
     const n = intent(wt, ['push', 'nowhere', '--json']);
     expect(JSON.parse(n.stdout).error).toMatchObject({ code: 'PUSH_FAILED', data: { reason: 'unknown-remote' } });
