@@ -51,6 +51,11 @@ export interface ToolCall {
   selects?: string;
   /** Check the handshake before a shell command that writes in the scope, even when its writes are checked after it too. */
   handshakeBeforeShell?: boolean;
+  /**
+   * The intent an earlier command of the same tool call selects (`intent context <ID>` first, then
+   * a write: Cline's run_commands): the handshake is checked after the call, once it ran, not before.
+   */
+  pendingSelection?: string;
   /** For agents that can run a harmless input instead of a refused call (Cline's SDK): that input. */
   softRefusal?: (reason: string) => Record<string, unknown> | null;
 }
@@ -280,7 +285,7 @@ function decideCommand(call: ToolCall): Verdict {
   const d = classifyCommand(call.command, { cwd: call.cwd, root: repo.root, inScope });
   // Where no snapshot follows the command (no tool call id: Cursor, Cline's VS Code), or the agent
   // can be told before it runs (Cline), its writes wait for the handshake now.
-  if (d.decision === 'allow' && d.writes.length && named && call.session && (!call.toolUseId || call.handshakeBeforeShell)) {
+  if (d.decision === 'allow' && d.writes.length && named && call.session && (!call.toolUseId || call.handshakeBeforeShell) && call.pendingSelection !== named.id) {
     requireHandshake(repo, call.session, named.id);
   }
   return d.decision === 'allow' ? NONE : { decision: d.decision, reason: d.reason };
