@@ -27,7 +27,7 @@ import { clineModelOf } from './cline-model.js';
 import { PKG_ROOT } from '../core/version.js';
 import { IntentError, NO_ACTIVE_INTENT_MESSAGE } from '../core/errors.js';
 import { gitRaw } from '../git/process.js';
-import type { ToolCall, Verdict } from './hook-adapters.js';
+import { contextCommand, type ToolCall, type Verdict } from './hook-adapters.js';
 import { patchFiles, type PatchFile } from './patch-paths.js';
 
 type Json = Record<string, unknown>;
@@ -246,7 +246,7 @@ function shellCalls(p: Json, body: Json, base: Omit<ToolCall, 'cwd' | 'kind'>, c
     return commands.map((command, i) => {
       pending ??= CONTEXT_RUN.exec(command)?.[1];
       return {
-        ...base, cwd, kind: 'shell' as const, command, handshakeBeforeShell: true,
+        ...base, cwd, kind: 'shell' as const, command: asIntentCommand(command), handshakeBeforeShell: true,
         ...(i === 0 && toolUseId ? { toolUseId } : {}),
         ...(pending ? { pendingSelection: pending } : {}),
       };
@@ -274,8 +274,23 @@ function shellCalls(p: Json, body: Json, base: Omit<ToolCall, 'cwd' | 'kind'>, c
  * when the user's shell has it. This program's own node and CLI work whatever the PATH.
  */
 function handshakeHint(): string {
-  const cli = join(PKG_ROOT, 'dist', 'bin', 'intent.js');
-  return `If \`intent\` is not found in your shell (Cline's hub keeps the PATH it started with), run ${quote(process.execPath)} ${quote(cli)} context <ID> instead.`;
+  return `If \`intent\` is not found in your shell (Cline's hub keeps the PATH it started with), run ${ownCli()} context <ID> instead.`;
+}
+
+/** This installation's CLI as a command line: its node and its entry point, quoted for `sh`. */
+function ownCli(): string {
+  return `${quote(process.execPath)} ${quote(join(PKG_ROOT, 'dist', 'bin', 'intent.js'))}`;
+}
+
+/**
+ * The hint's own command (`<this node> <this CLI> context <ID>`, exactly) as `intent context <ID>`,
+ * so the shell policy judges the subcommand and not "node runs a script"; any other command as it is.
+ */
+function asIntentCommand(command: string): string {
+  const own = ownCli() + ' ';
+  if (!command.trimStart().startsWith(own)) return command;
+  const line = `intent ${command.trimStart().slice(own.length)}`;
+  return contextCommand(line) ? line : command;
 }
 
 /** Cline's answer: JSON on stdout, exit 0 (a non-zero exit without JSON lets the tool run). */

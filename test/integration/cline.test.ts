@@ -381,6 +381,22 @@ describe('Cline CLI 3.0.65: payloads captured from a real run (test/fixtures/cli
     expect(out.contextModification).toContain('You must cite a valid active Intent ID.');
     expect(out.contextModification).toContain("Cline's hub keeps the PATH it started with");
     expect(out.contextModification).toMatch(/dist\/bin\/intent\.js'? context <ID>/);
+    // The model runs the hinted command: the shell policy judges it as `intent context`, and it selects.
+    const command = /run (.+) context <ID> instead/.exec(out.contextModification)![1] + ' context INT-001';
+    const withHint = (p: any) => {
+      const key = p.tool_call ? 'tool_call' : 'tool_result';
+      p[key].id = 'hint-call';
+      p[key].input.commands = [command];
+      if (p.tool_result) p.tool_result.output = [{ query: command, result: run('sh', ['-c', command], wt).stdout, success: true }];
+    };
+    expect(answer(hook(wt, 'PreToolUse', captured('pre-run-commands', wt, root, withHint), wt, { CLINE_DIR: clineHome(root) }))).toEqual({ cancel: false });
+    const post = answer(hook(wt, 'PostToolUse', captured('post-run-commands', wt, root, withHint), wt, { CLINE_DIR: clineHome(root) }));
+    expect(post.contextModification).toContain('works on INT-001 now');
+    // Another script run by node is still a program we cannot review.
+    const other = answer(hook(wt, 'PreToolUse', captured('pre-run-commands', wt, root, (p) => {
+      p.tool_call.input.commands = [command.replace('intent.js', 'other.js')];
+    }), wt, { CLINE_DIR: clineHome(root) }));
+    expect(other.contextModification).toContain('node runs code we cannot review');
   });
 });
 
