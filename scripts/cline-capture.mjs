@@ -9,6 +9,7 @@
 //   npm run build && node scripts/cline-e2e.mjs install && node scripts/cline-capture.mjs
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -94,7 +95,13 @@ async function main() {
     chmodSync(file, 0o755);
   }
   const api = await startOpenAiMock(STEPS);
-  const clineEnv = { ...env, CLINE_DIR: home, HOME: home };
+  // Its own hub port: the default is shared by every Cline of the machine (test/e2e/cline.test.ts).
+  const hubPort = await new Promise((res, rej) => {
+    const srv = createServer();
+    srv.once('error', rej);
+    srv.listen(0, '127.0.0.1', () => { const { port } = srv.address(); srv.close(() => res(port)); });
+  });
+  const clineEnv = { ...env, CLINE_DIR: home, HOME: home, CLINE_HUB_PORT: String(hubPort) };
   let hubPid;
   try {
     sh(wt, clineBin(), ['auth', '-p', 'openai', '-k', 'dummy', '-m', 'mock-model', '-b', `${api.url}/v1`], clineEnv);

@@ -7,6 +7,7 @@
 // (CI set) a missing CLI fails the file; elsewhere the file is skipped when the CLI is not
 // installed (`node scripts/cline-e2e.mjs install`).
 import { spawn } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,12 +36,28 @@ interface Mock {
 
 interface ClineRun { code: number; stdout: string; stderr: string; events: any[] }
 
-/** Runs a command of the Cline CLI with its own home (CLINE_DIR) and `bin` first on PATH. */
-function cline(cwd: string, args: string[], home: string, bin: string): Promise<ClineRun> {
+/** A TCP port on 127.0.0.1 that was free a moment ago. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Runs a command of the Cline CLI with its own home (CLINE_DIR), its own hub port (the default,
+ * 25463, is shared by every Cline of the machine: a user's own hub would serve this run, with its
+ * own environment) and `bin` first on PATH.
+ */
+function cline(cwd: string, args: string[], home: string, bin: string, hubPort: number): Promise<ClineRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(clineBin(), args, {
       cwd,
-      env: { ...process.env, CLINE_DIR: home, HOME: home, PATH: `${bin}:${process.env.PATH}` },
+      env: { ...process.env, CLINE_DIR: home, HOME: home, CLINE_HUB_PORT: String(hubPort), PATH: `${bin}:${process.env.PATH}` },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -130,10 +147,12 @@ describe.skipIf(!ready)(`Cline CLI ${CLINE_VERSION}, real CLI`, () => {
         { text: 'sub done' },
       ],
     }) as Mock;
+    const hubPort = await freePort();
     try {
-      const auth = await cline(wt, ['auth', '-p', 'openai', '-k', 'dummy', '-m', 'mock-model', '-b', `${api.url}/v1`], home, bin);
+      const auth = await cline(wt, ['auth', '-p', 'openai', '-k', 'dummy', '-m', 'mock-model', '-b', `${api.url}/v1`], home, bin, hubPort);
       expect(auth.code, auth.stderr).toBe(0);
-      run = await cline(wt, ['--json', '-t', '240', `${MAIN}: do the work`], home, bin);
+      run = await cline(wt, ['--json', '-t', '240', `${MAIN}: do the work`], home, bin, hubPort);
+      expect(JSON.parse(readFileSync(join(home, 'data', 'locks', 'hub', 'production.json'), 'utf8')).port).toBe(hubPort);
     } finally {
       await stopHub(home);
     }
