@@ -4,12 +4,15 @@
 # what it printed for the pinned commit.
 #
 #   scripts/check-roo-patch.sh <roo-clone>          git apply --check (needs nothing installed)
-#   scripts/check-roo-patch.sh --full <roo-clone>   also: applies the patch, links this package
-#       into the clone's src/node_modules, runs Roo's type-check (tsc --noEmit in src/), the
-#       patch's own test of Roo's real tools (vitest core/intent/__tests__/intent.spec.ts in src/),
-#       Roo's esbuild bundle (node esbuild.mjs in src/), and loads src/dist/extension.js with a
-#       stub `vscode` module to see its `activate` export; then reverts the patch.
-#       Needs: `pnpm install` done in the clone, and `npm run build` done here.
+#   scripts/check-roo-patch.sh --full <roo-clone>   also: applies the patch, packs this package
+#       (npm pack) and installs the tarball in the clone's src/ with `pnpm add` (as docs/roo-code.md
+#       says: under Roo's pnpm overrides, not a link), runs Roo's type-check (tsc --noEmit in src/),
+#       the patch's own test of Roo's real tools (vitest core/intent/__tests__/intent.spec.ts in
+#       src/), Roo's esbuild bundle (node esbuild.mjs in src/), and loads src/dist/extension.js
+#       with a stub `vscode` module to see its `activate` export; then reverts the patch and the
+#       install (src/package.json, pnpm-lock.yaml). ROO_TESTS=1 also runs all of Roo's tests in
+#       src/ (vitest run) and prints the counts.
+#       Needs: `pnpm install` done in the clone, and `npm run build` done here; pnpm on PATH.
 #
 # Exit 0 when every step passed; 1 when one failed (the step is printed); 2 on bad usage.
 set -euo pipefail
@@ -44,20 +47,26 @@ echo "ok: the patch applies ($(grep -c '^diff --git' "$patch") files)"
 [[ -f "$here/dist/roo-code.cjs" ]] || fail "run \`npm run build\` in $here first"
 [[ -z "$(git -C "$roo" status --porcelain -- src packages)" ]] || fail "$roo has local changes under src/ or packages/: start from a clean checkout"
 
-link="$roo/src/node_modules/intent-governance"
+pack="$(mktemp -d)"
+cp "$roo/src/package.json" "$pack/src-package.json"
+cp "$roo/pnpm-lock.yaml" "$pack/pnpm-lock.yaml"
 cleanup() {
   git -C "$roo" apply -R "$patch" 2>/dev/null || true
   git -C "$roo" clean -fdq -- src/core/intent src/core/tools/SelectActiveIntentTool.ts src/core/prompts/tools/native-tools/select_active_intent.ts 2>/dev/null || true
-  [[ -L "$link" ]] && rm -f "$link"
+  cp "$pack/src-package.json" "$roo/src/package.json" 2>/dev/null || true
+  cp "$pack/pnpm-lock.yaml" "$roo/pnpm-lock.yaml" 2>/dev/null || true
+  rm -rf "$pack"
   return 0
 }
 trap cleanup EXIT
 
-step "apply the patch and link intent-governance into src/node_modules"
+step "apply the patch; pack intent-governance and pnpm add the tarball in src/"
 git -C "$roo" apply "$patch"
-rm -rf "$link"
-ln -s "$here" "$link"
 git apply --stat "$patch" | tail -1
+( cd "$here" && npm pack --ignore-scripts --pack-destination "$pack" ) >/dev/null || fail "npm pack"
+tgz="$(ls "$pack"/intent-governance-*.tgz)"
+( cd "$roo/src" && pnpm add --ignore-scripts "$tgz" ) >/dev/null || fail "pnpm add $tgz in src/"
+ls -l "$roo/src/node_modules/intent-governance/dist/roo-code.cjs"
 
 step "Roo's type-check (src: tsc --noEmit)"
 ( cd "$roo/src" && npx tsc --noEmit -p . ) || fail "Roo's type-check"
@@ -72,5 +81,10 @@ ls -l "$roo/src/dist/extension.js"
 
 step "load dist/extension.js with a stub vscode module"
 node "$here/scripts/roo-load-check.cjs" "$roo/src/dist/extension.js" || fail "loading the bundle"
+
+if [[ "${ROO_TESTS:-}" == 1 ]]; then
+  step "all of Roo's tests in src/ with the patch (vitest run)"
+  ( cd "$roo/src" && npx vitest run ) | grep -E '^ +(Test Files|Tests) ' || fail "Roo's tests"
+fi
 
 step "all checks passed"

@@ -22,10 +22,12 @@
  * problem recording it is reported to the model instead.
  */
 import { existsSync } from 'node:fs';
-import { dirname, isAbsolute } from 'node:path';
-import { IntentError } from '../core/errors.js';
+import { dirname, isAbsolute, join } from 'node:path';
+import { clineModelOf } from './cline-model.js';
+import { PKG_ROOT } from '../core/version.js';
+import { IntentError, NO_ACTIVE_INTENT_MESSAGE } from '../core/errors.js';
 import { gitRaw } from '../git/process.js';
-import type { ToolCall, Verdict } from './hook-adapters.js';
+import { contextCommand, type ToolCall, type Verdict } from './hook-adapters.js';
 import { patchFiles, type PatchFile } from './patch-paths.js';
 
 type Json = Record<string, unknown>;
@@ -135,14 +137,32 @@ function selectionOf(tool: string, input: Json): string | null | undefined {
 }
 
 /** `intent context <ID>` in a command line. */
-const CONTEXT_RUN = /(?:^|[\s;&|(])(?:npx\s+(?:--no-install\s+)?)?intent\s+context\s+(?:--\S+\s+)*['"]?([A-Za-z0-9][A-Za-z0-9_-]*)/;
+const CONTEXT_RUN = /(?:^|[\s;&|(])(?:npx\s+(?:--no-install\s+)?)?['"]?(?:[^\s'";&|()]*\/)?intent(?:\.js)?['"]?\s+context\s+(?:--\S+\s+)*['"]?([A-Za-z0-9][A-Za-z0-9_-]*)/;
 
-/** The input the SDK runs instead of a refused call: it does nothing and fails, so the model reads why. */
+/**
+ * The input the SDK runs instead of a refused call: one that passes the tool's own schema (else
+ * the model first reads a zod error), changes nothing and fails, so the model reads why in the
+ * hook's context. The editor replaces text in /dev/null, which is always there and always empty
+ * ("No replacement performed: text not found in /dev/null."); an apply_patch input that is no patch
+ * fails to parse.
+ */
 function neutralInput(tool: string, reason: string): Json | null {
   if (tool === 'run_commands') return { commands: [`printf '%s\\n' ${quote(reason)} >&2; exit 1`] };
-  if (tool === 'editor') return { path: '', new_text: '' };
-  if (tool === 'apply_patch') return { input: '' };
+  if (tool === 'editor') return { path: '/dev/null', old_text: 'intent refused this edit', new_text: '' };
+  if (tool === 'apply_patch') return { input: 'intent refused this patch' };
   return null;
+}
+
+/** `tool_result.output` of the SDK: a list (run_commands, one entry per command) or one object. */
+function sdkOutput(p: Json): unknown {
+  return obj(p.tool_result)?.output;
+}
+
+/** Whether an SDK output entry reports a failure (`success: false`, or only an `error`). */
+function outputFailed(out: unknown): boolean {
+  const o = obj(out);
+  if (!o) return false;
+  return o.success === false || (o.success === undefined && o.error !== undefined);
 }
 
 /** Parses one Cline hook payload into the tool calls it stands for (an apply_patch or run_commands may be several). */
@@ -155,22 +175,18 @@ export function parseCline(event: string, p: Json): ToolCall[] {
   if (!tool) throw new IntentError('INVALID_INPUT', 'Cline payload has no "toolName" string; refusing it.', { field: 'toolName' });
   const sdk = p.hookName === 'tool_call' || p.hookName === 'tool_result';
   const input = toolInput(p, body, pre);
-  const model = obj(p.model);
-  const provider = str(model, 'provider');
-  const slug = str(model, 'slug');
-  const known = slug && slug !== 'unknown' ? slug : undefined;
-  const modelId = known
-    ? provider && provider !== 'unknown' && !known.includes('/') ? `${provider}/${known}` : known.includes('/') ? known : `cline/${known}`
-    : CLINE_UNKNOWN_MODEL;
   const taskId = str(p, 'taskId') ?? 'unknown';
   const sessionId = str(obj(p.sessionContext), 'rootSessionId') ?? taskId;
+  // Only a recorded write needs the model; looking it up reads Cline's session files.
+  const modelId = pre ? CLINE_UNKNOWN_MODEL : clineModelOf(p) ?? CLINE_UNKNOWN_MODEL;
   const base = {
     agent: 'Cline',
     phase: pre ? ('pre' as const) : ('post' as const),
     tool,
     modelId,
     sessionUrl: `cline://task/${encodeURIComponent(taskId)}`,
-    failed: body.success === false,
+    // The SDK says success: true for a run_commands whose commands failed: each has its own.
+    failed: body.success === false || (!Array.isArray(sdkOutput(p)) && outputFailed(sdkOutput(p))),
     session: { agent: 'cline', sessionId },
     softRefusal: sdk && pre ? (reason: string) => neutralInput(tool, reason) : undefined,
   };
@@ -180,21 +196,7 @@ export function parseCline(event: string, p: Json): ToolCall[] {
   if (selecting !== undefined) {
     return !pre && !base.failed && selecting ? [{ ...base, cwd: workDir([]), kind: 'other', selects: selecting }] : [];
   }
-  if (SHELL.has(tool)) {
-    const cwd = workDir([]);
-    const printed = !pre && !base.failed && /<intent_context/.test(str(body, 'result') ?? '');
-    // The SDK's tool call id keys one worktree snapshot for the whole run_commands (taken with the
-    // first command): afterwards the files the commands changed are staged and credited.
-    const callId = str(obj(p[pre ? 'tool_call' : 'tool_result']), 'id');
-    return commandLines(input).map((command, i) => {
-      const id = printed ? CONTEXT_RUN.exec(command)?.[1] : undefined;
-      return {
-        ...base, cwd, kind: 'shell' as const, command, handshakeBeforeShell: true,
-        ...(i === 0 && callId ? { toolUseId: `cline:${callId}` } : {}),
-        ...(id ? { selects: id } : {}),
-      };
-    });
-  }
+  if (SHELL.has(tool)) return shellCalls(p, body, base, commandLines(input), pre);
   if (READ.has(tool)) {
     const paths = readPaths(input);
     const cwd = workDir(paths);
@@ -226,6 +228,71 @@ export function parseCline(event: string, p: Json): ToolCall[] {
   return path ? [{ ...base, cwd, kind: 'write', path }] : [];
 }
 
+/**
+ * The calls of one `run_commands` (or `execute_command`). The SDK's tool call id keys one worktree
+ * snapshot for the whole call, taken before its first command; afterwards the files the commands
+ * changed are compared with it, staged and credited. A command that runs `intent context <ID>`
+ * selects the intent for the commands after it in the same call: before the call they are not
+ * refused for want of the handshake (`pendingSelection`), and after it the selection is recorded
+ * before what they wrote is staged. Each command's own `success` decides whether its context
+ * printed (the SDK's overall `success` is true even when a command failed).
+ */
+function shellCalls(p: Json, body: Json, base: Omit<ToolCall, 'cwd' | 'kind'>, commands: string[], pre: boolean): ToolCall[] {
+  const cwd = workDir([]);
+  const callId = str(obj(p[pre ? 'tool_call' : 'tool_result']), 'id');
+  const toolUseId = callId ? `cline:${callId}` : undefined;
+  if (pre) {
+    let pending: string | undefined;
+    return commands.map((command, i) => {
+      pending ??= CONTEXT_RUN.exec(command)?.[1];
+      return {
+        ...base, cwd, kind: 'shell' as const, command: asIntentCommand(command), handshakeBeforeShell: true,
+        ...(i === 0 && toolUseId ? { toolUseId } : {}),
+        ...(pending ? { pendingSelection: pending } : {}),
+      };
+    });
+  }
+  const outputs = sdkOutput(p);
+  const perCommand = Array.isArray(outputs) && outputs.length === commands.length ? outputs : null;
+  const selections: ToolCall[] = [];
+  const shells: ToolCall[] = commands.map((command, i) => {
+    const out = perCommand ? obj(perCommand[i]) : undefined;
+    const failed = perCommand ? outputFailed(out) : base.failed;
+    const text = perCommand ? (typeof out?.result === 'string' ? out.result : '') : (str(body, 'result') ?? '');
+    const id = !failed && /<intent_context/.test(text) ? CONTEXT_RUN.exec(command)?.[1] : undefined;
+    if (id) selections.push({ ...base, cwd, kind: 'other', command, failed: false, selects: id });
+    return { ...base, cwd, kind: 'shell' as const, command, failed };
+  });
+  // Selections first; the snapshot is compared once, with the last command's call.
+  if (toolUseId && shells.length) shells[shells.length - 1] = { ...shells[shells.length - 1], toolUseId };
+  return [...selections, ...shells];
+}
+
+/**
+ * What a refusal for want of the handshake adds for Cline: its commands run in its background hub,
+ * which keeps the environment (PATH) it started with, so `intent` may not be found there even
+ * when the user's shell has it. This program's own node and CLI work whatever the PATH.
+ */
+function handshakeHint(): string {
+  return `If \`intent\` is not found in your shell (Cline's hub keeps the PATH it started with), run ${ownCli()} context <ID> instead.`;
+}
+
+/** This installation's CLI as a command line: its node and its entry point, quoted for `sh`. */
+function ownCli(): string {
+  return `${quote(process.execPath)} ${quote(join(PKG_ROOT, 'dist', 'bin', 'intent.js'))}`;
+}
+
+/**
+ * The hint's own command (`<this node> <this CLI> context <ID>`, exactly) as `intent context <ID>`,
+ * so the shell policy judges the subcommand and not "node runs a script"; any other command as it is.
+ */
+function asIntentCommand(command: string): string {
+  const own = ownCli() + ' ';
+  if (!command.trimStart().startsWith(own)) return command;
+  const line = `intent ${command.trimStart().slice(own.length)}`;
+  return contextCommand(line) ? line : command;
+}
+
 /** Cline's answer: JSON on stdout, exit 0 (a non-zero exit without JSON lets the tool run). */
 export function answerCline(event: string, v: Verdict, calls: ToolCall[]): { stdout: string; stderr: string; code: number } {
   const json = (o: unknown) => ({ stdout: JSON.stringify(o) + '\n', stderr: '', code: 0 });
@@ -236,7 +303,8 @@ export function answerCline(event: string, v: Verdict, calls: ToolCall[]): { std
     return json({ cancel: false, ...(told ? { contextModification: told } : {}) });
   }
   if (v.decision === 'deny' || v.decision === 'ask') {
-    const message = v.decision === 'ask' ? `${reason} (a human must run or approve this)` : reason;
+    const base = v.decision === 'ask' ? `${reason} (a human must run or approve this)` : reason;
+    const message = base.includes(NO_ACTIVE_INTENT_MESSAGE) ? `${base}\n${handshakeHint()}` : base;
     const neutral = calls[0]?.softRefusal?.(message);
     if (neutral) return json({ cancel: false, overrideInput: neutral, contextModification: `${message}\nThe call was not run. Correct it, or ask a human.` });
     return json({ cancel: true, errorMessage: message });

@@ -54,6 +54,11 @@ export interface ToolCall {
   handshakeBeforeShell?: boolean;
   /** The agent's shell runs git with its hooks turned off (Gemini CLI): commits there are guarded (hookless-git). */
   gitHooksOff?: boolean;
+  /**
+   * The intent an earlier command of the same tool call selects (`intent context <ID>` first, then
+   * a write: Cline's run_commands): the handshake is checked after the call, once it ran, not before.
+   */
+  pendingSelection?: string;
   /** For agents that can run a harmless input instead of a refused call (Cline's SDK): that input. */
   softRefusal?: (reason: string) => Record<string, unknown> | null;
 }
@@ -313,7 +318,7 @@ function decideCommand(call: ToolCall): Verdict {
   const d = classifyCommand(call.command, { cwd: call.cwd, root: repo.root, inScope });
   // Where no snapshot follows the command (no tool call id: Cursor, Cline's VS Code), or the agent
   // can be told before it runs (Cline), its writes wait for the handshake now.
-  if (d.decision === 'allow' && d.writes.length && named && call.session && (!call.toolUseId || call.handshakeBeforeShell)) {
+  if (d.decision === 'allow' && d.writes.length && named && call.session && (!call.toolUseId || call.handshakeBeforeShell) && call.pendingSelection !== named.id) {
     requireHandshake(repo, call.session, named.id);
   }
   return d.decision === 'allow' ? NONE : { decision: d.decision, reason: d.reason };

@@ -1,6 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import * as z from 'zod';
@@ -13,6 +12,8 @@ import { appendLesson, checkLessonTag, MAX_LESSON_CHARS } from '../intents/lesso
 import { findIntent, loadRegistry } from '../intents/registry.js';
 import { openRepo, orchestrationPath } from '../git/repo.js';
 import { TOOL_VERSION } from '../core/version.js';
+import { MAX_GLOB_CHARS } from '../intents/scope.js';
+import { LineTransport } from './mcp-transport.js';
 
 /** The MCP server name clients see. */
 export const MCP_SERVER_NAME = 'intent';
@@ -63,7 +64,8 @@ function sdkError(message: string): CallToolResult {
   const unknown = /^Tool (\S+) (not found|disabled)/.exec(text);
   let error: IntentError;
   if (unknown) {
-    error = new IntentError('USAGE', `There is no tool "${unknown[1]}". The tools are: ${TOOLS.join(', ')}.`, { tool: unknown[1], tools: [...TOOLS] });
+    const name = shorten(unknown[1], 64);
+    error = new IntentError('USAGE', `There is no tool "${name}". The tools are: ${TOOLS.join(', ')}.`, { tool: name, tools: [...TOOLS] });
   } else {
     // The SDK says "Input validation error: Invalid arguments for tool <name>: <issue> at <path>" (one issue a line).
     const m = /^Input validation error: Invalid arguments for tool (\S+): ([\s\S]*)$/.exec(text);
@@ -81,8 +83,72 @@ function sdkError(message: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(error.toJSON()) }] };
 }
 
+/** `s` cut to `max` characters, with "…" when cut (a client's own strings echoed in a message). */
+function shorten(s: string, max: number): string {
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+}
+
+type RequestHandler = (request: { method: string; params?: unknown }, extra: unknown) => Promise<unknown>;
+
+/**
+ * Wraps the SDK's request handlers so that a request whose params do not fit the method's schema
+ * is answered with JSON-RPC `-32602` (Invalid params) and a short message naming the fields, not
+ * the SDK's `-32603` (Internal error) with zod's raw dump; and so that `tools/call` with
+ * `arguments` that are not an object (a string, a list) gets an `isError` result like any other
+ * argument that fails a tool's schema.
+ */
+function guardRequests(server: McpServer): void {
+  const handlers = (server.server as unknown as { _requestHandlers?: unknown })._requestHandlers;
+  if (!(handlers instanceof Map)) throw new Error('the MCP SDK no longer keeps its request handlers in _requestHandlers: update guardRequests');
+  for (const [method, handler] of [...(handlers as Map<string, RequestHandler>)]) {
+    handlers.set(method, async (request: { method: string; params?: unknown }, extra: unknown) => {
+      if (method === 'tools/call') {
+        const bad = badArguments(request.params);
+        if (bad) return bad;
+      }
+      try {
+        return await handler(request, extra);
+      } catch (e) {
+        throw asInvalidParams(method, e);
+      }
+    });
+  }
+}
+
+/** The isError result for a tools/call whose `arguments` are present but not an object. */
+function badArguments(params: unknown): CallToolResult | null {
+  if (typeof params !== 'object' || params === null || !('arguments' in params)) return null;
+  const { arguments: args, name } = params as { arguments?: unknown; name?: unknown };
+  if (args === undefined || (typeof args === 'object' && args !== null && !Array.isArray(args))) return null;
+  const tool = typeof name === 'string' ? shorten(name, 64) : undefined;
+  const got = args === null ? 'null' : Array.isArray(args) ? 'a list' : `a ${typeof args}`;
+  const error = new IntentError(
+    'INVALID_INPUT',
+    `Invalid arguments${tool ? ` for ${tool}` : ''}: "arguments" must be a JSON object of the tool's parameters, got ${got}` +
+      `${typeof args === 'string' ? ' (send the object itself, not a string holding its JSON)' : ''}. Check the tool's input schema and call it again.`,
+    { ...(tool ? { tool } : {}), field: 'arguments' },
+  );
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(error.toJSON()) }] };
+}
+
+/** A zod failure of a request's params as `-32602`, naming each field; other errors unchanged. */
+function asInvalidParams(method: string, e: unknown): unknown {
+  const issues = (e as { issues?: unknown })?.issues;
+  if (e instanceof McpError || !Array.isArray(issues)) return e;
+  const said = issues.slice(0, 5).map((i: { path?: unknown[]; message?: string }) => {
+    const path = Array.isArray(i.path) && i.path.length ? i.path.map(String).join('.') : '(params)';
+    return `${shorten(path, 80)}: ${shorten(String(i.message ?? 'invalid'), 200)}`;
+  });
+  // Not an McpError, whose message would start with "MCP error -32602: ": the SDK answers with
+  // any error's numeric `code` and `message`.
+  const message = `Invalid params for ${shorten(method, 64)}: ${said.join('; ')}${issues.length > 5 ? `; and ${issues.length - 5} more` : ''}.`;
+  return Object.assign(new Error(message), { code: ErrorCode.InvalidParams });
+}
+
 const TOOLS = ['select_active_intent', 'get_active_intent', 'record_lesson', 'request_scope_expansion'] as const;
 const INTENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+/** The largest context block a client may ask for, in bytes. */
+const MAX_CONTEXT_BYTES = 1024 * 1024;
 const intentId = () => z.string().regex(INTENT_ID, 'an intent id: letters, digits, "-" and "_", at most 64, e.g. "INT-001"');
 
 /**
@@ -106,8 +172,8 @@ export function createMcpServer(cwd: string): McpServer {
         'constraints, acceptance criteria and lessons learned. In an intent worktree only that worktree\'s intent can be selected.',
       inputSchema: {
         intent_id: intentId().describe('intent id from .orchestration/active_intents.yaml, e.g. "INT-001"'),
-        max_bytes: z.number().int().min(MIN_CONTEXT_BYTES).optional()
-          .describe(`cap the context at this many bytes (at least ${MIN_CONTEXT_BYTES}; default ${DEFAULT_CONTEXT_BYTES})`),
+        max_bytes: z.number().int().min(MIN_CONTEXT_BYTES).max(MAX_CONTEXT_BYTES).optional()
+          .describe(`cap the context at this many bytes (${MIN_CONTEXT_BYTES} to ${MAX_CONTEXT_BYTES}; default ${DEFAULT_CONTEXT_BYTES})`),
       },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
@@ -174,8 +240,8 @@ export function createMcpServer(cwd: string): McpServer {
         '(never .orchestration/ or .git/).',
       inputSchema: {
         intent_id: intentId().describe('intent id, e.g. "INT-001"'),
-        globs: z.array(z.string().min(1)).min(1).max(MAX_REQUEST_GLOBS)
-          .describe(`repository-relative path globs to add, 1 to ${MAX_REQUEST_GLOBS}, e.g. ["src/billing/**"]`),
+        globs: z.array(z.string().min(1).max(MAX_GLOB_CHARS)).min(1).max(MAX_REQUEST_GLOBS)
+          .describe(`repository-relative path globs to add, 1 to ${MAX_REQUEST_GLOBS} of at most ${MAX_GLOB_CHARS} characters, e.g. ["src/billing/**"]`),
         reason: z.string().min(1).max(MAX_REASON_CHARS)
           .describe(`why the intent needs these paths, for the human who decides (at most ${MAX_REASON_CHARS} characters)`),
       },
@@ -187,6 +253,7 @@ export function createMcpServer(cwd: string): McpServer {
     }),
   );
 
+  guardRequests(server);
   return server;
 }
 
@@ -200,7 +267,7 @@ export async function serveStdio(cwd: string): Promise<void> {
   }
   openRepo(cwd);
   const server = createMcpServer(cwd);
-  const transport = new StdioServerTransport();
+  const transport = new LineTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     process.stdin.once('end', () => resolve());

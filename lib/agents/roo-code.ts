@@ -13,13 +13,22 @@
  *   `<provider>/<model>`; `rooDelete` / `rooMove` do `apply_patch`'s deletes and moves.
  * - `rooCommand` is the shell policy's verdict on `execute_command`.
  *
- * Import it as `intent-governance/roo-code`. Bundlers (Roo's esbuild) and `require()` get the
- * self-contained CommonJS build `dist/roo-code.cjs` (scripts/bundle.mjs); `import` gets this module.
+ * - Governance is a setting (`rooConfigure({governance})`, Roo's `roo-cline.intentGovernance`):
+ *   `auto`, the default, is on in a governed repository (one with
+ *   `.orchestration/active_intents.yaml`) and off elsewhere; `on` and `off` force it. Off, every
+ *   function lets Roo work as without the patch (deletes and moves done plainly, commands left to
+ *   Roo's own approval), `rooGoverned` is false (no tool, no prompt section).
+ * - In a governed repository only an intent's worktree may be written by a task: the main worktree
+ *   (or any other checkout) refuses every write and names `intent checkout`.
+ *
+ * Import it as `intent-governance/roo-code`: every condition (`require`, `import`, bundlers) gets
+ * the self-contained CommonJS build `dist/roo-code.cjs` (scripts/bundle.mjs), which depends on
+ * nothing but Node: Roo's pnpm overrides (brace-expansion 2) cannot reach our minimatch.
  * The handshake is the shared one (agents/handshake: a file per session under the worktree's git
  * dir; the session is the Roo task id). What the model read lives in this module, per task id.
  */
-import { readFileSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { checkWrite, contentHash, deleteFile, moveFile, recordWrite, type WriteResult } from './adapter.js';
 import { recordHandshake, selectedIntent, type AgentSession } from './handshake.js';
 import { classifyCommand, type CommandDecision } from './shell/index.js';
@@ -76,6 +85,42 @@ This workspace is governed by intent: every change belongs to an intent, a scope
 - A write outside the owned scope is refused (Scope Violation): do not retry it; ask the user to expand the intent.
 - A write to a file that changed since you last read it is refused (Stale File): read the file again, then redo the edit.
 - Some commands are refused by the shell policy or need the user's approval: the tool result says why.`;
+
+// ---------------------------------------------------------------------------------------------
+// The setting.
+
+/** Roo's setting: `auto` (on in a governed repository, off elsewhere), `on`, `off`. */
+export type RooGovernanceSetting = 'auto' | 'on' | 'off';
+
+let setting: RooGovernanceSetting = 'auto';
+
+/** Sets the governance setting (the extension calls it at activation and when the setting changes). */
+export function rooConfigure(options: { governance?: unknown }): RooGovernanceSetting {
+  const g = options.governance;
+  setting = g === 'on' || g === 'off' ? g : 'auto';
+  return setting;
+}
+
+/**
+ * Whether intent governs tasks in `cwd`: the setting, and for `auto` whether the repository
+ * around `cwd` is governed (its checkout holds `.orchestration/active_intents.yaml`). No git
+ * process: a few `stat`s, cheap enough for every tool call and every system prompt.
+ */
+export function rooGoverned(cwd: string): boolean {
+  if (setting !== 'auto') return setting === 'on';
+  let dir = resolve(cwd);
+  for (;;) {
+    if (existsSync(join(dir, '.git'))) return existsSync(join(dir, '.orchestration', 'active_intents.yaml'));
+    const up = dirname(dir);
+    if (up === dir) return false;
+    dir = up;
+  }
+}
+
+/** The INTENT GOVERNANCE section for the system prompt of a task in `cwd` ("" when not governed). */
+export function rooIntentPrompt(cwd: string): string {
+  return rooGoverned(cwd) ? INTENT_SYSTEM_PROMPT : '';
+}
 
 // ---------------------------------------------------------------------------------------------
 // State per task (one extension host): what the model last read.
@@ -136,6 +181,7 @@ function sessionOf(task: RooTask): AgentSession {
  */
 function requireHandshake(task: RooTask, repo: Repo = openRepo(task.cwd)): string {
   const own = resolveIntentId(repo, undefined)?.id ?? null;
+  if (!own) throw notAWorktree(repo);
   const selected = selectedIntent(repo, sessionOf(task));
   if (selected && (!own || selected === own)) return selected;
   const why = selected
@@ -147,6 +193,17 @@ function requireHandshake(task: RooTask, repo: Repo = openRepo(task.cwd)): strin
   throw new IntentError('NO_ACTIVE_INTENT', `${NO_ACTIVE_INTENT_MESSAGE} ${why} ${how} Nothing was written.`, {
     intent: own, selected, agent: 'roo-code', session: String(task.taskId), worktree: repo.root,
   });
+}
+
+/** The refusal in a governed repository's main worktree (or any checkout that is no intent's). */
+function notAWorktree(repo: Repo): IntentError {
+  const where = repo.isMainWorktree ? 'the main worktree of a governed repository' : 'a checkout of a governed repository that is no intent\'s worktree';
+  return new IntentError(
+    'NO_ACTIVE_INTENT',
+    `${NO_ACTIVE_INTENT_MESSAGE} ${repo.root} is ${where}: an agent works in an intent's worktree. ` +
+      'Run `intent checkout <ID>` and open the folder it prints in VS Code. Nothing was written.',
+    { worktree: repo.root, mainWorktree: repo.isMainWorktree, agent: 'roo-code' },
+  );
 }
 
 /** The file's bytes, or null when there is no file. */
@@ -168,9 +225,13 @@ export function rooSelectIntent(task: RooTask, intentId: string): RooSelection {
   try {
     const id = typeof intentId === 'string' ? intentId.trim() : '';
     if (!id) throw new IntentError('NO_ACTIVE_INTENT', `${NO_ACTIVE_INTENT_MESSAGE}\nselect_active_intent needs intent_id, e.g. INT-001.`, {});
+    if (!rooGoverned(task.cwd)) {
+      throw new IntentError('NO_ACTIVE_INTENT', `${NO_ACTIVE_INTENT_MESSAGE} intent does not govern ${task.cwd} (not a governed repository, or the setting is "off"): there is no intent to select.`, {});
+    }
     const repo = openRepo(task.cwd);
     const own = resolveIntentId(repo, undefined);
-    if (own && own.id !== id) {
+    if (!own) throw notAWorktree(repo);
+    if (own.id !== id) {
       throw new IntentError(
         'NO_ACTIVE_INTENT',
         `${NO_ACTIVE_INTENT_MESSAGE}\nThis worktree belongs to ${own.id}, not ${id}. Select ${own.id}, or work on ${id} in its own worktree (intent checkout ${id}).`,
@@ -189,6 +250,7 @@ export function rooSelectIntent(task: RooTask, intentId: string): RooSelection {
 /** `read_file` read `relPath`: remember the hash of the file as it is now (never throws). */
 export function rooRead(task: RooTask, relPath: string): void {
   try {
+    if (!rooGoverned(task.cwd)) return;
     const abs = absOf(task, relPath);
     const content = readIfFile(abs);
     stateOf(task).reads.set(abs, content ? contentHash(content) : null);
@@ -204,6 +266,7 @@ export function rooRead(task: RooTask, relPath: string): void {
  */
 export function rooCheck(task: RooTask, relPath: string, newPath?: string): RooOutcome {
   return guard(() => {
+    if (!rooGoverned(task.cwd)) return;
     const intentId = requireHandshake(task);
     const s = stateOf(task);
     const abs = absOf(task, relPath);
@@ -227,6 +290,7 @@ export function rooSaved(
   edit: { originalContent?: string; newContent: string; finalContent?: string },
 ): RooOutcome {
   return guard(() => {
+    if (!rooGoverned(task.cwd)) return;
     const intentId = requireHandshake(task);
     const s = stateOf(task);
     const abs = absOf(task, relPath);
@@ -242,6 +306,10 @@ export function rooSaved(
 /** `apply_patch`'s `*** Delete File:`: instead of a bare `fs.unlink`; checks, deletes, stages. */
 export function rooDelete(task: RooTask, tool: string, relPath: string): RooOutcome {
   return guard(() => {
+    if (!rooGoverned(task.cwd)) {
+      unlinkSync(absOf(task, relPath)); // what Roo does without the patch
+      return;
+    }
     const intentId = requireHandshake(task);
     const s = stateOf(task);
     const abs = absOf(task, relPath);
@@ -256,6 +324,16 @@ export function rooDelete(task: RooTask, tool: string, relPath: string): RooOutc
 /** `apply_patch`'s `*** Move to:` with the updated content: checks both paths, moves, stages both sides. */
 export function rooMove(task: RooTask, tool: string, relPath: string, newPath: string, content?: string): RooOutcome {
   return guard(() => {
+    if (!rooGoverned(task.cwd)) {
+      // What Roo does without the patch: the new file written, the old one removed.
+      const from = absOf(task, relPath);
+      const to = absOf(task, newPath);
+      const bytes = content === undefined ? readFileSync(from) : Buffer.from(content, 'utf8');
+      mkdirSync(dirname(to), { recursive: true });
+      writeFileSync(to, bytes);
+      if (to !== from) unlinkSync(from);
+      return;
+    }
     const intentId = requireHandshake(task);
     const s = stateOf(task);
     const abs = absOf(task, relPath);
@@ -281,6 +359,7 @@ export function rooMove(task: RooTask, tool: string, relPath: string, newPath: s
  */
 export function rooCommand(task: RooTask, command: string, customCwd?: string): Pick<CommandDecision, 'decision' | 'reason'> {
   try {
+    if (!rooGoverned(task.cwd)) return { decision: 'allow', reason: '' };
     const repo = openRepo(task.cwd);
     let intentId: string | null = null;
     try {

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { BRANCH_PREFIX } from './active.js';
 import { IntentError } from '../core/errors.js';
+import { stripInvisible } from '../core/invisible.js';
 import { gitRaw } from '../git/process.js';
 import { lessonsFor, lessonText, parseLessons, type Lesson } from './lessons.js';
 import { findIntent, loadRegistry, type Intent } from './registry.js';
@@ -31,9 +32,13 @@ export interface HistoryEntry {
 
 // ---------------------------------------------------------------- XML
 
-/** Removes characters XML 1.0 does not allow (control characters except \t \n \r, lone surrogates, U+FFFE/U+FFFF). */
+/**
+ * Removes characters XML 1.0 does not allow (control characters except \t \n \r, lone surrogates,
+ * U+FFFE/U+FFFF) and the invisible ones (bidi controls, zero-width and other format characters:
+ * core/invisible.ts): every text in the block was written by someone else, often another agent.
+ */
 export function xmlClean(s: string): string {
-  return s.replace(/[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '');
+  return stripInvisible(s.replace(/[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, ''), '\t\n\r');
 }
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;', '\r': '&#13;' };

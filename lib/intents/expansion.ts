@@ -3,6 +3,7 @@ import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, read
 import { join } from 'node:path';
 import { takenBack } from './scope.js';
 import { IntentError } from '../core/errors.js';
+import { stripInvisible } from '../core/invisible.js';
 import { writeFileAtomic } from '../core/files.js';
 import { findIntent, loadRegistry } from './registry.js';
 import { openRepo, orchestrationPath, stateDir, type Repo } from '../git/repo.js';
@@ -187,7 +188,9 @@ function checkGlobs(raw: unknown): string[] {
   const problems: string[] = [];
   raw.forEach((g, i) => {
     const problem = globProblem(g);
-    if (problem) problems.push(`globs[${i}]: ${typeof g === 'string' ? `"${g}" ` : ''}${problem}`);
+    const shown = typeof g === 'string' ? `"${g.length > 80 ? `${g.slice(0, 77)}…` : g}" ` : '';
+    if (problem) problems.push(`globs[${i}]: ${shown}${problem}`);
+    else if (stripInvisible(g as string) !== g) problems.push(`globs[${i}]: ${shown}contains an invisible character (a control, format or bidirectional character); type the path plainly`);
     else if ((g as string).startsWith('!')) problems.push(`globs[${i}]: "${g}" is a negation, which narrows a scope; request only globs that grant paths`);
     else if (/^(\.\/)*\.(orchestration|git)(\/|$)/.test(g as string)) {
       problems.push(`globs[${i}]: "${g}" is governance state (.orchestration/, .git/), which no intent's scope may hold; only a human edits it`);
@@ -204,7 +207,8 @@ function checkGlobs(raw: unknown): string[] {
 }
 
 function checkReason(raw: unknown): string {
-  const reason = typeof raw === 'string' ? raw.trim() : '';
+  // The reason is shown to the human who decides and may reach other agents: nothing hidden in it.
+  const reason = typeof raw === 'string' ? stripInvisible(raw.replace(/\r\n?/g, '\n')).trim() : '';
   if (!reason) {
     throw new IntentError('INVALID_INPUT', 'A scope-expansion request needs a reason: say why the intent needs these paths, for the human who decides.', { field: 'reason' });
   }

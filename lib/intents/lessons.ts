@@ -1,6 +1,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { IntentError } from '../core/errors.js';
+import { stripInvisible } from '../core/invisible.js';
 import { withLock } from '../core/lock.js';
 import { openRepo, orchestrationPath, stateDir, type Repo } from '../git/repo.js';
 import { resolveIntentId } from './active.js';
@@ -43,7 +44,8 @@ Append entries; do not rewrite history. One entry per lesson:
  */
 export function parseLessons(text: string): Lesson[] {
   // CommonMark hides an unclosed comment up to the end of the document; so do we.
-  const visible = text.replace(/<!--[\s\S]*?(?:-->|$)/g, '');
+  // An entry written before invisible characters were stripped, or by hand, is read without them too.
+  const visible = stripInvisible(text, '\t\n\r').replace(/<!--[\s\S]*?(?:-->|$)/g, '');
   const lessons: Lesson[] = [];
   let current: { head: Omit<Lesson, 'body'>; lines: string[] } | null = null;
   const flush = (): void => {
@@ -114,7 +116,8 @@ function cut(s: string, max: number, atWord = false): string {
 }
 
 /**
- * Builds the lesson `appendLesson` writes (pure): control characters removed, text cut to
+ * Builds the lesson `appendLesson` writes (pure): control, format and other invisible characters
+ * removed (a right-to-left override would reorder what the next agent's human reads), text cut to
  * MAX_LESSON_CHARS, the title taken from the first line or sentence.
  */
 export function buildLesson(text: string, intentId: string | null, now: Date): Lesson {
@@ -125,9 +128,7 @@ export function buildLesson(text: string, intentId: string | null, now: Date): L
       { intent: intentId },
     );
   }
-  const clean = text
-    .replace(/\r\n?/g, '\n')
-    .replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, '')
+  const clean = stripInvisible(text.replace(/\r\n?/g, '\n'))
     .split('\n')
     .map((l) => l.trimEnd())
     .join('\n')

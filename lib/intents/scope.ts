@@ -16,6 +16,9 @@ export interface Scope {
   readonly starts: readonly string[];
 }
 
+/** The longest glob accepted, in characters (minimatch itself refuses patterns past 65,536). */
+export const MAX_GLOB_CHARS = 1024;
+
 /**
  * Why a scope glob is unusable, or null when it is fine. Globs are repository-relative
  * POSIX paths: no absolute paths, no `..`, no backslashes.
@@ -29,8 +32,15 @@ export function globProblem(raw: unknown): string | null {
   if (glob.includes('\\')) return 'contains a backslash; use "/" as the separator';
   if (glob.split('/').includes('..')) return 'contains ".." and would leave the repository';
   if (glob.startsWith('!')) return 'has a double negation';
+  if (glob.length > MAX_GLOB_CHARS) return `is ${glob.length} characters long; at most ${MAX_GLOB_CHARS} are allowed`;
   if (/[\0\n\r]/.test(glob)) return 'contains a control character';
-  const mm = new Minimatch(normalise(glob), MM_OPTIONS);
+  let mm: Minimatch;
+  try {
+    mm = new Minimatch(normalise(glob), MM_OPTIONS);
+  } catch (e) {
+    // minimatch throws on patterns it refuses to compile (too long, too many braces).
+    return `is not a valid glob (${(e as Error).message})`;
+  }
   if (mm.makeRe() === false) return 'is not a valid glob';
   if (!balanced(glob)) return 'has unbalanced brackets or braces';
   return null;

@@ -1,7 +1,7 @@
-import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CLI, checkoutIntent, forFile, git, governedRepo, intent, noteOf, run, writeFiles, type Run } from '../helpers.js';
+import { CLI, checkoutIntent, forFile, git, governedRepo, intent, noteOf, run, tempDir, writeFiles, type Run } from '../helpers.js';
 
 // Cline's hook payloads, copied from Cline's source (test/fixtures/cline/README.md names the
 // commits), fed to the hook files `intent init --agent cline` writes, run as Cline runs them: in
@@ -17,8 +17,8 @@ function fixture(name: string, wt: string, edit: (p: any) => void = () => {}): a
 }
 
 /** Runs `.cline/hooks/<event>` of the worktree with the payload on stdin, in `cwd` (the workspace root). */
-function hook(wt: string, event: 'PreToolUse' | 'PostToolUse', payload: unknown, cwd = wt): Run {
-  return run('sh', [join(wt, '.cline', 'hooks', event)], cwd, {}, typeof payload === 'string' ? payload : JSON.stringify(payload));
+function hook(wt: string, event: 'PreToolUse' | 'PostToolUse', payload: unknown, cwd = wt, env: Record<string, string> = {}): Run {
+  return run('sh', [join(wt, '.cline', 'hooks', event)], cwd, env, typeof payload === 'string' ? payload : JSON.stringify(payload));
 }
 
 function answer(r: Run): any {
@@ -78,7 +78,7 @@ describe('Cline SDK payloads (run_commands, editor, read_files, apply_patch)', (
     const t = task('conv-handshake');
     const before = answer(hook(wt, 'PreToolUse', fixture('sdk-pre-editor-replace', wt, t)));
     expect(before.cancel).toBe(false);
-    expect(before.overrideInput).toEqual({ path: '', new_text: '' });
+    expect(before.overrideInput).toEqual({ path: '/dev/null', old_text: 'intent refused this edit', new_text: '' });
     expect(before.contextModification).toContain('You must cite a valid active Intent ID.');
     expect(before.contextModification).toContain('select_active_intent');
 
@@ -114,7 +114,8 @@ describe('Cline SDK payloads (run_commands, editor, read_files, apply_patch)', (
       t(p);
       p.tool_result.input = { commands: ['intent context INT-001'] };
       p.postToolUse.parameters = { commands: JSON.stringify(['intent context INT-001']) };
-      p.postToolUse.result = JSON.stringify([{ query: 'intent context INT-001', result: '<intent_context id="INT-001">…</intent_context>', success: true }]);
+      p.tool_result.output = [{ query: 'intent context INT-001', result: '<intent_context id="INT-001">…</intent_context>', success: true }];
+      p.postToolUse.result = JSON.stringify(p.tool_result.output);
     });
     expect(answer(hook(wt, 'PostToolUse', ran)).contextModification).toContain('works on INT-001 now');
     expect(answer(hook(wt, 'PreToolUse', ctx('echo x > src/auth/a.ts')))).toEqual({ cancel: false });
@@ -184,7 +185,7 @@ describe('Cline SDK payloads (run_commands, editor, read_files, apply_patch)', (
     const t = task('conv-scope');
     hook(wt, 'PostToolUse', fixture('sdk-post-select-intent', wt, t));
     const out = answer(hook(wt, 'PreToolUse', fixture('sdk-pre-editor-out-of-scope', wt, t)));
-    expect(out).toMatchObject({ cancel: false, overrideInput: { path: '', new_text: '' } });
+    expect(out).toMatchObject({ cancel: false, overrideInput: { path: '/dev/null', old_text: 'intent refused this edit', new_text: '' } });
     expect(out.contextModification).toContain('Scope Violation: INT-001 is not authorized to edit docs/x.md');
     expect(readFileSync(join(wt, 'docs/x.md'), 'utf8')).toBe('# x\n');
   });
@@ -193,7 +194,7 @@ describe('Cline SDK payloads (run_commands, editor, read_files, apply_patch)', (
     const t = task('conv-patch');
     hook(wt, 'PostToolUse', fixture('sdk-post-select-intent', wt, t));
     const out = answer(hook(wt, 'PreToolUse', fixture('sdk-pre-apply-patch-out-of-scope', wt, t)));
-    expect(out).toMatchObject({ cancel: false, overrideInput: { input: '' } });
+    expect(out).toMatchObject({ cancel: false, overrideInput: { input: 'intent refused this patch' } });
     expect(out.contextModification).toContain('docs/b.md');
     expect(answer(hook(wt, 'PreToolUse', fixture('sdk-pre-apply-patch', wt, t)))).toEqual({ cancel: false });
     writeFiles(wt, { 'src/auth/a.ts': 'export const a = 2;\n', 'src/auth/b.ts': 'export const b = 1;\n' });
@@ -238,6 +239,166 @@ describe('Cline SDK payloads (run_commands, editor, read_files, apply_patch)', (
     const post = answer(hook(wt, 'PostToolUse', '{"hookName":"tool_result"}'));
     expect(post.cancel).toBe(false);
     expect(post.contextModification).toContain('no "postToolUse" object');
+  });
+});
+
+const CAPTURED = join(FIXTURES, 'cli-3.0.65');
+const CAPTURED_ROOT = readdirSync(join(CAPTURED, 'sessions'))[0];
+
+/**
+ * A payload the Cline CLI 3.0.65 sent (scripts/cline-capture.mjs), given its own root session
+ * `root` (the subagent and the lead keep their own, different, taskIds).
+ */
+function captured(name: string, wt: string, root: string, edit: (p: any) => void = () => {}): any {
+  const text = readFileSync(join(CAPTURED, `${name}.json`), 'utf8').replaceAll('__WORKSPACE__', wt).replaceAll(CAPTURED_ROOT, root);
+  const p = JSON.parse(text);
+  edit(p);
+  return p;
+}
+
+/** A Cline home (CLINE_DIR) holding the captured session files under the root session `root`. */
+function clineHome(root: string): string {
+  const home = tempDir();
+  const dir = join(home, 'data', 'sessions', root);
+  mkdirSync(dir, { recursive: true });
+  for (const f of readdirSync(join(CAPTURED, 'sessions', CAPTURED_ROOT))) {
+    const text = readFileSync(join(CAPTURED, 'sessions', CAPTURED_ROOT, f), 'utf8').replaceAll(CAPTURED_ROOT, root).replaceAll('__CLINE_DIR__', home);
+    writeFileSync(join(dir, f.replace(CAPTURED_ROOT, root)), text);
+  }
+  return home;
+}
+
+/** The captured `intent context INT-001` alone, run by the session `root`: its handshake. */
+function select(root: string, env: Record<string, string>): void {
+  const r = answer(hook(wt, 'PostToolUse', captured('post-run-commands', wt, root, (p) => {
+    p.tool_result.id = `select-${root}`;
+    p.tool_result.input.commands = ['intent context INT-001'];
+    p.tool_result.output = [p.tool_result.output[0]];
+  }), wt, env));
+  expect(r.contextModification).toContain('works on INT-001 now');
+}
+
+describe('Cline CLI 3.0.65: payloads captured from a real run (test/fixtures/cline/cli-3.0.65)', () => {
+  it('the captured payloads are what the fixes rely on: taskId differs from rootSessionId, no model, per-command success', () => {
+    const pre = captured('pre-editor-create', '/w', 'r');
+    expect(pre.taskId).not.toBe(pre.sessionContext.rootSessionId);
+    expect(pre.model).toBeUndefined();
+    const sub = captured('pre-subagent-editor-create', '/w', 'r');
+    expect(sub.sessionContext.rootSessionId).toBe(pre.sessionContext.rootSessionId);
+    expect(sub.taskId).not.toBe(pre.taskId);
+    const post = captured('post-run-commands', '/w', 'r');
+    expect(post.postToolUse.success).toBe(true);
+    expect(post.tool_result.output.map((o: any) => o.success)).toEqual([true, false, true]);
+    expect(JSON.parse(readFileSync(join(CAPTURED, 'run-result.json'), 'utf8')).model).toEqual({ id: 'mock-model', provider: 'openai-compatible' });
+  });
+
+  it('handshake and a write in one run_commands: not refused before, and after it the write is staged, credited to the session\'s model', () => {
+    const root = 'root-one-call';
+    const env = { CLINE_DIR: clineHome(root) };
+    const pre = answer(hook(wt, 'PreToolUse', captured('pre-run-commands', wt, root), wt, env));
+    expect(pre).toEqual({ cancel: false });
+    // What Cline's run_commands ran (the `false` in between fails on its own).
+    expect(run('sh', ['-c', "printf 'export const s = 1;\\n' > src/auth/shell.ts"], wt).status).toBe(0);
+    const post = answer(hook(wt, 'PostToolUse', captured('post-run-commands', wt, root), wt, env));
+    expect(post.cancel).toBe(false);
+    expect(post.contextModification).toContain('works on INT-001 now');
+    expect(post.contextModification).toContain('the command changed src/auth/shell.ts (1 line credited to openai-compatible/mock-model): staged');
+    expect(git(wt, 'diff', '--cached', '--name-only')).toContain('src/auth/shell.ts');
+    git(wt, 'commit', '-q', '-m', 'one call');
+    const file = noteOf(wt)!.record.files.find((f: any) => f.path === 'src/auth/shell.ts');
+    expect(file.conversations[0].contributor).toEqual({ type: 'ai', model_id: 'openai-compatible/mock-model' });
+  });
+
+  it('a context command that failed in that call selects nothing, though the call as a whole says success: the write is not staged', () => {
+    const root = 'root-failed-context';
+    const env = { CLINE_DIR: clineHome(root) };
+    expect(answer(hook(wt, 'PreToolUse', captured('pre-run-commands', wt, root), wt, env))).toEqual({ cancel: false });
+    writeFileSync(join(wt, 'src/auth/shell2.ts'), 'export const s2 = 1;\n');
+    const post = answer(hook(wt, 'PostToolUse', captured('post-run-commands', wt, root, (p) => {
+      const cmds = ['intent context INT-001', 'false', "printf 'export const s2 = 1;\\n' > src/auth/shell2.ts"];
+      p.tool_result.input.commands = cmds;
+      p.tool_result.output[0] = { query: cmds[0], result: 'sh: 1: intent: not found\n[Command exited with code 127]', error: 'Command exited with code 127', success: false };
+      p.tool_result.output[0].result += '<intent_context id="INT-001">'; // even with the text, a failed command selects nothing
+    }), wt, env));
+    expect(post.postToolUse).toBeUndefined();
+    expect(post.contextModification).not.toContain('works on INT-001 now');
+    expect(post.contextModification).toContain('src/auth/shell2.ts, which this session may not write');
+    expect(git(wt, 'diff', '--cached', '--name-only')).not.toContain('src/auth/shell2.ts');
+    rmSync(join(wt, 'src/auth/shell2.ts'));
+  });
+
+  it('credits editor writes to the model of the message that made the call, a subagent\'s to the session\'s model, and shares the handshake by rootSessionId', () => {
+    const root = 'root-editor';
+    const env = { CLINE_DIR: clineHome(root) };
+    // The lead selects; the subagent (own taskId, same rootSessionId) may then write too.
+    select(root, env);
+    const lead = (p: any) => { (p.tool_call ?? p.tool_result).input.path = 'src/auth/lead.ts'; };
+    expect(answer(hook(wt, 'PreToolUse', captured('pre-editor-create', wt, root, lead), wt, env))).toEqual({ cancel: false });
+    writeFileSync(join(wt, 'src/auth/lead.ts'), 'export const n = 1;\n');
+    expect(answer(hook(wt, 'PostToolUse', captured('post-editor-create', wt, root, lead), wt, env)).contextModification)
+      .toContain('staged src/auth/lead.ts under INT-001 (1 line credited to openai-compatible/mock-model)');
+    expect(answer(hook(wt, 'PreToolUse', captured('pre-subagent-editor-create', wt, root), wt, env))).toEqual({ cancel: false });
+    writeFileSync(join(wt, 'src/auth/sub.ts'), 'export const sub = 1;\n');
+    expect(answer(hook(wt, 'PostToolUse', captured('post-subagent-editor-create', wt, root), wt, env)).contextModification)
+      .toContain('(1 line credited to openai-compatible/mock-model)');
+    // Without Cline's session files the credit falls back to cline/unknown, never to a guess.
+    writeFileSync(join(wt, 'src/auth/bare.ts'), 'export const bare = 1;\n');
+    const bare = answer(hook(wt, 'PostToolUse', captured('post-editor-create', wt, root, (p) => {
+      p.tool_result.input.path = 'src/auth/bare.ts';
+    }), wt, { CLINE_DIR: tempDir() }));
+    expect(bare.contextModification).toContain('staged src/auth/bare.ts under INT-001 (1 line credited to cline/unknown)');
+    git(wt, 'commit', '-q', '-m', 'editor');
+    const files = noteOf(wt)!.record.files;
+    for (const path of ['src/auth/lead.ts', 'src/auth/sub.ts']) {
+      expect(files.find((f: any) => f.path === path).conversations[0].contributor.model_id, path).toBe('openai-compatible/mock-model');
+    }
+  });
+
+  it('a failed editor call (success: false in its output) is not recorded', () => {
+    const root = 'root-failed-editor';
+    const env = { CLINE_DIR: clineHome(root) };
+    expect(answer(hook(wt, 'PostToolUse', captured('post-editor-failed', wt, root), wt, env))).toEqual({ cancel: false });
+    expect(git(wt, 'diff', '--cached', '--name-only')).toBe('');
+  });
+
+  it('the refusal input for editor is the one Cline 3.0.65 accepted and ran without writing (its schema passed)', () => {
+    const root = 'root-neutral';
+    const env = { CLINE_DIR: clineHome(root) };
+    select(root, env);
+    const out = answer(hook(wt, 'PreToolUse', captured('pre-editor-create', wt, root, (p) => {
+      p.tool_call.input = { path: 'docs/x.md', new_text: '# y\n' };
+    }), wt, env));
+    expect(out.cancel).toBe(false);
+    expect(out.contextModification).toContain('Scope Violation: INT-001 is not authorized to edit docs/x.md');
+    const ran = captured('pre-editor-neutral', wt, root).tool_call.input;
+    expect(out.overrideInput).toEqual(ran);
+    const told = JSON.parse(readFileSync(join(CAPTURED, 'tool-results.json'), 'utf8'))['editor-neutral'];
+    expect(told).toContain('No replacement performed: text not found in /dev/null.');
+    expect(told).not.toMatch(/Too small|expected string/);
+  });
+
+  it('a write refused for want of the handshake says how to run intent when Cline\'s hub does not find it', () => {
+    const root = 'root-hint';
+    const out = answer(hook(wt, 'PreToolUse', captured('pre-editor-create', wt, root), wt, { CLINE_DIR: clineHome(root) }));
+    expect(out.contextModification).toContain('You must cite a valid active Intent ID.');
+    expect(out.contextModification).toContain("Cline's hub keeps the PATH it started with");
+    expect(out.contextModification).toMatch(/dist\/bin\/intent\.js'? context <ID>/);
+    // The model runs the hinted command: the shell policy judges it as `intent context`, and it selects.
+    const command = /run (.+) context <ID> instead/.exec(out.contextModification)![1] + ' context INT-001';
+    const withHint = (p: any) => {
+      const key = p.tool_call ? 'tool_call' : 'tool_result';
+      p[key].id = 'hint-call';
+      p[key].input.commands = [command];
+      if (p.tool_result) p.tool_result.output = [{ query: command, result: run('sh', ['-c', command], wt).stdout, success: true }];
+    };
+    expect(answer(hook(wt, 'PreToolUse', captured('pre-run-commands', wt, root, withHint), wt, { CLINE_DIR: clineHome(root) }))).toEqual({ cancel: false });
+    const post = answer(hook(wt, 'PostToolUse', captured('post-run-commands', wt, root, withHint), wt, { CLINE_DIR: clineHome(root) }));
+    expect(post.contextModification).toContain('works on INT-001 now');
+    // Another script run by node is still a program we cannot review.
+    const other = answer(hook(wt, 'PreToolUse', captured('pre-run-commands', wt, root, (p) => {
+      p.tool_call.input.commands = [command.replace('intent.js', 'other.js')];
+    }), wt, { CLINE_DIR: clineHome(root) }));
+    expect(other.contextModification).toContain('node runs code we cannot review');
   });
 });
 

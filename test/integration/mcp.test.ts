@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { appendFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -286,5 +287,146 @@ describe('intent mcp: the session, limits and validation (issue 14)', () => {
     const text = r.content[0].text;
     expect(Buffer.byteLength(text)).toBeLessThanOrEqual(1200);
     expect(text).toMatch(/<lesson[^>]*intent="INT-001"[^>]*>Own lesson: refresh tokens rotate/);
+  });
+});
+
+/** `intent mcp` driven by a raw client: lines written to its stdin, JSON lines read from its stdout. */
+async function rawSession(dir: string): Promise<{ send: (line: string) => void; next: () => Promise<any>; close: () => void }> {
+  const child = spawn(process.execPath, [CLI, 'mcp', '--cwd', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  const waiting: ((line: string) => void)[] = [];
+  let buf = '';
+  child.stdout.on('data', (c: Buffer) => {
+    buf += c.toString('utf8');
+    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      const w = waiting.shift();
+      if (w) w(line);
+      else lines.push(line);
+    }
+  });
+  const session = {
+    send: (line: string) => { child.stdin.write(line + '\n'); },
+    next: () => new Promise<any>((resolve, reject) => {
+      const got = lines.shift();
+      if (got !== undefined) return resolve(JSON.parse(got));
+      const timer = setTimeout(() => reject(new Error('no answer from intent mcp within 20 s')), 20_000);
+      waiting.push((line) => { clearTimeout(timer); resolve(JSON.parse(line)); });
+    }),
+    close: () => { child.stdin.end(); },
+  };
+  raws.push(session);
+  session.send(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }));
+  expect((await session.next()).result.serverInfo.name).toBe('intent');
+  session.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+  return session;
+}
+const raws: { close: () => void }[] = [];
+afterEach(() => {
+  while (raws.length) raws.pop()!.close();
+});
+
+describe('intent mcp: protocol errors and hostile text (issue 27)', () => {
+  it('a line that is not JSON gets -32700, a JSON value that is not JSON-RPC -32600, and the server keeps serving', async () => {
+    const repo = governedRepo(INTENTS);
+    const s = await rawSession(repo);
+    s.send('{"jsonrpc": "2.0", "id": 7, "method": "tools/list"');
+    const parse = await s.next();
+    expect(parse).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
+    expect(parse.error.message).toContain('not JSON');
+    s.send(JSON.stringify({ jsonrpc: '2.0', id: 8, method: 42 }));
+    expect(await s.next()).toMatchObject({ id: 8, error: { code: -32600 } });
+    s.send(JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }));
+    const list = await s.next();
+    expect(list.id).toBe(9);
+    expect(list.result.tools.map((t: { name: string }) => t.name)).toContain('select_active_intent');
+  });
+
+  it('tools/call with arguments as a string is an isError result with our shape, not -32603 with a zod dump', async () => {
+    const repo = governedRepo(INTENTS);
+    const s = await rawSession(repo);
+    s.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'select_active_intent', arguments: '{"intent_id":"INT-001"}' } }));
+    const r = await s.next();
+    expect(r.id).toBe(1);
+    expect(r.error).toBeUndefined();
+    expect(r.result.isError).toBe(true);
+    const body = JSON.parse(r.result.content[0].text);
+    expect(body).toMatchObject({ code: 'INVALID_INPUT', data: { tool: 'select_active_intent', field: 'arguments' } });
+    expect(body.message).toContain('"arguments" must be a JSON object');
+    expect(body.message).toContain('not a string holding its JSON');
+    s.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_active_intent', arguments: ['x'] } }));
+    expect(JSON.parse((await s.next()).result.content[0].text).message).toContain('got a list');
+  });
+
+  it('params that do not fit the method get -32602 naming the field, not -32603', async () => {
+    const repo = governedRepo(INTENTS);
+    const s = await rawSession(repo);
+    s.send(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { arguments: {} } }));
+    const r = await s.next();
+    expect(r).toMatchObject({ id: 3, error: { code: -32602 } });
+    expect(r.error.message).toMatch(/^Invalid params for tools\/call: params.name: /);
+    expect(r.error.message).not.toContain('"code"');
+    // JSON-RPC 2.0: params that are not a structured value make the whole request invalid.
+    s.send(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: 'select_active_intent' }));
+    expect(await s.next()).toMatchObject({ id: 4, error: { code: -32600 } });
+    s.send(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 42 } }));
+    expect(await s.next()).toMatchObject({ id: 5, error: { code: -32602 } });
+  });
+
+  it('a 100,000-character glob, tool name or id is refused with a clear INVALID_INPUT or USAGE, never INTERNAL', async () => {
+    const repo = governedRepo(INTENTS);
+    const { client } = await connect(repo);
+    const long = 'src/' + 'a'.repeat(100_000);
+    const glob = errorOf(await call(client, 'request_scope_expansion', { intent_id: 'INT-001', globs: [long], reason: 'x' }));
+    expect(glob).toMatchObject({ code: 'INVALID_INPUT', data: { field: 'globs' } });
+    expect(glob.message.length).toBeLessThan(1000);
+    const id = errorOf(await call(client, 'select_active_intent', { intent_id: 'I'.repeat(100_000) }));
+    expect(id).toMatchObject({ code: 'INVALID_INPUT', data: { field: 'intent_id' } });
+    expect(id.message.length).toBeLessThan(1000);
+    const tool = errorOf(await call(client, 'x'.repeat(100_000), {}));
+    expect(tool.code).toBe('USAGE');
+    expect(tool.message.length).toBeLessThan(1000);
+    const big = errorOf(await call(client, 'select_active_intent', { intent_id: 'INT-001', max_bytes: 1e12 }));
+    expect(big.data.field).toBe('max_bytes');
+    // The same limit holds for `intent expand` and for globs that reach the library directly.
+    const cli = intent(repo, ['expand', 'INT-001', long, '--reason', 'x']);
+    expect(cli.status).not.toBe(0);
+    expect(cli.stderr).toContain('characters long; at most 1024');
+    expect(cli.stderr).not.toContain('INTERNAL');
+    expect(listExpansionRequests(repo)).toEqual([]);
+  });
+
+  it('record_lesson strips bidi controls and invisible characters before other agents read the lesson', async () => {
+    const repo = governedRepo(INTENTS);
+    const { client } = await connect(repo);
+    const hostile = 'Use the \u202Etxt.exe\u202C helper.\u200B Zero\u2066width\u2069\u200E\u200F\uFEFF and \u{E0041}\u{E0042}tags\u00AD.\tTabs stay.';
+    const r = await call(client, 'record_lesson', { text: hostile, intent_id: 'INT-001' });
+    expect(r.isError ?? false, JSON.stringify(r)).toBe(false);
+    const md = readFileSync(join(repo, '.orchestration', 'AGENT.md'), 'utf8');
+    expect(md).toContain('Use the txt.exe helper. Zerowidth and tags.\tTabs stay.');
+    expect(md).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200B-\u200F\uFEFF\u00AD]|\u{E0041}/u);
+    const ctx = (await call(client, 'select_active_intent', { intent_id: 'INT-001' })).content[0].text;
+    expect(ctx).toContain('Use the txt.exe helper.');
+    expect(ctx).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200B-\u200F\uFEFF]/);
+  });
+
+  it('a lesson written into AGENT.md by hand with a right-to-left override reaches the context block without it', async () => {
+    const repo = governedRepo(INTENTS);
+    appendFileSync(join(repo, '.orchestration', 'AGENT.md'), '\n## 2026-01-01 · INT-001 · Hand \u202Ewritten\n\u2067Body\u2069 with \u200Bhidden text.\n');
+    const { client } = await connect(repo);
+    const ctx = (await call(client, 'select_active_intent', { intent_id: 'INT-001' })).content[0].text;
+    expect(ctx).toContain('Body with hidden text.');
+    expect(ctx).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200B]/);
+  });
+
+  it('a scope-expansion reason is stored without invisible characters, and a glob holding one is refused', async () => {
+    const repo = governedRepo(INTENTS);
+    const { client } = await connect(repo);
+    const ok = JSON.parse((await call(client, 'request_scope_expansion', { intent_id: 'INT-001', globs: ['src/x/**'], reason: 'needs \u202Ex\u202C for \u200Bbilling' })).content[0].text);
+    expect(ok.reason).toBe('needs x for billing');
+    const e = errorOf(await call(client, 'request_scope_expansion', { intent_id: 'INT-001', globs: ['src/\u202Egpj.**'], reason: 'x' }));
+    expect(e.code).toBe('INVALID_INPUT');
+    expect(e.message).toContain('invisible character');
   });
 });

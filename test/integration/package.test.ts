@@ -20,7 +20,7 @@ describe('the packed package', () => {
     expect(inst.status, inst.stderr).toBe(0);
     const bin = join(project, 'node_modules', '.bin', 'intent');
 
-    // The Roo Code entry: `require` gets the self-contained CommonJS build, `import` the ES module.
+    // The Roo Code entry: `require` and `import` both get the self-contained CommonJS build.
     const probe = "console.log(typeof m.rooCheck, typeof m.rooSelectIntent, m.SELECT_ACTIVE_INTENT_TOOL.name)";
     const cjs = run('node', ['-e', `const m = require('intent-governance/roo-code'); ${probe}; console.log(require.resolve('intent-governance/roo-code').endsWith('roo-code.cjs'))`], project);
     expect(cjs.stdout, cjs.stderr).toBe('function function select_active_intent\ntrue\n');

@@ -286,3 +286,97 @@ describe.each([
     expect(existsSync(join(wt, 'src/auth/moved.ts'))).toBe(true);
   });
 });
+
+describe.each([
+  ['the TypeScript module', () => source, 'set-ts'],
+  ['the bundled build', () => bundled, 'set-cjs'],
+] as const)('Roo Code governance setting and the main worktree, through %s (issue 27)', (_name, glue, taskId) => {
+  it('auto (the default): off outside a governed repository, so Roo works as without the patch', async () => {
+    const g = glue();
+    g.rooConfigure({});
+    const plain = tempDir();
+    git(plain, 'init', '-q', '-b', 'main');
+    writeFileSync(join(plain, 'a.txt'), 'a\n');
+    const task = fakeTask(plain, taskId);
+    expect(g.rooGoverned(plain)).toBe(false);
+    expect(g.rooIntentPrompt(plain)).toBe('');
+    expect(await writeToFile(g, task, 'b.txt', 'b\n')).toBe('saved b.txt');
+    expect(g.rooCommand(task, 'rm a.txt')).toEqual({ decision: 'allow', reason: '' });
+    expect(g.rooMove(task, 'apply_patch', 'b.txt', 'sub/c.txt', 'c\n')).toEqual({ ok: true });
+    expect(readFileSync(join(plain, 'sub/c.txt'), 'utf8')).toBe('c\n');
+    expect(existsSync(join(plain, 'b.txt'))).toBe(false);
+    expect(g.rooDelete(task, 'apply_patch', 'a.txt')).toEqual({ ok: true });
+    expect(existsSync(join(plain, 'a.txt'))).toBe(false);
+    expect(git(plain, 'diff', '--cached', '--name-only')).toBe('');
+    expect(g.rooSelectIntent(task, 'INT-001').ok).toBe(false);
+    // Not a repository at all (Roo's own tool tests use cwd "/"): no refusal either.
+    expect(g.rooCheck(fakeTask('/', taskId), 'x.ts')).toEqual({ ok: true });
+  });
+
+  it('auto in a governed repository: on; "off" turns it off there, "on" turns it on outside', async () => {
+    const g = glue();
+    const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], { 'src/a.ts': 'a\n' });
+    const wt = checkoutIntent(repo, 'INT-001');
+    const task = fakeTask(wt, `${taskId}-on`);
+    try {
+      g.rooConfigure({ governance: 'auto' });
+      expect(g.rooGoverned(wt)).toBe(true);
+      expect(g.rooGoverned(join(wt, 'src'))).toBe(true);
+      expect(g.rooIntentPrompt(wt)).toContain('INTENT GOVERNANCE');
+      expect(errorOf(await writeToFile(g, task, 'src/b.ts', 'b\n')).code).toBe('NO_ACTIVE_INTENT');
+      g.rooConfigure({ governance: 'off' });
+      expect(g.rooGoverned(wt)).toBe(false);
+      expect(await writeToFile(g, task, 'src/b.ts', 'b\n')).toBe('saved src/b.ts');
+      g.rooConfigure({ governance: 'on' });
+      expect(g.rooGoverned(tempDir())).toBe(true);
+      g.rooConfigure({ governance: 'bogus' });
+      expect(g.rooGoverned(tempDir())).toBe(false);
+    } finally {
+      g.rooConfigure({});
+    }
+  });
+
+  it('the main worktree of a governed repository refuses every write and select_active_intent, naming intent checkout (docs/roo-code.md)', async () => {
+    const g = glue();
+    g.rooConfigure({});
+    const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'], status: 'IN_PROGRESS' }], { 'src/a.ts': 'a\n' });
+    const task = fakeTask(repo, `${taskId}-main`);
+    const sel = g.rooSelectIntent(task, 'INT-001');
+    expect(sel.ok).toBe(false);
+    expect((sel as { error: string }).error).toContain('main worktree of a governed repository');
+    expect((sel as { error: string }).error).toContain('intent checkout');
+    const w = errorOf(await writeToFile(g, task, 'src/a.ts', 'b\n'));
+    expect(w.code).toBe('NO_ACTIVE_INTENT');
+    expect(w.message).toContain('intent checkout <ID>');
+    expect(readFileSync(join(repo, 'src/a.ts'), 'utf8')).toBe('a\n');
+    expect(g.rooDelete(task, 'apply_patch', 'src/a.ts').ok).toBe(false);
+    expect(existsSync(join(repo, 'src/a.ts'))).toBe(true);
+    expect(g.rooCommand(task, 'rm src/a.ts').decision).not.toBe('allow');
+  });
+});
+
+describe('the packed tarball under Roo\'s pnpm overrides (brace-expansion forced to 2.0.2)', () => {
+  it('installs, and both require and import get the self-contained build that does not use the project\'s brace-expansion', () => {
+    const work = tempDir();
+    const packed = run('npm', ['pack', '--ignore-scripts', '--pack-destination', work], PKG_ROOT);
+    expect(packed.status, packed.stderr).toBe(0);
+    const tgz = packed.stdout.trim().split('\n').pop()!;
+    const project = join(work, 'project');
+    mkdirSync(project);
+    // Roo's root package.json forces brace-expansion 2.0.2 (pnpm.overrides); npm's overrides do the same here.
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'roo-like', version: '1.0.0', private: true, overrides: { 'brace-expansion': '2.0.2' } }));
+    const inst = run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, tgz)], project);
+    expect(inst.status, inst.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(project, 'node_modules', 'brace-expansion', 'package.json'), 'utf8')).version).toBe('2.0.2');
+    const repo = governedRepo([{ id: 'INT-001', scope: ['src/{a,b}/**'] }], { 'src/a/x.ts': 'a\n' });
+    const wt = checkoutIntent(repo, 'INT-001');
+    // A scope glob with braces: minimatch expands it, with the bundled brace-expansion.
+    const probe = (m: string) => `const t = { cwd: ${JSON.stringify(wt)}, taskId: 'tgz', api: { getModel: () => ({ id: 'm' }) } };` +
+      ` if (!${m}.rooSelectIntent(t, 'INT-001').ok) throw new Error('select');` +
+      ` console.log(JSON.stringify([${m}.rooCheck(t, 'src/b/y.ts').ok, ${m}.rooCheck(t, 'docs/z.md').ok]))`;
+    const cjs = run('node', ['-e', `const m = require('intent-governance/roo-code'); ${probe('m')}; console.log(require.resolve('intent-governance/roo-code').endsWith('roo-code.cjs'))`], project);
+    expect(cjs.stdout, cjs.stderr).toBe('[true,false]\ntrue\n');
+    const esm = run('node', ['--input-type=module', '-e', `import * as m from 'intent-governance/roo-code'; ${probe('m')}; console.log(import.meta.resolve('intent-governance/roo-code').endsWith('roo-code.cjs'))`], project);
+    expect(esm.stdout, esm.stderr).toBe('[true,false]\ntrue\n');
+  });
+});

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IntentError } from '../../lib/core/errors.js';
+import { stripInvisible } from '../../lib/core/invisible.js';
 import {
   MAX_LESSON_CHARS, MAX_TITLE_CHARS, buildLesson, formatLesson, lessonText, lessonsFor, parseLessons, type Lesson,
 } from '../../lib/intents/lessons.js';
@@ -187,5 +188,20 @@ describe('lessonsFor', () => {
     const wide = { id: 'INT-001', owned_scope: ['**/*.sql'] };
     expect(lessonsFor([L('2026-01-01', 'INT-002', 'migrations/001_init.sql is slow')], wide)).toHaveLength(1);
     expect(lessonsFor([L('2026-01-01', 'INT-002', 'migrations are slow')], wide)).toHaveLength(0);
+  });
+});
+
+describe('invisible characters (issue 27)', () => {
+  it('buildLesson drops every bidi control, zero-width, tag and other format or control character, and keeps tabs and line breaks', () => {
+    const bidi = '\u202A\u202B\u202C\u202D\u202E\u2066\u2067\u2068\u2069\u200E\u200F\u061C';
+    const zeroWidth = '\u200B\u200C\u200D\u2060\uFEFF\u00AD';
+    const l = buildLesson(`Keep${bidi}${zeroWidth} it\u{E0049}\u{E0047} plain.\u0007\u2028\tTabbed\r\nline two\u0085`, 'INT-001', new Date('2026-11-27T00:00:00Z'));
+    expect(l.body).toBe('Keep it plain.\tTabbed\nline two');
+    expect(l.title).toBe('Keep it plain.');
+  });
+
+  it('stripInvisible leaves ordinary letters, accents, CJK and emoji alone', () => {
+    const text = 'Déjà vu: 日本語 😀 a→b «q»';
+    expect(stripInvisible(text)).toBe(text);
   });
 });
