@@ -11,6 +11,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { hostEnv } from '../core/settings.js';
 
 type Json = Record<string, unknown>;
 
@@ -28,7 +29,7 @@ function str(o: Json | undefined, key: string): string | undefined {
 }
 
 /** Cline's data directory, as the CLI resolves it. */
-export function clineDataDir(env: NodeJS.ProcessEnv = process.env): string {
+export function clineDataDir(env: NodeJS.ProcessEnv = hostEnv()): string {
   const data = env.CLINE_DATA_DIR?.trim();
   if (data) return data;
   return join(env.CLINE_DIR?.trim() || join(env.HOME || homedir(), '.cline'), 'data');
@@ -84,7 +85,7 @@ function modelOfCall(file: string, callId: string): string | undefined {
  * The model of a hook payload: its own `model {provider, slug}` when Cline sent a real one (the
  * extension before the SDK), else the Cline CLI's session files; undefined when neither says.
  */
-export function clineModelOf(p: Json, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function clineModelOf(p: Json, env: NodeJS.ProcessEnv = hostEnv()): string | undefined {
   const sent = obj(p.model);
   const slug = str(sent, 'slug');
   if (slug && slug !== 'unknown') return qualifyClineModel(str(sent, 'provider'), slug);

@@ -7,6 +7,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { git } from '../git/process.js';
+import { hostEnv } from '../core/settings.js';
 
 /** `git notes merge -s cat_sort_uniq` on two notes: every line of both once, sorted. */
 export function catSortUniq(a: string, b: string): string {
@@ -39,7 +40,7 @@ export function notesCommit(cwd: string, scratch: string, parent: string | null,
 
 /** A committer for notes commits where git has none configured (a CI runner, a server). */
 function identity(): Record<string, string> {
-  const e = process.env;
+  const e = hostEnv();
   return {
     GIT_AUTHOR_NAME: e.GIT_AUTHOR_NAME ?? 'intent', GIT_AUTHOR_EMAIL: e.GIT_AUTHOR_EMAIL ?? 'intent@localhost',
     GIT_COMMITTER_NAME: e.GIT_COMMITTER_NAME ?? 'intent', GIT_COMMITTER_EMAIL: e.GIT_COMMITTER_EMAIL ?? 'intent@localhost',
