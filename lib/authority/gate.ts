@@ -197,7 +197,7 @@ function refsPhase(ctx: Ctx): GateFinding[] {
   const notesUpdates = opts.updates.filter((u) => isNotesRef(u.ref));
   if (notesUpdates.length > 1) {
     for (const u of notesUpdates) {
-      out.push(refFinding(ctx, u, 'NOTES_REF_MULTIPLE', `this push updates ${notesUpdates.length} notes refs (${notesUpdates.map((x) => x.ref).join(', ')}): a push may carry one, so the notes of its commits are read from one place.`));
+      out.push(refFinding(ctx, u, 'NOTES_REF_MULTIPLE', `this push updates ${notesUpdates.length} notes refs (${notesUpdates.map((x) => x.ref).join(', ')}): a push may carry one notes ref, so the notes of its commits are read from one place.`));
     }
   }
   for (const u of opts.updates) {
