@@ -58,7 +58,7 @@ export interface GateOptions {
    * the identity rules are left to the server; everything else is judged as the server would.
    */
   identity?: 'known' | 'unknown';
-  /** Where to read notes when the push does not update refs/notes/intents (default: that ref). */
+  /** Where to read notes when the push updates no notes ref (default: refs/notes/intents). */
   notes?: string;
   /**
    * A local check (`intent done --merge`): the status of an intent listed on the base is the
