@@ -73,7 +73,7 @@ try {
   const srv = join(root, 'srv.git');
   git(root, 'init', '-q', '--bare', '-b', 'main', srv);
   git(srv, 'config', 'http.receivepack', 'true');
-  copyFileSync(join(PKG, 'templates', 'server', mode === 'intent' ? 'pre-receive-intent-notes' : 'pre-receive'), join(srv, 'hooks', 'pre-receive'));
+  copyFileSync(join(PKG, 'templates', 'server', 'pre-receive'), join(srv, 'hooks', 'pre-receive'));
   copyFileSync(join(PKG, 'templates', 'server', 'post-receive'), join(srv, 'hooks', 'post-receive'));
   chmodSync(join(srv, 'hooks', 'pre-receive'), 0o755);
   chmodSync(join(srv, 'hooks', 'post-receive'), 0o755);

@@ -6,7 +6,7 @@ export type AuthorityCode =
   | 'AUTHORITY_INVALID' | 'IDENTITY_REQUIRED' | 'REF_NOT_ALLOWED'
   | 'PROTECTED_DELETED' | 'NOT_FAST_FORWARD'
   | 'NOTES_DELETED' | 'NOTES_NOT_FAST_FORWARD' | 'NOTES_NOT_NOTES_COMMIT' | 'NOTE_DUPLICATE'
-  | 'NOTE_REWRITTEN' | 'NOTE_REMOVED'
+  | 'NOTE_REWRITTEN' | 'NOTE_REMOVED' | 'NOTES_REF_MULTIPLE' | 'CARRY_NOT_ALLOWED' | 'CARRY_MISMATCH'
   | 'NOTE_INTENT_MISMATCH' | 'INTENT_NOT_ALLOWED' | 'INTENT_NOT_ACTIVE' | 'UNGOVERNED';
 
 /** Every code `intent gate` can refuse with. */
@@ -38,6 +38,9 @@ const NEXT: Record<GateCode, (c: NextContext) => string> = {
   NOTE_DUPLICATE: (c) => `keep one note for ${short(c.commit)}: git notes --ref=intents show ${short(c.commit)} > note.txt, keep one record in it, git notes --ref=intents add -f -F note.txt ${short(c.commit)}, then push ${NOTES_REF}`,
   NOTE_REWRITTEN: RESTORE,
   NOTE_REMOVED: RESTORE,
+  NOTES_REF_MULTIPLE: () => `push one notes ref at a time: ${NOTES_REF} or refs/notes/intent/<ID> with its branch, the other in a second push (intent push does)`,
+  CARRY_NOT_ALLOWED: (c) => `leave ${short(c.commit)}'s note to the server's post-receive or CI (intent carry), or have a human run intent carry and push ${NOTES_REF}`,
+  CARRY_MISMATCH: (c) => `drop this note and let intent carry derive it: git notes --ref=intents remove ${short(c.commit)}; intent carry ${short(c.commit)} --from <the replaced commits>, then push ${NOTES_REF}`,
   NOTE_INTENT_MISMATCH: (c) => `keep only ${c.intent ?? 'this intent'}'s own commits on ${branchOf(c.ref) ?? 'its branch'}: git rebase -i origin/${c.base} there dropping the others, then push with --force-with-lease`,
   INTENT_NOT_ALLOWED: () => 'push only commits of the intents authority.yaml gives your identity',
   INTENT_NOT_ACTIVE: (c) => `a human marks ${c.intent ?? 'the intent'} IN_PROGRESS in .orchestration/active_intents.yaml on ${c.base} (intent checkout, commit, push ${c.base}), then push again; for an abandoned intent, drop its branch instead (git branch -D ${branchOf(c.ref) ?? 'intent/<ID>'})`,

@@ -4,6 +4,8 @@ import { BRANCH_PREFIX } from '../intents/active.js';
 import { checkRegistry } from '../intents/registry.js';
 import { compileScope } from '../intents/scope.js';
 import { checkContent, checkRecords, lazyValidator, type CommitInfo, type Finding } from '../trace/verify.js';
+import { checkCarried } from '../trace/carry.js';
+import { parseNote } from '../trace/note-records.js';
 import { METADATA_KEY, NOTES_REF } from '../core/version.js';
 import type { TraceRecord } from '../trace/record.js';
 import { nextStep, type GateCode } from './codes.js';
@@ -56,7 +58,7 @@ export interface GateOptions {
    * the identity rules are left to the server; everything else is judged as the server would.
    */
   identity?: 'known' | 'unknown';
-  /** Where to read notes when the push does not update refs/notes/intents (default: that ref). */
+  /** Where to read notes when the push updates no notes ref (default: refs/notes/intents). */
   notes?: string;
   /**
    * A local check (`intent done --merge`): the status of an intent listed on the base is the
@@ -92,6 +94,8 @@ interface Ctx {
   label: string;
   /** The settled history's tips: the protected branches before the push (CI: the base). */
   protectedTips: string[];
+  /** The push's one notes-ref update (refs/notes/intents or refs/notes/intent/<ID>), or null. */
+  notesUpdate: RefUpdate | null;
 }
 
 /** Where a commit under check arrived: the refs that newly reach it and the intent they demand. */
@@ -110,11 +114,11 @@ interface Arrival {
 export function gate(cwd: string, opts: GateOptions): GateResult {
   const ctx = context(cwd, opts);
   const findings: GateFinding[] = [...identityPhase(ctx), ...refsPhase(ctx)];
-  const codeUpdates = opts.updates.filter((u) => !ZERO.test(u.new) && u.ref !== NOTES_REF);
+  const codeUpdates = opts.updates.filter((u) => !ZERO.test(u.new) && !isNotesRef(u.ref));
   const commits = listNewCommits(cwd, codeUpdates, ctx.protectedTips);
   const notesPhaseResult = notesRefPhase(ctx, commits);
   findings.push(...notesPhaseResult.findings);
-  const checked = commitsPhase(ctx, commits, notesPhaseResult.late);
+  const checked = commitsPhase(ctx, commits, notesPhaseResult.late, notesPhaseResult.carried);
   findings.push(...checked.findings, ...contentPhase(ctx, checked.items, checked.arrivals));
   return { base: opts.base, baseCommit: ctx.policy.commit, pusher: ctx.pusher, role: ctx.role, commits: commits.size, governed: checked.governed, findings };
 }
@@ -130,9 +134,11 @@ function context(cwd: string, opts: GateOptions): Ctx {
   // Who is an agent and what is protected stay as the base had them before the push.
   const policy = advanced ? { ...readBasePolicy(cwd, advanced), authority: before.authority, authorityProblem: before.authorityProblem } : before;
   const label = opts.baseLabel ?? opts.base;
+  const notesUpdates = opts.updates.filter((u) => isNotesRef(u.ref));
   return {
     cwd, opts, policy, pusher, role, allowed: role === 'agent' ? agents.get(pusher!)! : null,
     baseName: opts.base.replace(/^refs\/(heads|remotes\/[^/]+)\//, ''), label: advanced ? `${label} as this push leaves it` : label, protectedTips,
+    notesUpdate: notesUpdates.length === 1 ? notesUpdates[0] : null,
   };
 }
 
@@ -165,7 +171,7 @@ function isProtectedRef(ctx: Ctx, ref: string): boolean {
 }
 
 function refFinding(ctx: Ctx, u: RefUpdate, code: GateCode, message: string): GateFinding {
-  return finding(ctx, { commit: ZERO.test(u.new) ? u.old : u.new, ref: u.ref, intent: intentOfRef(u.ref), code, message });
+  return finding(ctx, { commit: ZERO.test(u.new) ? u.old : u.new, ref: u.ref, intent: intentOfRef(u.ref) ?? intentOfNotesRef(u.ref), code, message });
 }
 
 /** Phase 1: a usable authority.yaml, and an identity once agents are listed. */
@@ -188,19 +194,26 @@ function identityPhase(ctx: Ctx): GateFinding[] {
 function refsPhase(ctx: Ctx): GateFinding[] {
   const { cwd, opts } = ctx;
   const out: GateFinding[] = [];
+  const notesUpdates = opts.updates.filter((u) => isNotesRef(u.ref));
+  if (notesUpdates.length > 1) {
+    for (const u of notesUpdates) {
+      out.push(refFinding(ctx, u, 'NOTES_REF_MULTIPLE', `this push updates ${notesUpdates.length} notes refs (${notesUpdates.map((x) => x.ref).join(', ')}): a push may carry one notes ref, so the notes of its commits are read from one place.`));
+    }
+  }
   for (const u of opts.updates) {
     const deletion = ZERO.test(u.new);
     const created = ZERO.test(u.old);
     if (ctx.role === 'agent') {
-      const id = intentOfRef(u.ref);
+      const id = intentOfRef(u.ref) ?? intentOfNotesRef(u.ref);
       const allowedRef = !deletion && (u.ref === NOTES_REF || (id !== null && mayPush(ctx, id)));
       if (!allowedRef) {
-        out.push(refFinding(ctx, u, 'REF_NOT_ALLOWED', `agent ${ctx.pusher} may not ${deletion ? 'delete' : 'update'} ${u.ref}: it may push only ${ctx.allowed!.map((i) => `refs/heads/${BRANCH_PREFIX}${i}`).join(', ')} and ${NOTES_REF}.`));
+        const own = ctx.allowed!.flatMap((i) => [`refs/heads/${BRANCH_PREFIX}${i}`, `${INTENT_NOTES_PREFIX}${i}`]);
+        out.push(refFinding(ctx, u, 'REF_NOT_ALLOWED', `agent ${ctx.pusher} may not ${deletion ? 'delete' : 'update'} ${u.ref}: it may push only ${own.join(', ')} and ${NOTES_REF}.`));
       }
     }
-    if (u.ref === NOTES_REF) {
-      if (deletion) out.push(refFinding(ctx, u, 'NOTES_DELETED', `${NOTES_REF} may not be deleted: the notes are the audit trail.`));
-      else if (!created && !isAncestor(cwd, u.old, u.new)) out.push(refFinding(ctx, u, 'NOTES_NOT_FAST_FORWARD', `${NOTES_REF} may only move forward: ${short(u.new)} does not contain ${short(u.old)}.`));
+    if (isNotesRef(u.ref)) {
+      if (deletion) out.push(refFinding(ctx, u, 'NOTES_DELETED', `${u.ref} may not be deleted: the notes are the audit trail.`));
+      else if (!created && !isAncestor(cwd, u.old, u.new)) out.push(refFinding(ctx, u, 'NOTES_NOT_FAST_FORWARD', `${u.ref} may only move forward: ${short(u.new)} does not contain ${short(u.old)}.`));
     } else if (isProtectedRef(ctx, u.ref)) {
       if (deletion) out.push(refFinding(ctx, u, 'PROTECTED_DELETED', `${u.ref} is protected and may not be deleted.`));
       else if (!created && !isAncestor(cwd, u.old, u.new)) out.push(refFinding(ctx, u, 'NOT_FAST_FORWARD', `${u.ref} is protected: ${short(u.new)} does not contain ${short(u.old)} (a rewrite of shared history).`));
@@ -210,42 +223,51 @@ function refsPhase(ctx: Ctx): GateFinding[] {
 }
 
 /**
- * Phase 3: an update of refs/notes/intents. Every commit it newly reaches must be a notes commit;
+ * Phase 3: an update of the push's notes ref (refs/notes/intents, or one intent's
+ * refs/notes/intent/<ID>: the same rules). Every commit it newly reaches must be a notes commit;
  * no object may be annotated at two fan-out paths; a note of a commit the server does not have
  * is inert (accepted, vouching for nothing, checked when the commit arrives); a note of a commit
- * on a protected branch is fixed; one of a commit the server has elsewhere may be added or
- * changed (then checked as that commit's note, on the refs that hold it), never removed.
- * Returns the commits to check for their changed notes, with those refs.
+ * on a protected branch is fixed, except that one may be added there when it is carried (every
+ * record `carried`, checked in phase 4 against its sources by `checkCarried`); one of a commit the
+ * server has elsewhere may be added or changed (then checked as that commit's note, on the refs
+ * that hold it), never removed. Returns the commits to check for their changed notes, with those
+ * refs, and which of them are carried additions to protected history.
  */
-function notesRefPhase(ctx: Ctx, commits: Map<string, NewCommit>): { findings: GateFinding[]; late: Map<string, string[]> } {
+function notesRefPhase(ctx: Ctx, commits: Map<string, NewCommit>): { findings: GateFinding[]; late: Map<string, string[]>; carried: Set<string> } {
   const { cwd, opts } = ctx;
   const out: GateFinding[] = [];
   const late = new Map<string, string[]>();
-  const u = opts.updates.find((x) => x.ref === NOTES_REF);
-  if (!u || ZERO.test(u.new)) return { findings: out, late };
+  const carried = new Set<string>();
+  const u = ctx.notesUpdate;
+  if (!u || ZERO.test(u.new)) return { findings: out, late, carried };
+  const NOTES = u.ref;
   const oldTip = ZERO.test(u.old) ? null : u.old;
   const bad = nonNotesCommits(cwd, oldTip, u.new);
   for (const b of bad) {
-    out.push(finding(ctx, { commit: b.commit, ref: NOTES_REF, intent: null, code: 'NOTES_NOT_NOTES_COMMIT', message: `${short(b.commit)} is not a notes commit (${b.problem}): ${NOTES_REF} may hold only notes.` }));
+    out.push(finding(ctx, { commit: b.commit, ref: NOTES, intent: null, code: 'NOTES_NOT_NOTES_COMMIT', message: `${short(b.commit)} is not a notes commit (${b.problem}): ${NOTES} may hold only notes.` }));
   }
-  if (bad.length) return { findings: out, late };
+  if (bad.length) return { findings: out, late, carried };
   // Notes of the commits this push brings are read and judged with them (phase 4).
   const elsewhere = notesChanges(cwd, oldTip, u.new).filter((c) => !commits.has(c.sha));
   const written = elsewhere.filter((c) => c.kind !== 'removed').map((c) => c.sha);
   for (const [sha, note] of readNotesFor(cwd, u.new, written)) {
-    if (note.paths.length > 1) out.push(duplicateFinding(ctx, sha, note.paths, NOTES_REF));
+    if (note.paths.length > 1) out.push(duplicateFinding(ctx, sha, note.paths, NOTES));
   }
   const absent = unreachedFrom(cwd, elsewhere.map((c) => c.sha), opts.serverRefs ?? ['--exclude=refs/notes/*', '--all']);
   const had = elsewhere.filter((c) => !absent.has(c.sha));
   const onProtected = reachableFrom(cwd, had.map((c) => c.sha), ctx.protectedTips);
   for (const c of had) {
-    if (onProtected.has(c.sha)) {
-      out.push(finding(ctx, { commit: c.sha, ref: NOTES_REF, intent: null, code: 'NOTE_REWRITTEN', message: `${short(c.sha)} is already on a protected branch: its note may not be ${c.kind === 'added' ? 'added after the fact' : c.kind}.` }));
+    if (onProtected.has(c.sha) && c.kind === 'added') {
+      // Only a carried record may be added to protected history (phase 4 judges it).
+      carried.add(c.sha);
+      late.set(c.sha, refsContaining(cwd, c.sha, 'refs/heads/'));
+    } else if (onProtected.has(c.sha)) {
+      out.push(finding(ctx, { commit: c.sha, ref: NOTES, intent: null, code: 'NOTE_REWRITTEN', message: `${short(c.sha)} is already on a protected branch: its note may not be ${c.kind}.` }));
     } else if (c.kind === 'removed') {
-      out.push(finding(ctx, { commit: c.sha, ref: NOTES_REF, intent: null, code: 'NOTE_REMOVED', message: `${short(c.sha)} is on the server and was checked with its note: the note may not be removed.` }));
+      out.push(finding(ctx, { commit: c.sha, ref: NOTES, intent: null, code: 'NOTE_REMOVED', message: `${short(c.sha)} is on the server and was checked with its note: the note may not be removed.` }));
     } else late.set(c.sha, refsContaining(cwd, c.sha, 'refs/heads/'));
   }
-  return { findings: out, late };
+  return { findings: out, late, carried };
 }
 
 function duplicateFinding(ctx: Ctx, sha: string, paths: string[], ref: string | null): GateFinding {
@@ -261,12 +283,12 @@ function duplicateFinding(ctx: Ctx, sha: string, paths: string[], ref: string | 
  * pushes nothing ungoverned. Every record of a note is checked (a second record cannot vouch for
  * what the first does not).
  */
-function commitsPhase(ctx: Ctx, commits: Map<string, NewCommit>, late: Map<string, string[]>): {
+function commitsPhase(ctx: Ctx, commits: Map<string, NewCommit>, late: Map<string, string[]>, carried: Set<string>): {
   findings: GateFinding[]; items: { commit: CommitInfo; record: TraceRecord }[]; arrivals: Map<string, Arrival>; governed: number;
 } {
   const { cwd, opts, policy } = ctx;
   const out: GateFinding[] = [];
-  const u = opts.updates.find((x) => x.ref === NOTES_REF);
+  const u = ctx.notesUpdate;
   const notesRev = u && !ZERO.test(u.new) ? u.new : opts.notes ?? NOTES_REF;
   const lateInfo = listNewCommits(cwd, [], [], [...late.keys()]);
   for (const [sha, info] of lateInfo) info.refs = late.get(sha) ?? [];
@@ -294,17 +316,33 @@ function commitsPhase(ctx: Ctx, commits: Map<string, NewCommit>, late: Map<strin
       at('NOTE_MISSING', `${short(c.sha)} on ${ref} is governed (${expected ? `${BRANCH_PREFIX}${expected}` : `Intent-Id: ${c.trailer}`}) but has no note on ${NOTES_REF}.`, expected ?? c.trailer);
       continue;
     }
+    const isCarried = carried.has(c.sha);
+    if (isCarried) {
+      const parsed = parseNote(note);
+      const id = typeof parsed === 'string' ? null : parsed.records[0]?.metadata?.[METADATA_KEY]?.intent_id ?? null;
+      if (typeof parsed === 'string' || !parsed.records.length || parsed.records.some((r) => !r.metadata?.[METADATA_KEY]?.carried)) {
+        at('NOTE_REWRITTEN', `${short(c.sha)} is already on a protected branch: a note may be added for it only when every record in it is carried (intent carry).`, id);
+        continue;
+      }
+      if (ctx.role === 'agent' && opts.identity !== 'unknown') {
+        at('CARRY_NOT_ALLOWED', `${short(c.sha)} is already on a protected branch: agent ${ctx.pusher} may not add its carried note (a human, CI or the server's post-receive adds it).`, id);
+        continue;
+      }
+    }
     const sink: Finding[] = [];
     const { valid } = checkRecords(c, expected ?? c.trailer, validate, sink);
     for (const f of sink) out.push(finding(ctx, { ...f, ref }));
     for (const record of valid) {
       const id = record.metadata[METADATA_KEY].intent_id;
+      if (isCarried) {
+        for (const p of checkCarried(cwd, c.sha, record, notesRev)) at('CARRY_MISMATCH', p, id);
+      }
       for (const r of intentRefs) {
         const want = intentOfRef(r)!;
         if (want !== id) at('NOTE_INTENT_MISMATCH', `${short(c.sha)} arrives on ${r} but its note names ${id}: a commit on ${BRANCH_PREFIX}${want} must be ${want}'s work.`, id);
       }
       if (!mayPush(ctx, id)) at('INTENT_NOT_ALLOWED', `${short(c.sha)}: its note names ${id}, which agent ${ctx.pusher} may not push.`, id);
-      const merge = refs.some((r) => isProtectedRef(ctx, r)) && !intentRefs.length;
+      const merge = isCarried || (refs.some((r) => isProtectedRef(ctx, r)) && !intentRefs.length);
       const problem = statusProblem(policy, id, merge, ctx.label, !!opts.local);
       if (problem) at('INTENT_NOT_ACTIVE', `${short(c.sha)}: ${problem}`, id);
       if (!arrivals.has(c.sha)) arrivals.set(c.sha, { ref, onIntentRef: intentRefs.length > 0, intent: expected });
@@ -337,6 +375,18 @@ function contentPhase(ctx: Ctx, items: { commit: CommitInfo; record: TraceRecord
   const out = sink.map((f) => finding(ctx, { ...f, ref: arrivals.get(f.commit ?? '')?.ref ?? null }));
   out.push(...scopeHistory(ctx, items, arrivals));
   return out;
+}
+
+const INTENT_NOTES_PREFIX = 'refs/notes/intent/';
+
+/** refs/notes/intents or one intent's refs/notes/intent/<ID>: the refs the gate takes notes on. */
+export function isNotesRef(ref: string): boolean {
+  return ref === NOTES_REF || intentOfNotesRef(ref) !== null;
+}
+
+/** `refs/notes/intent/<ID>` → ID, else null. */
+export function intentOfNotesRef(ref: string): string | null {
+  return ref.startsWith(INTENT_NOTES_PREFIX) && ref.length > INTENT_NOTES_PREFIX.length ? ref.slice(INTENT_NOTES_PREFIX.length) : null;
 }
 
 /** `refs/heads/intent/<ID>` → ID, else null. */

@@ -9,7 +9,7 @@
  * input or a CI range to it (run). See docs/threat-model.md.
  * Imports: core, git, intents, trace.
  */
-export { gate, intentOfRef, type GateCode, type GateFinding, type GateOptions, type GateResult, type RefUpdate } from './gate.js';
+export { gate, intentOfNotesRef, intentOfRef, isNotesRef, type GateCode, type GateFinding, type GateOptions, type GateResult, type RefUpdate } from './gate.js';
 export { nextStep, type AuthorityCode } from './codes.js';
 export { AUTHORITY_FILE, parseAuthority, pusherFromEnv, readBasePolicy } from './policy.js';
 export { parseUpdates, runGate, type GateRequest } from './run.js';

@@ -383,7 +383,8 @@ describe('the same model without a server', () => {
   it('done --merge refuses a hook-free out-of-scope commit when the registry is not committed on the base', () => {
     const dir = initialised(join(root, 'uncommitted'));
     writeFiles(dir, { '.orchestration/active_intents.yaml': registryYaml([{ id: 'INT-001', scope: ['src/**'] }]) });
-    const wt = checkoutIntent(dir, 'INT-001', ['--allow-uncommitted']); // as a user who ignores checkout's refusal would
+    // checkout itself refuses an uncommitted registry now; past it, done --merge must refuse too.
+    const wt = checkoutIntent(dir, 'INT-001', ['--allow-uncommitted']);
     const c = commit(wt, { 'docs/x.md': 'x\nsneaky\n' }, 'hooks off', NO_HOOKS);
     recordCommit(wt, process.env, { rev: c, intentId: 'INT-001' });
     const r = intent(dir, ['done', 'INT-001', '--merge']);

@@ -44,7 +44,7 @@ function serverRepo(name: string): string {
   const bare = join(root, name);
   git(root, 'init', '-q', '--bare', '-b', 'main', bare);
   git(bare, 'config', 'http.receivepack', 'true');
-  copyFileSync(join(PKG_ROOT, 'templates', 'server', 'pre-receive-intent-notes'), join(bare, 'hooks', 'pre-receive'));
+  copyFileSync(join(PKG_ROOT, 'templates', 'server', 'pre-receive'), join(bare, 'hooks', 'pre-receive'));
   copyFileSync(join(PKG_ROOT, 'templates', 'server', 'post-receive'), join(bare, 'hooks', 'post-receive'));
   chmodSync(join(bare, 'hooks', 'pre-receive'), 0o755);
   chmodSync(join(bare, 'hooks', 'post-receive'), 0o755);
