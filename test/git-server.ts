@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI, PKG_ROOT, git } from './helpers.js';
+import { CLI, PKG_ROOT, git, type Run } from './helpers.js';
 
 /** A running server; `url` gives a push URL for an identity (null: anonymous). */
 export interface GitServer {
@@ -39,4 +39,22 @@ export function serverRepo(root: string, name: string): string {
   copyFileSync(join(PKG_ROOT, 'templates', 'server', 'pre-receive'), join(bare, 'hooks', 'pre-receive'));
   chmodSync(join(bare, 'hooks', 'pre-receive'), 0o755);
   return bare;
+}
+
+/** One tier's verdict on a push or a range: accepted, or the codes it refused with. */
+export interface Verdict {
+  ok: boolean;
+  codes: string[];
+  text: string;
+}
+
+/** The finding codes a gate's output names (`  CODE  <commit or ->`), each once, sorted. */
+export function codesOf(text: string): string[] {
+  return [...new Set([...text.matchAll(/^(?:remote:)?\s+([A-Z][A-Z_]+[A-Z])\s+(?:[0-9a-f]{12}|-)/gm)].map((m) => m[1]))].sort();
+}
+
+/** The verdict of a finished command (a push, intent gate). */
+export function verdict(r: Run): Verdict {
+  const text = r.stdout + r.stderr;
+  return { ok: r.status === 0, codes: codesOf(text), text };
 }

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFile } from '../../lib/agents/adapter.js';
-import { checkoutIntent, git, intent, registryYaml, removeTree, run, writeFiles, type Run } from '../helpers.js';
-import { serverRepo, startGitServer, type GitServer } from '../git-server.js';
+import { checkoutIntent, git, intent, registryYaml, removeTree, run, writeFiles } from '../helpers.js';
+import { serverRepo, startGitServer, verdict, type GitServer, type Verdict } from '../git-server.js';
 
 const MODEL = 'anthropic/claude-sonnet-4-5';
 const INTENTS = [
@@ -26,8 +26,6 @@ let srv: string;
 let repo: string;
 let wt: string;
 
-interface Verdict { ok: boolean; codes: string[]; text: string }
-
 function sha(cwd: string, rev = 'HEAD'): string {
   return git(cwd, 'rev-parse', rev).trim();
 }
@@ -35,14 +33,6 @@ function sha(cwd: string, rev = 'HEAD'): string {
 function serverSha(ref: string): string | null {
   const r = run('git', ['rev-parse', '--verify', '-q', ref], srv);
   return r.status === 0 ? r.stdout.trim() : null;
-}
-
-function codesOf(text: string): string[] {
-  return [...new Set([...text.matchAll(/^(?:remote:)?\s+([A-Z][A-Z_]+[A-Z])\s+(?:[0-9a-f]{12}|-)/gm)].map((m) => m[1]))].sort();
-}
-
-function verdict(r: Run): Verdict {
-  return { ok: r.status === 0, codes: codesOf(r.stdout + r.stderr), text: r.stdout + r.stderr };
 }
 
 /** The pre-push hook's verdict (a dry run with the hooks), then the server's (the real push, no client hooks). */

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordCommit } from '../../lib/trace/record-commit.js';
 import { checkoutIntent, git, intent, registryYaml, removeTree, run, writeFiles, type Run } from '../helpers.js';
-import { serverRepo, startGitServer, type GitServer } from '../git-server.js';
+import { codesOf, serverRepo, startGitServer, verdict, type GitServer, type Verdict } from '../git-server.js';
 
 const INTENTS = [
   { id: 'INT-001', scope: ['src/**'], status: 'IN_PROGRESS' },
@@ -29,12 +29,6 @@ let srv: string;
 let repo: string;
 const wts: Record<string, string> = {};
 
-/** One tier's verdict: accepted, or the codes it refused with. */
-interface Verdict {
-  ok: boolean;
-  codes: string[];
-  text: string;
-}
 interface Verdicts {
   local: Verdict;
   server: Verdict;
@@ -49,15 +43,6 @@ function sha(cwd: string, rev = 'HEAD'): string {
 function serverSha(ref: string): string | null {
   const r = run('git', ['rev-parse', '--verify', '-q', ref], srv);
   return r.status === 0 ? r.stdout.trim() : null;
-}
-
-function codesOf(text: string): string[] {
-  return [...new Set([...text.matchAll(/^(?:remote:)?\s+([A-Z][A-Z_]+[A-Z])\s+(?:[0-9a-f]{12}|-)/gm)].map((m) => m[1]))].sort();
-}
-
-function verdict(r: Run): Verdict {
-  const text = r.stdout + r.stderr;
-  return { ok: r.status === 0, codes: codesOf(text), text };
 }
 
 /** `src:dst` or a name → [source rev, destination ref]. */
