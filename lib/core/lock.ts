@@ -2,6 +2,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unl
 import { dirname } from 'node:path';
 import { IntentError } from './errors.js';
 import { sleepSync } from './files.js';
+import { warn } from './hook-context.js';
 
 /** How long a lock file may name no process (being written) before it counts as planted. */
 const UNNAMED_GRACE_MS = 1000;
@@ -88,7 +89,7 @@ function takeOverIfDead(lockPath: string): boolean {
     try { linkSync(aside, lockPath); } catch { /* a new holder exists; ours was live too */ }
   }
   unlinkSync(aside);
-  if (moved === content) process.stderr.write(`intent: took over the lock ${lockPath}: ${why}.\n`);
+  if (moved === content) warn(`intent: took over the lock ${lockPath}: ${why}.\n`);
   return true;
 }
 

@@ -1,12 +1,13 @@
 /**
  * The environment settings intent reads, parsed in one place: `readSettings(env)` for the
  * environment a hook, a request or a command was given, and `hostEnv()`, the process's own
- * environment, for callers given none (read at each call: the hook server runs each request with
- * the requester's environment). Durations are bounded; an unset, negative or non-numeric one is
+ * environment (or the hook being run's, core/hook-context.ts), for callers given none (read at each
+ * call: the hook server runs each request with the requester's environment). Durations are bounded; an unset, negative or non-numeric one is
  * the default (an empty one is 0, as Number('') is). The variables that name the agent a process runs for are core/agent-env.ts's.
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { activeHookContext } from './hook-context.js';
 
 /** The settings intent reads from an environment. */
 export interface Settings {
@@ -48,7 +49,10 @@ export function readSettings(env: NodeJS.ProcessEnv): Settings {
   };
 }
 
-/** The process's own environment: the default of every function that takes one. */
+/**
+ * The environment of the hook being run (core/hook-context.ts: the hook server's request), else the
+ * process's own: the default of every function that takes one.
+ */
 export function hostEnv(): NodeJS.ProcessEnv {
-  return process.env;
+  return activeHookContext()?.env ?? process.env;
 }

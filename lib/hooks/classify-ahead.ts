@@ -6,6 +6,7 @@
  * pending marker, so post-commit stops waiting for it. Then it stays resident for the repository's
  * next refactor-like commits, which pre-commit hands it over a socket (`serve`).
  */
+import { hostEnv } from '../core/settings.js';
 import { existsSync, readFileSync, unlinkSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -36,7 +37,7 @@ export async function classifyAhead(cwd: string, parent: string, tree: string, n
   const state = named && ownMarker(aheadDir(named), parent, tree) ? named : stateDir(openRepo(cwd));
   useTypeScriptCodeCache(state);
   const first = () => job(cwd, aheadDir(state), parent, tree, 0, 0);
-  const idle = residentIdleMs(process.env);
+  const idle = residentIdleMs(hostEnv());
   if (idle > 0) await serve(state, idle, first);
   else await first();
 }

@@ -1,4 +1,5 @@
 import { IntentError } from '../core/errors.js';
+import { withHookContext, type HookContext } from '../core/hook-context.js';
 import { mainHooksWarning } from './health.js';
 
 /** Output of one hook run: exit code and the lines for stderr. */
@@ -8,28 +9,41 @@ export interface HookOutcome {
 }
 
 /**
- * Runs one git hook, loading only the modules that hook needs (hooks run on every commit).
+ * Runs one git hook in this process (the hook's own node): its context is the process's
+ * environment and directory as given, and its warnings go to the process's stderr.
+ */
+export async function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv, stdin: () => string = () => '', args: string[] = []): Promise<HookOutcome> {
+  return runHookIn(hook, { env, cwd, warn: (text) => void process.stderr.write(text) }, stdin, args);
+}
+
+/**
+ * Runs one git hook with the context `ctx` (the hook server passes the runner's), loading only
+ * the modules that hook needs (hooks run on every commit). Nothing it reaches reads the process's
+ * environment or directory or writes its stderr instead (core/hook-context.ts).
  * pre-commit fails closed: any error, expected or not, blocks the commit with its message.
  * post-commit cannot undo the commit, so it reports a failure loudly instead.
  */
-export async function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv, stdin: () => string = () => '', args: string[] = []): Promise<HookOutcome> {
-  if (hook === 'restore-worktree-hooks') return restore(cwd, args[0] ?? '');
+export async function runHookIn(hook: string, ctx: HookContext, stdin: () => string = () => '', args: string[] = []): Promise<HookOutcome> {
+  const { cwd, env } = ctx;
+  if (hook === 'restore-worktree-hooks') return withHookContext(ctx, async () => restore(cwd, args[0] ?? ''));
   if (hook === 'serve-hooks') {
     // Not a git hook: the repository's hook server (lib/hooks/server.ts), started by a hook below.
-    await (await import('./server.js')).serveHooks(args[0] ?? '', args[1] ?? '', runHook);
+    await (await import('./server.js')).serveHooks(args[0] ?? '', args[1] ?? '', runHookIn);
     return { code: 0, stderr: '' };
   }
-  // The runner found no hook server to run this hook and asks for one, for the next hooks.
-  if (env.INTENT_START_SERVER !== undefined) (await import('./server.js')).startServerIfAsked(env, process.argv[1]);
-  if (hook === 'classify-ahead') {
-    // Not a git hook: the background worker pre-commit starts (detached, nobody reads its output).
-    await (await import('./classify-ahead.js')).classifyAhead(cwd, args[0] ?? '', args[1] ?? '', args[2]);
-    return { code: 0, stderr: '' };
-  }
-  const out = await dispatch(hook, cwd, env, stdin, args);
-  // One line when the main worktree's hooks are no longer intent's (stats only, see health.ts).
-  const warning = mainHooksWarning(cwd, env);
-  return warning ? { code: out.code, stderr: warning + out.stderr } : out;
+  return withHookContext(ctx, async () => {
+    // The runner found no hook server to run this hook and asks for one, for the next hooks.
+    if (env.INTENT_START_SERVER !== undefined) (await import('./server.js')).startServerIfAsked(env, process.argv[1]);
+    if (hook === 'classify-ahead') {
+      // Not a git hook: the background worker pre-commit starts (detached, nobody reads its output).
+      await (await import('./classify-ahead.js')).classifyAhead(cwd, args[0] ?? '', args[1] ?? '', args[2]);
+      return { code: 0, stderr: '' };
+    }
+    const out = await dispatch(hook, ctx, stdin, args);
+    // One line when the main worktree's hooks are no longer intent's (stats only, see health.ts).
+    const warning = mainHooksWarning(cwd, env);
+    return warning ? { code: out.code, stderr: warning + out.stderr } : out;
+  });
 }
 
 /**
@@ -46,7 +60,8 @@ async function restore(cwd: string, hook: string): Promise<HookOutcome> {
   }
 }
 
-async function dispatch(hook: string, cwd: string, env: NodeJS.ProcessEnv, stdin: () => string, args: string[]): Promise<HookOutcome> {
+async function dispatch(hook: string, ctx: HookContext, stdin: () => string, args: string[]): Promise<HookOutcome> {
+  const { cwd, env } = ctx;
   switch (hook) {
     case 'pre-commit':
       return commitCheck(async () => (await import('./pre-commit.js')).checkStagedCommit(cwd, env), 'intent: commit blocked.');
@@ -71,7 +86,7 @@ async function dispatch(hook: string, cwd: string, env: NodeJS.ProcessEnv, stdin
     case 'post-merge':
       try {
         const { recordMerge } = await import('./merge.js');
-        recordMerge(cwd, env, args[0] === '1');
+        recordMerge(ctx, args[0] === '1');
         return { code: 0, stderr: '' };
       } catch (e) {
         return {
@@ -91,7 +106,7 @@ async function dispatch(hook: string, cwd: string, env: NodeJS.ProcessEnv, stdin
     case 'post-commit':
       try {
         const { recordCommit, bypassWarning } = await import('./post-commit.js');
-        return { code: 0, stderr: bypassWarning(recordCommit(cwd, env, { madeNow: true })) };
+        return { code: 0, stderr: bypassWarning(recordCommit(cwd, env, { madeNow: true, warn: ctx.warn })) };
       } catch (e) {
         return {
           code: 0,
@@ -102,7 +117,7 @@ async function dispatch(hook: string, cwd: string, env: NodeJS.ProcessEnv, stdin
     case 'post-rewrite':
       try {
         const { recordRewrites } = await import('./post-rewrite.js');
-        recordRewrites(cwd, env, stdin());
+        recordRewrites(ctx, stdin());
         return { code: 0, stderr: '' };
       } catch (e) {
         return {

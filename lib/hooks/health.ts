@@ -8,6 +8,7 @@
  * hook file; anything that moved is then read, and the record brought up to date when it still
  * holds intent's block.
  */
+import { hostEnv } from '../core/settings.js';
 import { lstatSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { hooksPathOverridesRemoved } from '../git/hooks-env.js';
@@ -29,7 +30,7 @@ export interface HookProblem {
  * The common git dir around `cwd`, from the `.git` entries on disk (no git process); null when it
  * cannot be told that way (then no check is made: the check only ever warns).
  */
-export function findCommonDir(cwd: string, env: NodeJS.ProcessEnv = process.env): string | null {
+export function findCommonDir(cwd: string, env: NodeJS.ProcessEnv = hostEnv()): string | null {
   try {
     if (env.GIT_COMMON_DIR) return resolve(cwd, env.GIT_COMMON_DIR);
     let gitDir: string | null = env.GIT_DIR ? resolve(cwd, env.GIT_DIR) : null;
@@ -67,7 +68,7 @@ export function checkMainHooks(commonDir: string): HookProblem[] | null {
   if (!sameSig(config, record.configSig)) {
     // The repository's own setting: an agent's shell that blanks core.hooksPath through the
     // environment (Gemini CLI) is guarded by the agent hooks, not reported as a moved hooks folder.
-    const res = gitRaw(['rev-parse', '--git-path', 'hooks'], { cwd: record.mainRoot, env: hooksPathOverridesRemoved(process.env) });
+    const res = gitRaw(['rev-parse', '--git-path', 'hooks'], { cwd: record.mainRoot, env: hooksPathOverridesRemoved(hostEnv()) });
     const raw = res.stdout.trim();
     const runDir = isAbsolute(raw) ? raw : resolve(record.mainRoot, raw);
     if (res.status === 0 && runDir !== record.runDir) {
@@ -135,7 +136,7 @@ export function hooksWarning(problems: HookProblem[] | null): string {
 }
 
 /** The warning for the repository around `cwd`, or '' (never throws: it is only a warning). */
-export function mainHooksWarning(cwd: string, env: NodeJS.ProcessEnv = process.env): string {
+export function mainHooksWarning(cwd: string, env: NodeJS.ProcessEnv = hostEnv()): string {
   try {
     const common = findCommonDir(cwd, env);
     return common ? hooksWarning(checkMainHooks(common)) : '';

@@ -5,6 +5,7 @@ import { gitRaw } from '../git/process.js';
 import { recordCommit } from '../trace/record-commit.js';
 import { checkStagedCommit, type PreCommitResult } from './pre-commit.js';
 import type { TraceRecord } from '../trace/record.js';
+import type { HookContext } from '../core/hook-context.js';
 
 // A merge commit made by `git merge` runs neither pre-commit nor post-commit: git runs
 // pre-merge-commit before it and post-merge after it. In an intent worktree a merge commit is
@@ -33,7 +34,7 @@ export async function checkMergeCommit(cwd: string, env: NodeJS.ProcessEnv): Pro
  * parent is the marker's commit). Returns the record, or null (a fast-forward, a squash, no
  * marker, or an ungoverned worktree).
  */
-export function recordMerge(cwd: string, env: NodeJS.ProcessEnv, squash: boolean): TraceRecord | null {
+export function recordMerge({ cwd, env, warn }: HookContext, squash: boolean): TraceRecord | null {
   const [gitDir, ...parents] = gitDirAnd(cwd, 'HEAD^@') ?? [];
   if (!gitDir) return null; // no HEAD (nothing pre-merge-commit could have announced)
   const file = join(gitDir, MARKER);
@@ -45,7 +46,7 @@ export function recordMerge(cwd: string, env: NodeJS.ProcessEnv, squash: boolean
   }
   rmSync(file, { force: true });
   if (squash || parents.length < 2 || parents[0] !== expected) return null;
-  return recordCommit(cwd, env);
+  return recordCommit(cwd, env, { warn });
 }
 
 /** This worktree's git dir and what `rev` names (HEAD^@: each parent of HEAD), from one `git rev-parse`; null when it fails. */

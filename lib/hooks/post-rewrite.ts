@@ -3,6 +3,7 @@ import { withLock } from '../core/lock.js';
 import { readNote, writeNote } from '../git/notes.js';
 import { openRepo, stateDir } from '../git/repo.js';
 import { recordCommit } from '../trace/record-commit.js';
+import type { HookContext } from '../core/hook-context.js';
 import type { TraceRecord } from '../trace/record.js';
 import { noteRecord } from '../trace/note-records.js';
 import { METADATA_KEY } from '../core/version.js';
@@ -41,7 +42,7 @@ function hasAiCredit(rec: TraceRecord): boolean {
  * and hashes describe the new commit, and the lines models were credited with in the old commits
  * keep their credit (found by content). Returns the commits whose note changed.
  */
-export function recordRewrites(cwd: string, env: NodeJS.ProcessEnv, stdin: string): string[] {
+export function recordRewrites({ cwd, env, warn }: HookContext, stdin: string): string[] {
   const done: string[] = [];
   const lock = join(stateDir(openRepo(cwd)), 'record.lock');
   const olds = new Map<string, string[]>();
@@ -66,7 +67,7 @@ export function recordRewrites(cwd: string, env: NodeJS.ProcessEnv, stdin: strin
       continue;
     }
     const intentId = oldNotes.map((o) => noteIntent(o.note)).find((id) => id !== null) ?? undefined;
-    if (recordCommit(cwd, env, { rev: newSha, intentId, carry })) done.push(newSha);
+    if (recordCommit(cwd, env, { rev: newSha, intentId, carry, warn })) done.push(newSha);
   }
   return done;
 }

@@ -1,3 +1,4 @@
+import { hostEnv } from '../core/settings.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { requireActive, resolveIntentId } from '../intents/active.js';
@@ -31,7 +32,7 @@ const INTENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
  * commit may go ahead, with warnings (conflicts ahead) for stderr. The breaker, budget, overlap
  * and lesson modules are loaded only when they have something to do (a hook runs on every commit).
  */
-export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<PreCommitResult> {
+export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = hostEnv()): Promise<PreCommitResult> {
   const repo = openHookRepo(cwd, env);
   const named = resolveIntentId(repo, env.INTENT_ID);
   // An open breaker refuses before anything else is looked at (no state file: nothing to load).

@@ -35,7 +35,9 @@ import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, 
 import { Socket } from 'node:net';
 import { dirname, join, resolve as absolute } from 'node:path';
 import { replaceFile } from '../core/files.js';
+import type { HookContext } from '../core/hook-context.js';
 import { setHookParent } from '../core/hook-parent.js';
+import { hostEnv } from '../core/settings.js';
 import { becomeResident, closeInheritedFds, fileIdentity, processStopped, processUid } from '../core/resident.js';
 import { parkCaCerts, unparkCaCerts } from '../core/node-start.js';
 import { alive } from '../mutation/ahead.js';
@@ -201,15 +203,15 @@ function readRequest(pid: number, argc: number): Request | null {
 
 /**
  * The server (`hook.cjs serve-hooks <dir> <tag>`): resolves when it has left. `run` is the hook
- * dispatcher (lib/hooks/dispatch.ts runHook), passed in so this module does not load every hook.
+ * dispatcher (lib/hooks/dispatch.ts runHookIn), passed in so this module does not load every hook.
  */
 export async function serveHooks(
   dir: string,
   tag: string,
-  run: (hook: string, cwd: string, env: NodeJS.ProcessEnv, stdin: () => string, args: string[]) => Promise<HookOutcome>,
+  run: (hook: string, ctx: HookContext, stdin: () => string, args: string[]) => Promise<HookOutcome>,
 ): Promise<void> {
   if (process.platform !== 'linux' || /[\n|]/.test(dir)) return;
-  const idleMs = serverIdleMs(process.env);
+  const idleMs = serverIdleMs(hostEnv());
   if (idleMs === 0) return;
   // The tag names the folder by its physical path, as the runner does (cd -P).
   try {
@@ -233,10 +235,8 @@ export async function serveHooks(
   // The hook program and its bundle, to notice an upgrade or a rebuild.
   const programStamps = () => [program, join(dirname(program), 'hooks.cjs')].map(fileIdentity).join();
   const stamps = programStamps();
-  const serverEnv = process.env;
   // Each request served, one JSON line (tests, benchmarks).
-  const traceFile = process.env.INTENT_HOOK_SERVER_TRACE;
-  const serverCwd = process.cwd();
+  const traceFile = hostEnv().INTENT_HOOK_SERVER_TRACE;
   sweepReplies(dir);
   rmSync(fifo, { force: true });
   if (spawnSync('mkfifo', ['-m', '600', fifo], { stdio: 'ignore' }).status !== 0) {
@@ -375,28 +375,19 @@ export async function serveHooks(
     await new Promise<void>((resolve) => reply.end(Buffer.concat([Buffer.from(`${out!.code} ${err.length}\n`), err]), resolve));
   }
 
-  /** Runs the hook in the runner's environment and working directory, then puts the server's back. */
+  /**
+   * Runs the hook with the runner's environment and working directory (its hook context), never
+   * the server's own: what the hook warns as it goes goes to the runner, before the outcome's text,
+   * as it would from node.
+   */
   async function runAs(req: Request): Promise<HookOutcome> {
-    process.env = req.env;
-    process.chdir(req.cwd);
-    setHookParent(req.pid);
-    // What the hook writes to stderr itself (warnings written as they happen) goes to the runner
-    // too, before the outcome's text, as it would from node.
-    const write = process.stderr.write;
     let written = '';
-    process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-      written += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
-      const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
-      if (done) process.nextTick(done);
-      return true;
-    }) as typeof process.stderr.write;
+    const ctx: HookContext = { env: req.env, cwd: req.cwd, warn: (text) => { written += text; } };
+    setHookParent(req.pid);
     try {
-      const out = await run(req.hook, req.cwd, req.env, () => '', req.args);
+      const out = await run(req.hook, ctx, () => '', req.args);
       return { code: out.code, stderr: written + out.stderr };
     } finally {
-      process.stderr.write = write;
-      process.env = serverEnv;
-      process.chdir(serverCwd);
       setHookParent(null);
       // What process 'exit' would write: the server may stay for minutes, and its repository
       // may be removed while it does.

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { hookParent } from '../core/hook-parent.js';
 import { readBlobs } from '../git/blobs.js';
 import { classifyChanges, explainEvolution, type FileClasses } from './classify.js';
@@ -26,7 +27,8 @@ export function claimsRefactor(message: string): boolean {
  * change is too large to compare). Returns the claim (or null when the message makes none).
  */
 export function checkMutationClaim(cwd: string, messageFile: string): string | null {
-  const written = mutationClaim(readFileSync(messageFile, 'utf8'));
+  // git names the file relative to the worktree's top (the hook's directory, not the process's).
+  const written = mutationClaim(readFileSync(resolve(cwd, messageFile), 'utf8'));
   if (written === null) return null;
   const claim = written.toUpperCase();
   if (claim === 'INTENT_EVOLUTION') return claim;

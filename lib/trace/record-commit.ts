@@ -25,6 +25,8 @@ import { compileScope, outOfScope } from '../intents/scope.js';
 import { advanceConflictsCache } from '../intents/conflicts-cache.js';
 import { buildRecord, noteText, type TraceRecord } from './record.js';
 import { METADATA_KEY } from '../core/version.js';
+import { warn as warnActive } from '../core/hook-context.js';
+import { hostEnv } from '../core/settings.js';
 
 /** Path of the shared ledger (in the main worktree, one for all worktrees). */
 export function ledgerPath(repo: Repo): string {
@@ -39,7 +41,7 @@ export function ledgerPath(repo: Repo): string {
  */
 export function recordCommit(
   cwd: string,
-  env: NodeJS.ProcessEnv = process.env,
+  env: NodeJS.ProcessEnv = hostEnv(),
   opts: {
     rev?: string;
     intentId?: string;
@@ -51,6 +53,8 @@ export function recordCommit(
      * hooks, which record commits that may have existed before (a fast-forward).
      */
     madeNow?: boolean;
+    /** Where warnings go as they happen (the hook's context, core/hook-context.ts); default: the active hook's, else the process's stderr. */
+    warn?: (text: string) => void;
   } = {},
 ): TraceRecord | null {
   const repo = openHookRepo(cwd, env);
@@ -88,8 +92,9 @@ export function recordCommit(
   // refactor-like change may have been classified ahead by a worker pre-commit started.
   const claimed = claimsRefactor(commitMessage(repo.root, diff.sha, commitObject));
   const classified = classifyCommitChanges(stateDir(repo), diff.changes, blobs, diff.parents[0], env, claimed);
-  if (classified.warning) process.stderr.write(classified.warning);
-  if (claimed) process.stderr.write(unmetClaimWarning(diff.sha, diff.changes, blobs, classified.classes));
+  const warn = opts.warn ?? warnActive;
+  if (classified.warning) warn(classified.warning);
+  if (claimed) warn(unmetClaimWarning(diff.sha, diff.changes, blobs, classified.classes));
   const record = buildRecord({
     sha: diff.sha,
     parents: diff.parents,

@@ -75,16 +75,19 @@ describe('architecture', () => {
   });
 
   // Environment settings are parsed in lib/core/settings.ts (readSettings, hostEnv). The modules
-  // below still read process.env themselves (changed by other work in progress, or the hook server's
-  // per-request swap): the list may only shrink.
+  // below still read process.env themselves (changed by other work in progress): the list may only shrink.
   const READS_PROCESS_ENV = [
-    'lib/agents/adapter.ts', 'lib/agents/hook-adapters.ts', 'lib/authority/run.ts', 'lib/core/settings.ts', 'lib/hooks/classify-ahead.ts',
-    'lib/hooks/health.ts', 'lib/hooks/pre-commit.ts', 'lib/hooks/server.ts', 'lib/lifecycle/done.ts', 'lib/trace/record-commit.ts',
+    'lib/agents/adapter.ts', 'lib/agents/hook-adapters.ts', 'lib/authority/run.ts', 'lib/core/settings.ts', 'lib/lifecycle/done.ts',
   ];
   it('process.env is read in lib/core/settings.ts and the modules not yet moved to it, nowhere else', () => {
     const readers = lib.filter((f) => /\bprocess\.env\b/.test(readFileSync(join(ROOT, f), 'utf8').replace(/^\s*(\/\/|\*).*$/gm, '')));
     expect(readers.filter((f) => !READS_PROCESS_ENV.includes(f))).toEqual([]);
     expect(READS_PROCESS_ENV.filter((f) => !readers.includes(f)), 'no longer reads process.env: take it off the list').toEqual([]);
+  });
+
+  it('no module of lib/ changes the process\'s environment, directory or stderr (a hook runs with its context, core/hook-context.ts)', () => {
+    const changers = lib.filter((f) => /\bprocess\.env\s*=[^=]|\bprocess\.chdir\(|\bprocess\.stderr\.write\s*=[^=]/.test(readFileSync(join(ROOT, f), 'utf8').replace(/^\s*(\/\/|\*).*$/gm, '')));
+    expect(changers).toEqual([]);
   });
 
   it('reads static, dynamic and re-export edges (the checks below see the real graph)', () => {

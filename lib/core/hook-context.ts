@@ -1,0 +1,41 @@
+/**
+ * What a hook runs with: the environment and working directory it was given and where its
+ * warnings go. The hook's own node builds one from the process (lib/hooks/dispatch.ts); the hook
+ * server (lib/hooks/server.ts) builds one per request from the runner's environment and directory,
+ * with `warn` appending to the text it sends back, so it never touches the process's own.
+ */
+export interface HookContext {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** Writes a warning where the hook's stderr goes, as it happens (before the hook's outcome). */
+  warn(text: string): void;
+}
+
+/** The context of the hook being run, null outside one (a command, the server between requests). */
+let active: HookContext | null = null;
+
+/** The context of the hook being run, or null. */
+export function activeHookContext(): HookContext | null {
+  return active;
+}
+
+/**
+ * Runs `fn` as the hook of `ctx`: code it reaches that was given no environment takes `ctx.env`
+ * (core/settings.ts hostEnv), and `warn` writes to `ctx.warn`. The hook server runs one request at
+ * a time, so one active context at a time is enough; the previous one is put back after.
+ */
+export async function withHookContext<T>(ctx: HookContext, fn: () => Promise<T>): Promise<T> {
+  const previous = active;
+  active = ctx;
+  try {
+    return await fn();
+  } finally {
+    active = previous;
+  }
+}
+
+/** Writes a warning to the active hook's stderr, or to the process's outside a hook. */
+export function warn(text: string): void {
+  if (active) active.warn(text);
+  else process.stderr.write(text);
+}
