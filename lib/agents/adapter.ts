@@ -21,6 +21,7 @@ import { loadIgnore } from '../intents/ignore.js';
 import { loadRegistry, type Intent } from '../intents/registry.js';
 import { openRepo, orchestrationPath, type Repo } from '../git/repo.js';
 import { compileScope, outOfScope } from '../intents/scope.js';
+import { hostEnv } from '../core/settings.js';
 
 export { IntentError } from '../core/errors.js';
 
@@ -246,7 +247,7 @@ function checkTarget(target: Omit<WriteTarget, 'expectedSha256'>, enforceScope: 
   if (typeof target.path !== 'string' || !target.path) throw invalid('path', 'the file path, relative to the worktree');
   if (target.path.includes('\0')) throw new IntentError('INVALID_INPUT', 'path contains a NUL byte.', { field: 'path' });
   const repo = openRepo(target.worktree);
-  const named = resolveIntentId(repo, target.intentId ?? process.env.INTENT_ID);
+  const named = resolveIntentId(repo, target.intentId ?? hostEnv().INTENT_ID);
   if (!named) {
     throw new IntentError('NO_ACTIVE_INTENT', `${NO_ACTIVE_INTENT_MESSAGE}\nThis worktree has no intent. Work in an intent worktree (intent checkout <ID>).`, {});
   }

@@ -24,6 +24,7 @@ import { findIntent, loadRegistry } from '../intents/registry.js';
 import { openRepo, orchestrationPath, type Repo } from '../git/repo.js';
 import { compileScope, outOfScope } from '../intents/scope.js';
 import { loadIgnore } from '../intents/ignore.js';
+import { hostEnv } from '../core/settings.js';
 
 /** What an agent's tool is about to do or did, whatever the agent. */
 export interface ToolCall {
@@ -175,7 +176,7 @@ function proposedContent(call: ToolCall, before: Buffer | null): string | undefi
 /** Throws NO_ACTIVE_INTENT unless the call's session selected the worktree's intent. */
 function handshakeFor(call: ToolCall): void {
   const repo = openRepo(call.cwd);
-  const named = resolveIntentId(repo, process.env.INTENT_ID);
+  const named = resolveIntentId(repo, hostEnv().INTENT_ID);
   if (!named || !call.session) return; // checkWrite refuses a worktree without an intent
   requireHandshake(repo, call.session, named.id);
 }
@@ -183,7 +184,7 @@ function handshakeFor(call: ToolCall): void {
 /** The session ran `intent context <ID>` (or select_active_intent): record it when ID is the worktree's. */
 function selected(call: ToolCall): Verdict {
   const repo = openRepo(call.cwd);
-  const named = resolveIntentId(repo, process.env.INTENT_ID);
+  const named = resolveIntentId(repo, hostEnv().INTENT_ID);
   if (!call.session || !call.selects) return NONE;
   if (!named || named.id !== call.selects) {
     return {
@@ -287,7 +288,7 @@ function shellChanges(call: ToolCall, repo: Repo, snap: WorktreeSnapshot): Verdi
   }
   const note = staged.length ? `intent: the command changed ${staged.join(', ')}: staged.` : undefined;
   if (!refused.length) return { decision: 'allow', reason: '', note };
-  const named = resolveIntentId(repo, process.env.INTENT_ID);
+  const named = resolveIntentId(repo, hostEnv().INTENT_ID);
   const why = handshake ?? (!call.modelId ? `${call.agent} sent no model, so the lines cannot be credited.`
     : `${named ? `outside ${named.id}'s scope` : 'outside any intent'}; the commit will be refused while they are staged.`);
   return {
@@ -307,7 +308,7 @@ function decideCommand(call: ToolCall): Verdict {
     if (sub) return { decision: 'deny', reason: hooklessCommitReason(call.agent, sub) };
   }
   const repo = openRepo(call.cwd);
-  const named = resolveIntentId(repo, process.env.INTENT_ID);
+  const named = resolveIntentId(repo, hostEnv().INTENT_ID);
   let inScope: (p: string) => boolean = () => false;
   if (named) {
     const intent = requireActive(loadRegistry(orchestrationPath(repo, 'active_intents.yaml')), named.id);
@@ -339,7 +340,7 @@ function selectBefore(call: ToolCall): void {
   const repo = tryRepo(call.cwd);
   if (!repo || !call.session || !call.selects) return;
   try {
-    const own = resolveIntentId(repo, process.env.INTENT_ID);
+    const own = resolveIntentId(repo, hostEnv().INTENT_ID);
     if (own && own.id !== call.selects) return;
     if (!findIntent(loadRegistry(orchestrationPath(repo, 'active_intents.yaml')), call.selects)) return;
     recordHandshake(repo, call.session, call.selects);

@@ -2,6 +2,7 @@ import { IntentError } from '../core/errors.js';
 import { gitRaw } from '../git/process.js';
 import { gate, type GateResult, type RefUpdate } from './gate.js';
 import { pusherFromEnv } from './policy.js';
+import { hostEnv } from '../core/settings.js';
 
 /** What `intent gate` was asked: a pre-receive hook's input, or one CI range. */
 export interface GateRequest {
@@ -23,7 +24,7 @@ export interface GateRequest {
 
 /** Runs the authority check for a pre-receive hook or a CI job. */
 export function runGate(req: GateRequest): GateResult & { updates: RefUpdate[]; pusherFrom: string | null } {
-  const env = req.env ?? process.env;
+  const env = req.env ?? hostEnv();
   // An empty or blank --pusher is no identity (a CI variable that expanded to nothing).
   const who = req.pusher !== undefined ? (req.pusher.trim() ? { name: req.pusher.trim(), from: '--pusher' } : null) : pusherFromEnv(env);
   if (req.preReceive !== undefined) {

@@ -12,6 +12,7 @@ import { registryLockPath, setIntentStatus } from '../intents/registry-edit.js';
 import { findIntent, loadRegistry, type Intent } from '../intents/registry.js';
 import { openRepo, orchestrationPath, stateDir, type Repo } from '../git/repo.js';
 import { worktreeOfBranch } from '../git/worktrees.js';
+import { hostEnv } from '../core/settings.js';
 
 /**
  * Before `done --merge`: the intent's commits that the base lacks must pass the authority check
@@ -279,7 +280,7 @@ function runCheck(command: string, cwd: string, log: string, timeoutMs: number):
   const started = Date.now();
   const fd = openSync(log, 'a', 0o644);
   writeSync(fd, `$ ${command}\n# in ${cwd}, started ${new Date(started).toISOString()}, timeout ${timeoutMs / 1000} s\n`);
-  const env: NodeJS.ProcessEnv = { ...process.env };
+  const env: NodeJS.ProcessEnv = { ...hostEnv() };
   for (const k of ['GIT_DIR', 'GIT_INDEX_FILE', 'GIT_WORK_TREE', 'GIT_COMMON_DIR', 'GIT_PREFIX']) delete env[k];
   return new Promise((resolve, reject) => {
     let child: ReturnType<typeof spawn>;
