@@ -154,9 +154,14 @@ function reachable(pid: number, dir: string): boolean {
   }
 }
 
-/** Whether server `pid` took the lock moments ago and may not have written its `pid` file yet. */
+/**
+ * Whether server `pid` took the lock moments ago and has not written its `pid` file yet. Once it
+ * has (lock/serving), a missing or foreign `pid` file means runners gave up on it: not starting,
+ * unreachable, however young (a server made unreachable within 2 s of its start was otherwise
+ * never replaced, and left, leaving none).
+ */
 function starting(lock: string, pid: number): boolean {
-  if (processStopped(pid)) return false;
+  if (processStopped(pid) || existsSync(join(lock, 'serving'))) return false;
   try {
     return Date.now() - statSync(join(lock, 'pid')).mtimeMs < 2000;
   } catch {
@@ -248,6 +253,8 @@ export async function serveHooks(
   const input = new Socket({ fd: inputFd, readable: true, writable: false });
   input.setEncoding('utf8');
   replaceFile(pidFile, `${process.pid}\n${tag}\n${inputFd}\n`);
+  // Past starting (see starting()): a server that takes over from now on need not wait for us.
+  writeFileSync(join(lock, 'serving'), '');
   const inputIdentity = fstatSync(inputFd);
   /** Whether `in` is still the FIFO this server reads (not removed, not replaced). */
   const stillIn = (): boolean => {
