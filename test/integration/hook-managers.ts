@@ -55,18 +55,15 @@ export const MANAGERS: Manager[] = [
     : []),
 ];
 /**
- * Without the pre-commit framework its cases cannot run: in CI (CI set) that fails the file, so a
- * CI machine that lost the framework cannot pass the matrix without it; elsewhere the case is
- * reported as skipped, with the reason (never counted as passed).
+ * The pre-commit framework is one of the matrix's managers, a tool the tests need as they need git:
+ * without it its cases cannot run, and the file fails, naming how to install it (never skipped,
+ * never counted as passed). `.ci/run` installs it with apt-get.
  */
 export function preCommitRequired(): void {
   if (PRE_COMMIT) return;
-  const why = 'the pre-commit framework is not installed (`pre-commit --version` failed): its cases of the matrix cannot run';
-  if (process.env.CI) {
-    it('pre-commit', () => {
-      throw new Error(`${why}; CI needs it (.ci/run installs it with apt-get; or pip install pre-commit)`);
-    });
-  } else it.skip(`pre-commit: ${why} on this machine`, () => undefined);
+  it('pre-commit', () => {
+    throw new Error('the pre-commit framework is not installed (`pre-commit --version` failed): its cases of the hook-manager matrix cannot run. Install it (apt-get install pre-commit, or pip install pre-commit), as .ci/run does.');
+  });
 }
 
 const mark = (name: string) => `echo ${name} >> "$INTENT_TEST_MARK"`;
