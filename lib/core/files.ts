@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, realpathSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /** Writes a file so readers see the old bytes or the new ones, never a torn mix (temp + rename). */
@@ -38,4 +38,13 @@ export function replaceFile(path: string, data: string | Buffer): void {
 /** Blocks the thread for `ms` milliseconds (hooks are synchronous programs). */
 export function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** The physical path of `p` (symbolic links resolved), or `p` itself when it cannot be resolved (missing). */
+export function realOrSelf(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
 }

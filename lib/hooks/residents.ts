@@ -3,9 +3,10 @@
  * worker, lib/hooks/classify-ahead.ts): whether they still have a reason to stay, and stopping
  * them (`intent uninstall`). Linux only (they read /proc); elsewhere there are none.
  */
-import { readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { processStopped, processUid } from '../core/resident.js';
+import { realOrSelf } from '../core/files.js';
 import { alive } from '../mutation/ahead.js';
 
 /**
@@ -31,15 +32,6 @@ export function intentWorktreesLeft(commonDir: string): boolean {
   return false;
 }
 
-/** The physical path of `p`, or `p` when it is missing. */
-function physical(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return p;
-  }
-}
-
 /**
  * The pids of this user's resident processes of the state folder `state` (`<git-common-dir>/intent`):
  * hook servers of `<state>/server` and classify-ahead workers of `<state>`, found by their command
@@ -47,7 +39,7 @@ function physical(p: string): string {
  */
 export function residentsOf(state: string): number[] {
   const uid = process.getuid?.();
-  const here = physical(state);
+  const here = realOrSelf(state);
   const found: number[] = [];
   let pids: string[];
   try {
@@ -62,8 +54,8 @@ export function residentsOf(state: string): number[] {
       const argv = readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0');
       const serve = argv.indexOf('serve-hooks');
       const classify = argv.indexOf('classify-ahead');
-      if (serve !== -1 && physical(argv[serve + 1] ?? '') === join(here, 'server')) found.push(pid);
-      else if (classify !== -1 && physical(argv[classify + 3] ?? '') === here) found.push(pid);
+      if (serve !== -1 && realOrSelf(argv[serve + 1] ?? '') === join(here, 'server')) found.push(pid);
+      else if (classify !== -1 && realOrSelf(argv[classify + 3] ?? '') === here) found.push(pid);
     } catch { /* gone */ }
   }
   return found;

@@ -1,6 +1,7 @@
-import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { IntentError, NO_ACTIVE_INTENT_MESSAGE } from '../core/errors.js';
+import { realOrSelf } from '../core/files.js';
 import { findIntent, type Intent, type Registry } from './registry.js';
 import type { Repo } from '../git/repo.js';
 import { hostEnv, readSettings } from '../core/settings.js';
@@ -84,14 +85,6 @@ function branchBeingRebased(gitDir: string): string | null {
     } catch { /* not rebasing with this backend */ }
   }
   return null;
-}
-
-function realOrSelf(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return p;
-  }
 }
 
 /** The registry entry for `id`, which must exist and be IN_PROGRESS. */
