@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { processStopped, processUid } from '../core/resident.js';
-import { realOrSelf } from '../core/files.js';
+import { realOrSelf, sleepSync } from '../core/files.js';
 import { alive } from '../mutation/ahead.js';
 
 /**
@@ -75,8 +75,7 @@ export function stopResidents(state: string, waitMs = 3000): number[] {
     } catch { /* gone */ }
   }
   const until = Date.now() + waitMs;
-  const pause = new Int32Array(new SharedArrayBuffer(4));
-  while (pids.some((p) => alive(p)) && Date.now() < until) Atomics.wait(pause, 0, 0, 20);
+  while (pids.some((p) => alive(p)) && Date.now() < until) sleepSync(20);
   for (const pid of pids) {
     if (!alive(pid)) continue;
     try {
