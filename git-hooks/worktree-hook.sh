@@ -26,17 +26,47 @@ if @OURS@; then
   fi
   @RUN@
 fi
-orig=
-while IFS= read -r line; do
-  case $line in worktree*) ;; *) orig=${line#*	} ;; esac
-done <<INTENT_EOF
+# The repository's own hooks folder: from the chain cache when it holds (lib/hooks/chain-cache.ts:
+# builtins only, no process), else from git. The cache also names the hooks there that are only
+# intent's block (nothing to chain).
+# Settings given on the command line (`git -c`, GIT_CONFIG_COUNT/KEY/VALUE) that name hooksPath or
+# an include: asked of git, as they decide.
+orig= intent_ok= intent_skip= intent_cmd=
+case ${GIT_CONFIG_PARAMETERS:-} in *[Hh][Oo][Oo][Kk][Ss][Pp][Aa][Tt][Hh]* | *[Ii][Nn][Cc][Ll][Uu][Dd][Ee]*) intent_cmd=1 ;; esac
+intent_i=0
+while [ -z "$intent_cmd" ] && [ -n "${GIT_CONFIG_COUNT:-}" ]; do
+  case $GIT_CONFIG_COUNT in *[!0-9]* | ?????*) intent_cmd=1; break ;; esac
+  [ "$intent_i" -lt "$GIT_CONFIG_COUNT" ] || break
+  eval "intent_key=\${GIT_CONFIG_KEY_$intent_i:-}"
+  case $intent_key in *[Hh][Oo][Oo][Kk][Ss][Pp][Aa][Tt][Hh]* | *[Ii][Nn][Cc][Ll][Uu][Dd][Ee]*) intent_cmd=1 ;; esac
+  intent_i=$((intent_i + 1))
+done
+intent_cache="$common/intent/hooks-chain"
+if [ -z "$intent_cmd" ] && [ -f "$intent_cache" ]; then
+  {
+    IFS= read -r intent_v && IFS= read -r intent_k && IFS= read -r orig && IFS= read -r intent_skip &&
+      [ "$intent_v" = 'intent-chain 1' ] &&
+      [ "$intent_k" = "${GIT_CONFIG_GLOBAL:-}|${GIT_CONFIG_SYSTEM:-}|${GIT_CONFIG_NOSYSTEM:-}|${HOME:-}|${XDG_CONFIG_HOME:-}" ] &&
+      intent_ok=1
+    while [ -n "$intent_ok" ] && IFS= read -r intent_f; do
+      if [ -e "$intent_f" ] && ! [ "$intent_cache" -nt "$intent_f" ]; then intent_ok=; fi
+    done
+  } <"$intent_cache" 2>/dev/null
+fi
+if [ -z "$intent_ok" ]; then
+  orig= intent_skip=
+  while IFS= read -r line; do
+    case $line in worktree*) ;; *) orig=${line#*	} ;; esac
+  done <<INTENT_EOF
 $(git config --show-scope --type=path --get-all core.hooksPath 2>/dev/null)
 INTENT_EOF
-case $orig in
-  '') orig="$common/hooks" ;;
-  /*) ;;
-  *) orig="$main/$orig" ;;
-esac
+  case $orig in
+    '') orig="$common/hooks" ;;
+    /*) ;;
+    *) orig="$main/$orig" ;;
+  esac
+fi
+case " $intent_skip " in *" $hook "*) exit 0 ;; esac
 if [ "$orig" != "$dir" ] && [ -x "$orig/$hook" ]; then
   n=${GIT_CONFIG_COUNT:-0}
   export "GIT_CONFIG_KEY_$n=core.hooksPath" "GIT_CONFIG_VALUE_$n=$orig" "GIT_CONFIG_COUNT=$((n + 1))"

@@ -8,6 +8,13 @@ import { BEGIN, hasBlock, isEditableShell, managerOf, readHookFile, replaceBlock
 import { originalsDir, sigOf, type HookRecord, type InstallRecord } from './install-record.js';
 
 /** The hooks `intent init` installs. */
+/** The client-side hooks an intent worktree's hook folder passes on to the repository's own. */
+export const CHAINED_HOOKS = [
+  'applypatch-msg', 'pre-applypatch', 'post-applypatch', 'pre-commit', 'pre-merge-commit', 'prepare-commit-msg',
+  'commit-msg', 'post-commit', 'pre-rebase', 'post-checkout', 'post-merge', 'pre-push', 'post-rewrite',
+  'push-to-checkout', 'pre-auto-gc', 'sendemail-validate', 'post-index-change',
+];
+
 export const HOOKS = ['pre-commit', 'commit-msg', 'post-commit', 'pre-merge-commit', 'post-merge', 'post-rewrite', 'pre-push'] as const;
 
 /** Hooks that read standard input: ours must buffer it so the hooks chained after it get it too. */
@@ -123,7 +130,13 @@ const CHECKED_MARK = '"${GIT_INDEX_FILE%/*}/intent-pre-commit-ran"';
 /** The shell lines that call hook `hook` through `runner` (an expression), buffering stdin where needed. */
 export function runLine(hook: string, runner: string): string {
   // commit-msg only has work when the message makes a mutation claim: no process otherwise.
-  if (hook === 'commit-msg') return `if grep -qi '^Intent-Mutation:' "$1" 2>/dev/null; then ${runner} ${hook} "$@" || exit $?; fi`;
+  // (Read by the shell itself, no grep: a line starting `Intent-Mutation:` in any ASCII case,
+  // what lib/mutation/claim.ts looks for.)
+  if (hook === 'commit-msg') {
+    return 'intent_claim=; { while IFS= read -r intent_l || [ -n "$intent_l" ]; do case $intent_l in ' +
+      '[Ii][Nn][Tt][Ee][Nn][Tt]-[Mm][Uu][Tt][Aa][Tt][Ii][Oo][Nn]:*) intent_claim=1; break ;; esac; done <"$1"; } 2>/dev/null || :; ' +
+      `if [ -n "$intent_claim" ]; then ${runner} ${hook} "$@" || exit $?; fi`;
+  }
   // (`|| :`: a mark that cannot be written or read only means prepare-commit-msg checks again; and hooks may run under `sh -e`.)
   if (hook === 'pre-commit' || hook === 'pre-merge-commit') return `${runner} ${hook} "$@" || exit $?; { [ -n "\${GIT_INDEX_FILE:-}" ] && echo "$PPID" >${CHECKED_MARK}; } 2>/dev/null || :`;
   if (hook === 'prepare-commit-msg') {

@@ -91,6 +91,13 @@ export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = ho
     const overlap = await import('../intents/overlap.js');
     warnings = overlap.describeConflicts(intent.id, overlap.conflictsAhead(repo, registry, intent.id, paths, staged.parent ?? headOid(repo)));
   }
+  // The intent worktrees' hooks read the repository's own hooks folder from a cache (no git
+  // process per hook); bring it up to date while we are here. Never fails the commit.
+  if (!repo.isMainWorktree) {
+    try {
+      (await import('./chain-cache.js')).refreshChainCache(repo, repo.root, env);
+    } catch { /* the hooks ask git instead */ }
+  }
   return { governed: true, intent, paths, warnings };
 }
 

@@ -14,15 +14,12 @@ import { PKG_ROOT } from '../core/version.js';
 import { git, gitRaw } from '../git/process.js';
 import { openRepo, stateDir, type Repo } from '../git/repo.js';
 import { managerOf, readHookFile, type Manager } from './hook-file.js';
-import { HOOKS, lexists, runLine, shQuote, WORKTREE_ONLY_HOOKS, writeIfChanged } from './install.js';
+import { CHAINED_HOOKS, HOOKS, lexists, runLine, shQuote, WORKTREE_ONLY_HOOKS, writeIfChanged } from './install.js';
 import { loadRecord, saveRecord } from './install-record.js';
+import { refreshChainCache } from './chain-cache.js';
+import { hostEnv } from '../core/settings.js';
 
-/** The client-side hooks an intent worktree's hook folder passes on to the repository's own. */
-export const CHAINED_HOOKS = [
-  'applypatch-msg', 'pre-applypatch', 'post-applypatch', 'pre-commit', 'pre-merge-commit', 'prepare-commit-msg',
-  'commit-msg', 'post-commit', 'pre-rebase', 'post-checkout', 'post-merge', 'pre-push', 'post-rewrite',
-  'push-to-checkout', 'pre-auto-gc', 'sendemail-validate', 'post-index-change',
-];
+export { CHAINED_HOOKS } from './install.js';
 
 /** Hooks that can stop what git is doing: a restore found there refuses it (the check may have been skipped). */
 const REFUSING = new Set(['applypatch-msg', 'pre-applypatch', 'pre-commit', 'pre-merge-commit', 'prepare-commit-msg', 'commit-msg', 'pre-rebase', 'pre-push', 'push-to-checkout', 'sendemail-validate']);
@@ -104,6 +101,9 @@ export function installWorktreeHooks(repo: Repo, worktree: string): string {
   if (res.status !== 0) {
     throw new IntentError('GIT_FAILED', `git config --worktree core.hooksPath ${dir} failed in ${worktree}: ${res.stderr.trim()}`, { worktree });
   }
+  try {
+    refreshChainCache(repo, worktree, hostEnv());
+  } catch { /* the hooks ask git instead; pre-commit tries again */ }
   return dir;
 }
 

@@ -120,6 +120,35 @@ function matchUnits(m: Matcher, oldUnits: Unit[], newUnits: Unit[]): void {
   for (const u of oldUnits) group(u.shape).o.push(u);
   for (const u of newUnits) group(u.shape).n.push(u);
   const live = [...groups.values()].filter((g) => g.o.length && g.n.length);
+  // Which groups a commit can change the unique pass of: the pair's own group, and every group
+  // with an old unit using one of the old refs now mapped, or a new unit using one of the new refs
+  // now taken (what `compatible` reads). A group nothing touched since its last pass would find
+  // again what it found: it is skipped (the same matching, without a pass over every group after
+  // each commit: hundreds of look-alike declarations made that quadratic or worse).
+  type Group = { o: Unit[]; n: Unit[] };
+  const groupOf = new Map<Unit, Group>();
+  const byOldRef = new Map<string, Set<Group>>();
+  const byNewRef = new Map<string, Set<Group>>();
+  const index = (byRef: Map<string, Set<Group>>, g: Group, u: Unit) => {
+    groupOf.set(u, g);
+    for (const r of u.refs) {
+      let set = byRef.get(r);
+      if (!set) byRef.set(r, (set = new Set()));
+      set.add(g);
+    }
+  };
+  for (const g of live) {
+    for (const u of g.o) index(byOldRef, g, u);
+    for (const u of g.n) index(byNewRef, g, u);
+  }
+  const dirty = new Set<Group>(live);
+  const commit = (o: Unit, n: Unit) => {
+    m.commit(o, n);
+    const own = groupOf.get(o);
+    if (own) dirty.add(own);
+    for (const r of o.refs) for (const g of byOldRef.get(r) ?? []) dirty.add(g);
+    for (const r of n.refs) for (const g of byNewRef.get(r) ?? []) dirty.add(g);
+  };
   // Units without renameable names: pair in order, same file first.
   for (const g of live) {
     if (g.o[0].refs.length) continue;
@@ -127,14 +156,16 @@ function matchUnits(m: Matcher, oldUnits: Unit[], newUnits: Unit[]): void {
       for (const o of g.o) {
         if (o.match) continue;
         const n = g.n.find((x) => !x.match && (!sameFile || x.entry === o.entry));
-        if (n) m.commit(o, n);
+        if (n) commit(o, n);
       }
     }
   }
   const score = (o: Unit, n: Unit) => (n.entry === o.entry ? 4 : 0) + (n.label === o.label ? 2 : 0);
+  const MAX_SCORE = 6;
   for (;;) {
     let progress = false;
     for (const g of live) {
+      if (!dirty.delete(g)) continue;
       const os = g.o.filter((u) => !u.match);
       const ns = g.n.filter((u) => !u.match);
       if (!os.length || !ns.length || os.length * ns.length > 400) continue;
@@ -143,7 +174,7 @@ function matchUnits(m: Matcher, oldUnits: Unit[], newUnits: Unit[]): void {
         const c = ns.filter((n) => !n.match && m.compatible(o, n));
         if (c.length !== 1) continue;
         if (os.filter((x) => !x.match && m.compatible(x, c[0])).length !== 1) continue;
-        m.commit(o, c[0]);
+        commit(o, c[0]);
         progress = true;
       }
     }
@@ -152,10 +183,22 @@ function matchUnits(m: Matcher, oldUnits: Unit[], newUnits: Unit[]): void {
     outer: for (const g of live) {
       for (const o of g.o) {
         if (o.match) continue;
+        // The first compatible candidate of the highest score. The score is checked before the
+        // (costlier) compatibility, and the scan ends at the highest score there is: the same
+        // choice as comparing every candidate, without n² compatibility checks in a file of
+        // hundreds of look-alike declarations.
         let best: Unit | undefined;
-        for (const n of g.n) if (!n.match && m.compatible(o, n) && (!best || score(o, n) > score(o, best))) best = n;
+        let bestScore = -1;
+        for (const n of g.n) {
+          if (n.match) continue;
+          const s = score(o, n);
+          if (s <= bestScore || !m.compatible(o, n)) continue;
+          best = n;
+          bestScore = s;
+          if (s === MAX_SCORE) break;
+        }
         if (best) {
-          m.commit(o, best);
+          commit(o, best);
           progress = true;
           break outer;
         }

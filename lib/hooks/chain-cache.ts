@@ -1,0 +1,180 @@
+/**
+ * The chain cache of intent worktrees' hooks, `<git-common-dir>/intent/hooks-chain`. Each hook of
+ * an intent worktree (git-hooks/worktree-hook.sh) passes on to the repository's own hook, found in
+ * the core.hooksPath the main worktree uses; asking git for it costs one `git config` process per
+ * hook, four or five per commit. The cache holds the answer and what it depends on, so the shell
+ * checks it with builtins only (`read`, `test -e`, `test -nt`):
+ *
+ *   line 1  `intent-chain 1`
+ *   line 2  the variables that move git's config files (GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM,
+ *           GIT_CONFIG_NOSYSTEM, HOME, XDG_CONFIG_HOME), `|`-joined, as the hook sees them
+ *   line 3  the repository's own hooks folder (absolute)
+ *   line 4  the hooks there that are intent's block and nothing else (chaining them does nothing)
+ *   then    every file the answer depends on: the config files git reads (system, global, local),
+ *           the hooks folder itself (a hook added, removed or renamed changes its mtime) and each
+ *           hook of line 4
+ *
+ * The cache holds while none of those files is as new as the cache file, whose mtime is set to just
+ * before the config was read (STAMP_MARGIN_MS); a file changed in that moment counts as changed. A hook that finds it stale, or runs with settings on the command line
+ * (`git -c`, GIT_CONFIG_COUNT/KEY/VALUE) that name hooksPath or an include, asks git as before. A configuration with include directives is
+ * not cached (their files and conditions are not followed): every hook asks git. Written by
+ * `intent checkout` and refreshed by pre-commit when stale; never load-bearing for enforcement
+ * (intent's own hook runs before the chain either way).
+ */
+import { readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { gitRaw } from '../git/process.js';
+import { stateDir, type Repo } from '../git/repo.js';
+import { CHAINED_HOOKS, createdText, type HookDirKind } from './install.js';
+
+const VERSION = 'intent-chain 1';
+/**
+ * How far before the config was read the cache's mtime is set: file times come from the kernel's
+ * coarse clock (a jiffy, up to 10 ms, behind the real time), so a file changed just after the read
+ * may be stamped a little before it; with the margin it is still as new as the cache (stale).
+ */
+const STAMP_MARGIN_MS = 50;
+const KINDS: HookDirKind[] = ['git-dir', 'work-tree', 'outside'];
+
+/** The cache file of the repository `repo`. */
+export function chainCachePath(repo: Repo): string {
+  return join(stateDir(repo), 'hooks-chain');
+}
+
+/** The `|`-joined variables that decide which config files git reads (line 2). */
+export function chainKey(env: NodeJS.ProcessEnv): string {
+  return ['GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM', 'GIT_CONFIG_NOSYSTEM', 'HOME', 'XDG_CONFIG_HOME'].map((k) => env[k] ?? '').join('|');
+}
+
+/** What the cache says, parsed (null: no cache, or another version). */
+export interface ChainCache {
+  key: string;
+  orig: string;
+  skip: string[];
+  files: string[];
+}
+
+export function readChainCache(file: string): ChainCache | null {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+  const [v, key, orig, skip, ...files] = text.split('\n');
+  if (v !== VERSION || orig === undefined || skip === undefined) return null;
+  return { key, orig, skip: skip.split(' ').filter(Boolean), files: files.filter(Boolean) };
+}
+
+const DECISIVE = /hookspath|include/i;
+
+/**
+ * Whether settings given on the command line (`git -c`: GIT_CONFIG_PARAMETERS; GIT_CONFIG_COUNT
+ * with GIT_CONFIG_KEY_<n>) may decide the hooks folder: any that names hooksPath or an include
+ * (worktree-hook.sh makes the same test).
+ */
+export function commandScopeDecides(env: NodeJS.ProcessEnv): boolean {
+  if (DECISIVE.test(env.GIT_CONFIG_PARAMETERS ?? '')) return true;
+  const count = env.GIT_CONFIG_COUNT ?? '';
+  if (count === '') return false;
+  if (!/^[0-9]{1,4}$/.test(count)) return true;
+  for (let i = 0; i < Number(count); i++) if (DECISIVE.test(env[`GIT_CONFIG_KEY_${i}`] ?? '')) return true;
+  return false;
+}
+
+/** Whether the shell would take the cache for a hook running with `env` (the same test, in node). */
+export function chainCacheHolds(file: string, env: NodeJS.ProcessEnv): boolean {
+  if (commandScopeDecides(env)) return false;
+  const cache = readChainCache(file);
+  if (!cache || cache.key !== chainKey(env)) return false;
+  const own = statSync(file, { bigint: true, throwIfNoEntry: false });
+  if (!own) return false;
+  return cache.files.every((f) => {
+    const s = statSync(f, { bigint: true, throwIfNoEntry: false });
+    return !s || own.mtimeNs > s.mtimeNs;
+  });
+}
+
+/**
+ * Brings the cache up to date for hooks that run with `env` in the worktree `cwd` of `repo`
+ * (nothing when it holds). Returns whether it wrote it. Throws only on a failed write; a
+ * configuration it cannot cache removes the file (hooks then ask git).
+ */
+export function refreshChainCache(repo: Repo, cwd: string, env: NodeJS.ProcessEnv): boolean {
+  if (commandScopeDecides(env)) return false;
+  const file = chainCachePath(repo);
+  if (chainCacheHolds(file, env)) return false;
+  // The time the config is read, by the file system's own clock (the one that stamps the files
+  // the cache depends on): the new file's mtime.
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, '');
+  try {
+    const readAt = statSync(tmp).mtimeMs;
+    const text = chainCacheText(repo, cwd, env);
+    if (text === null) {
+      rmSync(file, { force: true });
+      return false;
+    }
+    writeFileSync(tmp, text);
+    const stamp = (readAt - STAMP_MARGIN_MS) / 1000;
+    utimesSync(tmp, stamp, stamp);
+    renameSync(tmp, file);
+    return true;
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+}
+
+/** The cache's text for hooks run with `env` in `cwd`, or null when the configuration cannot be cached. */
+function chainCacheText(repo: Repo, cwd: string, env: NodeJS.ProcessEnv): string | null {
+  const gitEnv = { GIT_CONFIG_GLOBAL: env.GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM: env.GIT_CONFIG_SYSTEM, GIT_CONFIG_NOSYSTEM: env.GIT_CONFIG_NOSYSTEM, HOME: env.HOME, XDG_CONFIG_HOME: env.XDG_CONFIG_HOME };
+  // What worktree-hook.sh reads: the last core.hooksPath of a scope other than the worktree's.
+  const got = gitRaw(['config', '--show-scope', '--type=path', '--get-all', 'core.hooksPath'], { cwd, inheritRepoEnv: true, env: gitEnv });
+  if (got.status !== 0 && got.status !== 1) return null;
+  let orig = '';
+  for (const line of got.stdout.split('\n')) {
+    if (!line || line.startsWith('worktree')) continue;
+    orig = line.slice(line.indexOf('\t') + 1);
+  }
+  orig = orig === '' ? join(repo.commonDir, 'hooks') : isAbsolute(orig) ? orig : `${repo.mainRoot}/${orig}`;
+  const files = configFiles(repo, env);
+  // Every file a setting came from must be one the cache watches (else: an include).
+  const listed = gitRaw(['config', '--list', '--show-origin', '--show-scope', '-z'], { cwd, inheritRepoEnv: true, env: gitEnv });
+  if (listed.status !== 0) return null;
+  const fields = listed.stdout.split('\0');
+  for (let i = 0; i + 2 < fields.length; i += 3) {
+    const [scope, origin] = [fields[i], fields[i + 1]];
+    if (scope === 'worktree' || scope === 'command') continue;
+    if (!origin.startsWith('file:') || !files.includes(origin.slice(5))) return null;
+  }
+  const skip = CHAINED_HOOKS.filter((h) => {
+    let text: string;
+    try {
+      text = readFileSync(join(orig, h), 'utf8');
+    } catch {
+      return false;
+    }
+    return KINDS.some((k) => text === createdText(h, k));
+  });
+  const lines = [VERSION, chainKey(env), orig, skip.join(' '), ...files, orig, ...skip.map((h) => join(orig, h))];
+  if (lines.some((l) => l.includes('\n'))) return null;
+  return `${lines.join('\n')}\n`;
+}
+
+/** The config files git reads for a hook run with `env` (system, global, local), existing or not. */
+function configFiles(repo: Repo, env: NodeJS.ProcessEnv): string[] {
+  const out: string[] = [];
+  const truthy = (v: string | undefined) => !!v && !/^(0|false|no|off)$/i.test(v);
+  if (!truthy(env.GIT_CONFIG_NOSYSTEM)) {
+    if (env.GIT_CONFIG_SYSTEM !== undefined) out.push(env.GIT_CONFIG_SYSTEM);
+    else out.push('/etc/gitconfig', '/usr/local/etc/gitconfig', '/opt/homebrew/etc/gitconfig');
+  }
+  if (env.GIT_CONFIG_GLOBAL !== undefined) out.push(env.GIT_CONFIG_GLOBAL);
+  else {
+    if (env.HOME) out.push(join(env.HOME, '.gitconfig'));
+    const xdg = env.XDG_CONFIG_HOME || (env.HOME ? join(env.HOME, '.config') : '');
+    if (xdg) out.push(join(xdg, 'git', 'config'));
+  }
+  out.push(join(repo.commonDir, 'config'));
+  return out.filter((f) => f !== '' && f !== '/dev/null');
+}
