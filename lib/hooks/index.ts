@@ -6,7 +6,7 @@
  * classify-ahead, the resident background worker that classifies it before post-commit needs it.
  * install writes the hook files and runners (hook-file says what a file is; install-record
  * remembers what was there before); worktree-hooks keeps the hook folder of
- * intent worktrees intact; health is the quick check that the main worktree's hooks are still intent's.
+ * intent worktrees intact (chain-cache spares its hooks a `git config` each); health is the quick check that the main worktree's hooks are still intent's.
  * Imports: core, git, intents, mutation, trace, guardrails.
  */
 export { runHook } from './dispatch.js';
