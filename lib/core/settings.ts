@@ -25,6 +25,8 @@ export interface Settings {
   claudeConfigDir: string;
   /** GIT_QUARANTINE_PATH set: a server's pre-receive hook, where the pushed objects sit in quarantine. */
   gitQuarantine: boolean;
+  /** INTENT_NOTES_IN_PROCESS (`0`: off): post-commit writes its note in-process (lib/git/notes-write.ts) where it can, else with `git notes add`. */
+  notesInProcess: boolean;
 }
 
 const DEFAULT_WAIT_MS = 4000;
@@ -46,6 +48,7 @@ export function readSettings(env: NodeJS.ProcessEnv): Settings {
     classifyTrace: env.INTENT_CLASSIFY_TRACE || undefined,
     claudeConfigDir: env.CLAUDE_CONFIG_DIR || join(homedir(), '.claude'),
     gitQuarantine: !!env.GIT_QUARANTINE_PATH,
+    notesInProcess: env.INTENT_NOTES_IN_PROCESS !== '0',
   };
 }
 

@@ -6,7 +6,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { resolveIntentId } from '../intents/active.js';
 import { authorsOfCommitted, readAttribution, updateAttribution, type PathAttribution } from './line-credit.js';
-import { readBlobs } from '../git/blobs.js';
+import { readObjects } from '../git/blobs.js';
+import { noteObjectNames, writeNoteInProcess } from '../git/notes-write.js';
+import { NOTES_REF } from '../core/version.js';
 import { applyPool, creditPool } from './credit-carry.js';
 import { classifyCommitChanges } from '../mutation/classify-commit.js';
 import { claimsRefactor, unmetClaimWarning } from '../mutation/claim.js';
@@ -26,7 +28,7 @@ import { advanceConflictsCache } from '../intents/conflicts-cache.js';
 import { buildRecord, noteText, type TraceRecord } from './record.js';
 import { METADATA_KEY } from '../core/version.js';
 import { warn as warnActive } from '../core/hook-context.js';
-import { hostEnv } from '../core/settings.js';
+import { hostEnv, readSettings } from '../core/settings.js';
 
 /** Path of the shared ledger (in the main worktree, one for all worktrees). */
 export function ledgerPath(repo: Repo): string {
@@ -73,9 +75,13 @@ export function recordCommit(
   const oids = diff.changes.flatMap((c) => [c.oldOid, c.newOid]);
   // The commit object comes with the blobs, from the same `git cat-file --batch` (its message says
   // whether the commit claims a refactor): no process of its own.
-  const blobs = readBlobs(repo.root, [...oids, ...credited.map(([, e]) => e.blob), diff.sha]);
+  // And the notes commit and trees on the new note's path, for writing it in-process.
+  const inProcess = readSettings(env).notesInProcess;
+  const noteNames = inProcess ? noteObjectNames(NOTES_REF, diff.sha) : [];
+  const objects = readObjects(repo.root, [...oids, ...credited.map(([, e]) => e.blob), diff.sha, ...noteNames]);
+  const blobs = new Map([...objects].map(([name, o]) => [name, o.data]));
   const commitObject = blobs.get(diff.sha);
-  blobs.delete(diff.sha);
+  for (const name of [diff.sha, ...noteNames]) blobs.delete(name);
   const fresh = new Map(
     credited.flatMap(([path, entry]) => {
       const committed = blobs.get(diff.changes.find((c) => c.path === path)!.newOid);
@@ -107,7 +113,9 @@ export function recordCommit(
     classes: classified.classes,
   });
   withLock(join(stateDir(repo), 'record.lock'), () => {
-    writeNote(repo.root, diff.sha, noteText(record));
+    const text = noteText(record);
+    const ident = commitObject && notesIdent(commitObject, env);
+    if (!(inProcess && ident && writeNoteInProcess(repo.commonDir, env, NOTES_REF, diff.sha, text, objects, ident))) writeNote(repo.root, diff.sha, text);
     const ledger = ledgerPath(repo);
     try {
       appendLedger(ledger, (prev) => {
@@ -126,6 +134,22 @@ export function recordCommit(
   if (credited.length) forgetCommitted(repo, credited);
   if (opts.madeNow) advanceConflictsCache(repo, diff.sha, diff.parents);
   return record;
+}
+
+/**
+ * The identities of the notes commit `git notes add` would make now: the committer of the commit
+ * just made (the same environment and config), as author too unless GIT_AUTHOR_NAME and
+ * GIT_AUTHOR_EMAIL name another (git would also read author.* config; the notes commit's author is
+ * not judged anywhere). Null when the commit has no committer line to read.
+ */
+function notesIdent(commitObject: Buffer, env: NodeJS.ProcessEnv): { author: string; committer: string } | null {
+  const head = commitObject.toString('utf8', 0, Math.max(0, commitObject.indexOf('\n\n')));
+  const committer = /^committer (.+ <[^<>\n]*> \d+ [+-]\d{4})$/m.exec(head)?.[1];
+  if (!committer) return null;
+  const { GIT_AUTHOR_NAME: name, GIT_AUTHOR_EMAIL: email } = env;
+  const when = committer.slice(committer.lastIndexOf('>') + 2);
+  const author = name && email && !/[<>\n]/.test(name + email) ? `${name} <${email}> ${when}` : committer;
+  return { author, committer };
 }
 
 /** A commit's message: the commit object after its headers (no user config can change it). */

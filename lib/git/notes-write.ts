@@ -1,0 +1,171 @@
+/**
+ * Writes a note without `git notes add`: post-commit's one note per commit, as git would write it,
+ * in this process (a git process less per commit). The notes commit, its root tree and the fan-out
+ * subtrees on the commit's path come from the `git cat-file --batch` post-commit runs anyway (asked
+ * by name: `refs/notes/intents`, `…^{tree}`, `…:ab`, `…:ab/cd`, so packed objects are read by
+ * git); the new blob, trees and commit are written as loose objects (zlib, SHA-1, a temporary file
+ * renamed into place), the ref through git's own lock file (`refs/notes/intents.lock`, created
+ * exclusively, the old value checked under it) with a line in its reflog.
+ *
+ * Only the plain case is taken; anything else returns false and the caller runs `git notes add`:
+ * no notes ref yet (git creates it, and its reflog as configured), no reflog file, a SHA-256 or
+ * reftable repository, core.sharedRepository (file modes), an object directory given in the
+ * environment, a fan-out deeper than two levels, a note found at two depths, the ref moved since it
+ * was read, or git's lock file held. The layout stays one git reads as its own: a new note goes
+ * into the fan-out subtree of its prefix when there is one, else into the deepest level reached
+ * (git reads any fan-out; its next write re-balances). Tested against `git fsck`, `git notes`.
+ */
+import { createHash } from 'node:crypto';
+import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { deflateSync } from 'node:zlib';
+import type { GitObject } from './blobs.js';
+import { refOid } from './repo.js';
+
+const SHA1 = /^[0-9a-f]{40}$/;
+
+/** The names post-commit adds to its `cat-file --batch` for a note of `sha` on `ref`. */
+export function noteObjectNames(ref: string, sha: string): string[] {
+  return [ref, `${ref}^{tree}`, `${ref}:${sha.slice(0, 2)}`, `${ref}:${sha.slice(0, 2)}/${sha.slice(2, 4)}`];
+}
+
+interface TreeEntry {
+  mode: string;
+  name: string;
+  oid: string;
+}
+
+/**
+ * Attaches `text` as the note of `sha` on `ref` (replacing one there) in this process, from the
+ * objects `noteObjectNames` read; `ident` is the committer of the notes commit (`Name <email>
+ * <seconds> <zone>`). Returns false, having written nothing git reads, when the case is not the
+ * plain one (the caller then runs `git notes add`). The caller holds the notes lock.
+ */
+export function writeNoteInProcess(
+  commonDir: string,
+  env: NodeJS.ProcessEnv,
+  ref: string,
+  sha: string,
+  text: string,
+  objects: Map<string, GitObject>,
+  ident: { author: string; committer: string },
+): boolean {
+  if (!SHA1.test(sha) || env.GIT_OBJECT_DIRECTORY || env.GIT_QUARANTINE_PATH) return false;
+  const head = objects.get(ref);
+  const root = objects.get(`${ref}^{tree}`);
+  if (!head || head.type !== 'commit' || !SHA1.test(head.oid) || !root || root.type !== 'tree') return false;
+  const logFile = join(commonDir, 'logs', ref);
+  if (!existsSync(logFile) || sharedRepository(commonDir)) return false;
+  // The ref as read still names that commit (refOid: null for reftable, symbolic, none).
+  if (refOid({ commonDir }, ref) !== head.oid) return false;
+
+  // Down the fan-out: at each level the note's remaining name, or the subtree of its next two digits.
+  const levels: TreeEntry[][] = [parseTree(root.data)];
+  const subtrees = [`${ref}:${sha.slice(0, 2)}`, `${ref}:${sha.slice(0, 2)}/${sha.slice(2, 4)}`];
+  let found = -1;
+  for (let depth = 0; ; depth++) {
+    const entries = levels[depth];
+    const rest = sha.slice(2 * depth);
+    const file = entries.some((e) => e.name === rest && e.mode !== '40000');
+    const dir = entries.find((e) => e.name === rest.slice(0, 2) && e.mode === '40000');
+    if (file && (found !== -1 || dir)) return false;
+    if (file) found = depth;
+    if (!dir) break;
+    if (depth === subtrees.length) return false;
+    const sub = objects.get(subtrees[depth]);
+    if (!sub || sub.type !== 'tree' || sub.oid !== dir.oid) return false;
+    levels.push(parseTree(sub.data));
+  }
+  const objectsDir = join(commonDir, 'objects');
+  const blob = writeLoose(objectsDir, 'blob', Buffer.from(text, 'utf8'));
+  // The deepest level gets the note; each level above gets its subtree's new id.
+  let child = blob;
+  for (let depth = levels.length - 1; depth >= 0; depth--) {
+    const name = depth === levels.length - 1 ? sha.slice(2 * depth) : sha.slice(2 * depth, 2 * depth + 2);
+    const mode = depth === levels.length - 1 ? '100644' : '40000';
+    const entries = levels[depth].filter((e) => e.name !== name);
+    entries.push({ mode, name, oid: child });
+    child = writeLoose(objectsDir, 'tree', serializeTree(entries));
+  }
+  const commit = writeLoose(objectsDir, 'commit', Buffer.from(
+    `tree ${child}\nparent ${head.oid}\nauthor ${ident.author}\ncommitter ${ident.committer}\n\nNotes added by 'git notes add'\n`, 'utf8'));
+
+  // git's ref lock: created exclusively; the ref checked again under it.
+  const refFile = join(commonDir, ref);
+  const lock = `${refFile}.lock`;
+  let fd: number;
+  try {
+    mkdirSync(dirname(refFile), { recursive: true });
+    fd = openSync(lock, 'wx', 0o666);
+  } catch {
+    return false;
+  }
+  let moved = false;
+  try {
+    try {
+      writeSync(fd, `${commit}\n`);
+    } finally {
+      closeSync(fd);
+    }
+    if (refOid({ commonDir }, ref) !== head.oid) return false;
+    appendFileSync(logFile, `${head.oid} ${commit} ${ident.committer}\tnotes: Notes added by 'git notes add'\n`);
+    renameSync(lock, refFile);
+    moved = true;
+    return true;
+  } finally {
+    if (!moved) {
+      try {
+        unlinkSync(lock);
+      } catch { /* gone */ }
+    }
+  }
+}
+
+/** Whether the repository's own config sets core.sharedRepository (group or world file modes). */
+function sharedRepository(commonDir: string): boolean {
+  try {
+    return /sharedrepository/i.test(readFileSync(join(commonDir, 'config'), 'utf8'));
+  } catch {
+    return true;
+  }
+}
+
+/** A tree object's entries. */
+export function parseTree(data: Buffer): TreeEntry[] {
+  const out: TreeEntry[] = [];
+  let pos = 0;
+  while (pos < data.length) {
+    const sp = data.indexOf(0x20, pos);
+    const nul = data.indexOf(0, sp);
+    if (sp === -1 || nul === -1 || nul + 21 > data.length) throw new Error('malformed tree object');
+    out.push({ mode: data.subarray(pos, sp).toString('latin1'), name: data.subarray(sp + 1, nul).toString('latin1'), oid: data.subarray(nul + 1, nul + 21).toString('hex') });
+    pos = nul + 21;
+  }
+  return out;
+}
+
+/** A tree object's bytes, its entries in git's order (a directory sorts as if its name ended in `/`). */
+export function serializeTree(entries: TreeEntry[]): Buffer {
+  const key = (e: TreeEntry) => e.name + (e.mode === '40000' ? '/' : '\0');
+  const sorted = [...entries].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  return Buffer.concat(sorted.flatMap((e) => [Buffer.from(`${e.mode} ${e.name}\0`, 'latin1'), Buffer.from(e.oid, 'hex')]));
+}
+
+/** Writes one loose object (if it is not there) and returns its id. */
+export function writeLoose(objectsDir: string, type: string, content: Buffer): string {
+  const data = Buffer.concat([Buffer.from(`${type} ${content.length}\0`, 'latin1'), content]);
+  const oid = createHash('sha1').update(data).digest('hex');
+  const dir = join(objectsDir, oid.slice(0, 2));
+  const file = join(dir, oid.slice(2));
+  if (existsSync(file)) return oid;
+  mkdirSync(dir, { recursive: true });
+  const tmp = join(dir, `tmp_obj_intent_${process.pid}_${oid.slice(2, 10)}`);
+  const fd = openSync(tmp, 'w', 0o444);
+  try {
+    writeSync(fd, deflateSync(data));
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, file);
+  return oid;
+}
