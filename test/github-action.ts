@@ -28,7 +28,10 @@ export function runGateAction(
   const file = join(tempDir(), 'event.json');
   writeFileSync(file, JSON.stringify(payload));
   const step = actionSteps().find((s) => s.name === 'Authority check')!;
+  // The step's env as GitHub gives it with the inputs' defaults (`${{ inputs.x }}`).
+  const inputs = parse(readFileSync(join(PKG_ROOT, 'action.yml'), 'utf8')).inputs as Record<string, { default?: string }>;
+  const env = Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, v.replace(/^\$\{\{ inputs\.([\w-]+) \}\}$/, (_, name: string) => inputs[name]?.default ?? '')]));
   return run('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run!], cwd, {
-    GITHUB_ACTION_PATH: PKG_ROOT, GITHUB_EVENT_NAME: event.name, GITHUB_EVENT_PATH: file, GITHUB_ACTOR: actor, NOTES_REF: 'refs/notes/intents',
+    GITHUB_ACTION_PATH: PKG_ROOT, GITHUB_EVENT_NAME: event.name, GITHUB_EVENT_PATH: file, GITHUB_ACTOR: actor, ...env,
   });
 }

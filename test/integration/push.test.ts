@@ -122,3 +122,47 @@ describe('GitHub Actions template', () => {
     expect(wrong.stderr).toContain('must run on pull_request_target');
   });
 });
+
+describe('GitHub Actions notes audit (templates/ci/intent-notes-audit.yml)', () => {
+  it('takes a baseline, passes an honest notes change and moves its tag, fails on a rewritten note of main and keeps the tag', () => {
+    const { bare, repo, wt } = withRemote();
+    const c1 = commit(wt, { 'src/a.ts': 'a\nb\n' }, 'one');
+    git(repo, 'merge', '-q', '--no-edit', 'intent/INT-001');
+    git(repo, 'push', '-q', 'origin', 'main', 'refs/notes/intents');
+    const workflow = parse(readFileSync(join(PKG_ROOT, 'templates', 'ci', 'intent-notes-audit.yml'), 'utf8'));
+    expect(Object.keys(workflow.on)).toEqual(['schedule', 'workflow_dispatch']);
+    expect(workflow.permissions).toEqual({ contents: 'write' });
+    expect((workflow.jobs.audit.steps as { uses?: string }[]).at(-1)!.uses).toMatch(/^[\w.-]+\/[\w.-]+@[0-9a-f]{40}$/);
+
+    // What actions/checkout gives on a schedule event: a clone at the default branch.
+    const ci = join(tempDir(), 'ci');
+    git(tempDir(), 'clone', '-q', bare, ci);
+    const tag = () => run('git', ['rev-parse', '-q', '--verify', 'refs/tags/intent-notes-audited'], bare).stdout.trim();
+    const notesTip = () => git(bare, 'rev-parse', 'refs/notes/intents').trim();
+    const first = runGateAction(ci, { name: 'schedule' }, 'someone');
+    expect(first.status, first.stderr + first.stdout).toBe(0);
+    expect(first.stdout).toContain('first notes audit');
+    expect(tag()).toBe(notesTip());
+
+    // An agent's honest work: a new commit and its note, pushed with the intent's branch.
+    commit(wt, { 'src/c.ts': 'c\n' }, 'two');
+    git(wt, 'push', '-q', 'origin', 'intent/INT-001', 'refs/notes/intents');
+    const honest = runGateAction(ci, { name: 'workflow_dispatch' }, 'someone');
+    expect(honest.status, honest.stderr + honest.stdout).toBe(0);
+    expect(honest.stdout).toContain('accepted');
+    expect(tag()).toBe(notesTip());
+    const audited = tag();
+
+    // A note of main's history rewritten and pushed past the (absent) host check.
+    const note = noteOf(wt, c1)!.raw.replace(/sha256:[0-9a-f]{64}/, 'sha256:' + 'f'.repeat(64));
+    git(wt, 'notes', '--ref=intents', 'add', '-f', '-m', note.replace(/\n$/, ''), c1);
+    git(wt, 'push', '-q', '--no-verify', 'origin', 'refs/notes/intents');
+    const bad = runGateAction(ci, { name: 'schedule' }, 'someone');
+    expect(bad.status).toBe(1);
+    expect(bad.stdout).toContain('NOTE_REWRITTEN');
+    expect(bad.stdout).toContain(c1.slice(0, 12));
+    expect(tag(), 'the baseline does not move past a refused change').toBe(audited);
+    // And it keeps failing until the note is put back.
+    expect(runGateAction(ci, { name: 'schedule' }, 'someone').status).toBe(1);
+  });
+});
