@@ -434,7 +434,7 @@ export function writeReport(R, file) {
       '(10 files, 4 hunks each; comment-only: the first line of each file, a comment), one with hooks disabled (`git -c core.hooksPath=/dev/null commit`: the same repository, the same index size) ' +
       'and one governed (every hook, through the hook server), the order alternating within each pair, two warm-up pairs not counted; the ratio is taken pair by pair. The governed time is split with the ' +
       "server's trace (each request's time from its claim to its answer) into the served pre-commit and post-commit and the rest: git running the hook files (pre-commit, prepare-commit-msg, commit-msg, " +
-      "post-commit, post-index-change; each a `sh` reading the chain cache), and for the two served hooks the runner's `sh`, `mkfifo`, its watch and the FIFO round trip. Every governed commit's note is checked.", '');
+      "post-commit, post-index-change; each a `sh` reading the chain cache), and for the two served hooks the runner (sourced by the hook's own `sh`): `mkfifo`, its watch and the FIFO round trip. Every governed commit's note is checked.", '');
     L.push(table(['change', 'plain', 'governed', 'ratio (paired median)', 'served pre-commit', 'served post-commit', 'the rest'],
       Object.entries(R.plainVsGoverned).map(([kind, k]) => [kind, range(k.plain, 1), range(k.governed, 1), `${f(k.ratio.median, 2)}× (${f(k.ratio.p25, 2)}–${f(k.ratio.p75, 2)})`,
         msf(k.phases['pre-commit'].median, 1), msf(k.phases['post-commit'].median, 1), msf(k.phases.other.median, 1)])));

@@ -1,125 +1,149 @@
 #!/bin/sh
 # intent hook runner, written by `intent init` into <git-common-dir>/intent/bin/ (`hook` for the
 # git hooks, `agent` for the agents' hook programs); it runs intent's entry point with the Node.js
-# and the package that ran `intent init`, so hooks work when `intent` is not on PATH.
+# and the package that ran `intent init`, so hooks work when `intent` is not on PATH. Run as a program
+# (`hook <name> [args]`: the main worktree's hooks, the agents' hook programs), or sourced with
+# intent_lib set (the intent worktrees' hooks, git-hooks/worktree-hook.sh), which then call
+# `intent_hook_run <name> [args]` in their own shell: no runner process per hook.
 node=@NODE@
 entry=@ENTRY@
-if [ ! -x "$node" ]; then
-  echo "intent: the Node.js that ran \`intent init\` ($node) is gone. Re-run \`intent init\` with the Node.js you use now." >&2
-  exit 1
-fi
-if [ ! -f "$entry" ]; then
-  # A rebuild renames the new dist/bin/ into place (scripts/bundle.mjs): the program is missing
-  # only between two renames. Look again for up to about 2 s before giving up.
-  intent_try=0
-  while [ ! -f "$entry" ] && [ $intent_try -lt 20 ]; do
-    sleep 0.1 2>/dev/null || sleep 1
-    intent_try=$((intent_try + 1))
-  done
-fi
-if [ ! -f "$entry" ]; then
-  case $1 in
-    post-commit | post-merge | post-rewrite | post-checkout)
-      echo "intent: WARNING: the hook program $entry is missing (package moved, removed or being rebuilt): this $1 hook did NOT run; the commit has no trace note. Rebuild or reinstall the package (or re-run \`intent init\` with the one you use now), then \`intent repair\` records it (\`intent verify\` reports commits without a note)." >&2
-      exit 0
+# Runs the hook in its own node (no server answered): asks for a server when one was looked for.
+intent_exec_node() {
+  if [ -n "$intent_start" ]; then
+    INTENT_START_SERVER=$intent_start INTENT_SERVER_TAG="$node|$entry"
+    export INTENT_START_SERVER INTENT_SERVER_TAG
+  fi
+  # Node builds its store of root certificates at start-up whenever NODE_EXTRA_CA_CERTS is set (about
+  # 70 ms on a 2-core machine, more than the rest of node's start-up). intent's hooks make no TLS
+  # connection: their node starts without it, and the entry puts it back for the processes it
+  # starts (git, the repository's own hooks).
+  if [ -n "${NODE_EXTRA_CA_CERTS+set}" ]; then
+    INTENT_NODE_EXTRA_CA_CERTS=$NODE_EXTRA_CA_CERTS
+    export INTENT_NODE_EXTRA_CA_CERTS
+    unset NODE_EXTRA_CA_CERTS
+  else
+    unset INTENT_NODE_EXTRA_CA_CERTS
+  fi
+  exec "$node" "$entry" "$@"
+}
+
+# intent_hook_run <hook> [args]: runs intent's hook; returns its exit status.
+intent_hook_run() {
+  intent_start=
+  if [ ! -x "$node" ]; then
+    echo "intent: the Node.js that ran \`intent init\` ($node) is gone. Re-run \`intent init\` with the Node.js you use now." >&2
+    return 1
+  fi
+  if [ ! -f "$entry" ]; then
+    # A rebuild renames the new dist/bin/ into place (scripts/bundle.mjs): the program is missing
+    # only between two renames. Look again for up to about 2 s before giving up.
+    intent_try=0
+    while [ ! -f "$entry" ] && [ $intent_try -lt 20 ]; do
+      sleep 0.1 2>/dev/null || sleep 1
+      intent_try=$((intent_try + 1))
+    done
+  fi
+  if [ ! -f "$entry" ]; then
+    case $1 in
+      post-commit | post-merge | post-rewrite | post-checkout)
+        echo "intent: WARNING: the hook program $entry is missing (package moved, removed or being rebuilt): this $1 hook did NOT run; the commit has no trace note. Rebuild or reinstall the package (or re-run \`intent init\` with the one you use now), then \`intent repair\` records it (\`intent verify\` reports commits without a note)." >&2
+        return 0
+        ;;
+    esac
+    echo "intent: the hook program $entry is missing (package moved, removed or being rebuilt): $1 refused, nothing was committed. Rebuild or reinstall the package (npm run build in it), or re-run \`intent init\` with the one you use now, then commit again." >&2
+    return 1
+  fi
+  # The per-commit hooks go to the repository's hook server when one runs (lib/hooks/server.ts,
+  # Linux): no node starts for them. We make a reply FIFO and write `<our pid> <argument count>
+  # <hook>` to the server's FIFO (the arguments after the hook's name, which are the last ones of our
+  # command line, in either mode); it reads our environment, working directory and arguments from /proc, claims
+  # the request (renames our FIFO away) and answers `<code> <stderr bytes>` and the bytes, or `-`:
+  # run it yourself. Every wait is bounded, whoever is on the other end: a background watch answers
+  # `-` when the server dies (a server that has gone holds no FIFO open, nor does a dead one not yet
+  # reaped), and `x` (give up on it) when it is stopped, has not claimed the request after 3 s (busy,
+  # or stuck: it then removes our FIFO first, so the server cannot claim it any more) or has claimed
+  # it and not answered within 5 s of the claim. On `x` we remove its `pid` file: no runner asks it again, it
+  # leaves when it notices, and the server our hook asks for replaces it at once.
+  # Whatever goes wrong, the hook runs below as it always did, and asks for a server.
+  case ${INTENT_HOOK_SERVER:-}:$1 in
+    0:*) ;;
+    *:pre-commit | *:prepare-commit-msg | *:commit-msg | *:post-commit | *:pre-merge-commit | *:post-merge)
+      srv=${intent_srv:-${0%/bin/*}/server}
+      # The server's folder as the server names it: its physical path (no process: cd -P).
+      intent_here=$PWD
+      if cd -P -- "$srv" 2>/dev/null; then srv=$PWD; cd -- "$intent_here" || return 1; fi
+      tag="$node|$entry|$srv"
+      intent_pid= intent_tag= intent_fd= intent_code=- intent_n=0 intent_st=
+      # A server is asked only when it runs as our user (/proc/<pid> belongs to the process's user:
+      # root committing in someone else's repository does not ask theirs), is not stopped (SIGSTOP,
+      # a debugger: state T or t), and the process the pid file names holds this very FIFO open (a
+      # repository copied with its server folder, a pid file left behind: not ours).
+      # (No pid file yet, the first commit: silent. The shell reports a redirection that fails on the
+      # stderr of that moment, so 2>/dev/null comes first.)
+      if { read -r intent_pid && read -r intent_tag && read -r intent_fd; } 2>/dev/null <"$srv/pid" &&
+        [ "$intent_tag" = "$tag" ] && [ -O "/proc/$intent_pid" ]; then
+        { read -r intent_st <"/proc/$intent_pid/stat"; } 2>/dev/null
+        intent_st=${intent_st##*) }
+        case ${intent_st%% *} in
+          T | t) intent_code=x ;;
+          *)
+            if [ -p "$srv/in" ] && [ "$srv/in" -ef "/proc/$intent_pid/fd/$intent_fd" ]; then
+              if mkfifo -m 600 "$srv/r.$$" 2>/dev/null; then
+                {
+                  if printf '%s %s %s\n' "$$" "$(($# - 1))" "$1" 1<>"$srv/in"; then
+                    (
+                      n=0 c=0
+                      while [ -e "/proc/$intent_pid/fd/$intent_fd" ]; do
+                        st=
+                        { read -r st <"/proc/$intent_pid/stat"; } 2>/dev/null
+                        st=${st##*) }
+                        case ${st%% *} in T | t) rm -f "$srv/r.$$"; echo 'x 0' >&4; exit 0 ;; esac
+                        if [ -e "$srv/r.$$" ]; then
+                          if [ $n -ge 3 ] && rm "$srv/r.$$" 2>/dev/null; then echo 'x 0' >&4; exit 0; fi
+                        elif [ $c -ge 5 ]; then
+                          echo 'x 0' >&4
+                          exit 0
+                        else
+                          c=$((c + 1))
+                        fi
+                        sleep 1
+                        n=$((n + 1))
+                      done
+                      echo '- 0' >&4
+                    ) </dev/null >/dev/null 2>&1 &
+                    intent_watch=$!
+                    read -r intent_code intent_n <&4 || intent_code=-
+                    kill "$intent_watch" 2>/dev/null
+                    case $intent_n in '' | *[!0-9]*) intent_code=- ;; 0) ;; *) head -c "$intent_n" <&4 >&2 ;; esac
+                  fi
+                } 4<>"$srv/r.$$"
+              fi
+            else
+              # It no longer holds `in` (replaced, removed): unreachable.
+              intent_code=x
+            fi
+            ;;
+        esac
+        case $intent_code in
+          x)
+            # Unreachable: no runner asks it again (only a pid file of our own user is removed).
+            rm -f "$srv/r.$$"
+            if [ -O "$srv/pid" ]; then rm -f "$srv/pid"; fi
+            ;;
+          - | '' | *[!0-9]*) rm -f "$srv/r.$$" ;;
+          *) return "$intent_code" ;;
+        esac
+      fi
+      intent_start=$srv
       ;;
   esac
-  echo "intent: the hook program $entry is missing (package moved, removed or being rebuilt): $1 refused, nothing was committed. Rebuild or reinstall the package (npm run build in it), or re-run \`intent init\` with the one you use now, then commit again." >&2
-  exit 1
-fi
-# The per-commit hooks go to the repository's hook server when one runs (lib/hooks/server.ts,
-# Linux): no node starts for them. We make a reply FIFO and write `<our pid> <argument count>` to
-# the server's FIFO; it reads our environment, working directory and arguments from /proc, claims
-# the request (renames our FIFO away) and answers `<code> <stderr bytes>` and the bytes, or `-`:
-# run it yourself. Every wait is bounded, whoever is on the other end: a background watch answers
-# `-` when the server dies (a server that has gone holds no FIFO open, nor does a dead one not yet
-# reaped), and `x` (give up on it) when it is stopped, has not claimed the request after 3 s (busy,
-# or stuck: it then removes our FIFO first, so the server cannot claim it any more) or has claimed
-# it and not answered within 5 s of the claim. On `x` we remove its `pid` file: no runner asks it again, it
-# leaves when it notices, and the server our hook asks for replaces it at once.
-# Whatever goes wrong, the hook runs below as it always did, and asks for a server.
-case ${INTENT_HOOK_SERVER:-}:$1 in
-  0:*) ;;
-  *:pre-commit | *:prepare-commit-msg | *:commit-msg | *:post-commit | *:pre-merge-commit | *:post-merge)
-    srv=${0%/bin/*}/server
-    # The server's folder as the server names it: its physical path (no process: cd -P).
-    intent_here=$PWD
-    if cd -P -- "$srv" 2>/dev/null; then srv=$PWD; cd -- "$intent_here" || exit 1; fi
-    tag="$node|$entry|$srv"
-    intent_pid= intent_tag= intent_fd= intent_code=- intent_n=0 intent_st=
-    # A server is asked only when it runs as our user (/proc/<pid> belongs to the process's user:
-    # root committing in someone else's repository does not ask theirs), is not stopped (SIGSTOP,
-    # a debugger: state T or t), and the process the pid file names holds this very FIFO open (a
-    # repository copied with its server folder, a pid file left behind: not ours).
-    # (No pid file yet, the first commit: silent. The shell reports a redirection that fails on the
-    # stderr of that moment, so 2>/dev/null comes first.)
-    if { read -r intent_pid && read -r intent_tag && read -r intent_fd; } 2>/dev/null <"$srv/pid" &&
-      [ "$intent_tag" = "$tag" ] && [ -O "/proc/$intent_pid" ]; then
-      { read -r intent_st <"/proc/$intent_pid/stat"; } 2>/dev/null
-      intent_st=${intent_st##*) }
-      case ${intent_st%% *} in
-        T | t) intent_code=x ;;
-        *)
-          if [ -p "$srv/in" ] && [ "$srv/in" -ef "/proc/$intent_pid/fd/$intent_fd" ]; then
-            if mkfifo -m 600 "$srv/r.$$" 2>/dev/null; then
-              {
-                if printf '%s %s\n' "$$" "$#" 1<>"$srv/in"; then
-                  (
-                    n=0 c=0
-                    while [ -e "/proc/$intent_pid/fd/$intent_fd" ]; do
-                      st=
-                      { read -r st <"/proc/$intent_pid/stat"; } 2>/dev/null
-                      st=${st##*) }
-                      case ${st%% *} in T | t) rm -f "$srv/r.$$"; echo 'x 0' >&4; exit 0 ;; esac
-                      if [ -e "$srv/r.$$" ]; then
-                        if [ $n -ge 3 ] && rm "$srv/r.$$" 2>/dev/null; then echo 'x 0' >&4; exit 0; fi
-                      elif [ $c -ge 5 ]; then
-                        echo 'x 0' >&4
-                        exit 0
-                      else
-                        c=$((c + 1))
-                      fi
-                      sleep 1
-                      n=$((n + 1))
-                    done
-                    echo '- 0' >&4
-                  ) </dev/null >/dev/null 2>&1 &
-                  intent_watch=$!
-                  read -r intent_code intent_n <&4 || intent_code=-
-                  kill "$intent_watch" 2>/dev/null
-                  case $intent_n in '' | *[!0-9]*) intent_code=- ;; 0) ;; *) head -c "$intent_n" <&4 >&2 ;; esac
-                fi
-              } 4<>"$srv/r.$$"
-            fi
-          else
-            # It no longer holds `in` (replaced, removed): unreachable.
-            intent_code=x
-          fi
-          ;;
-      esac
-      case $intent_code in
-        x)
-          # Unreachable: no runner asks it again (only a pid file of our own user is removed).
-          rm -f "$srv/r.$$"
-          if [ -O "$srv/pid" ]; then rm -f "$srv/pid"; fi
-          ;;
-        - | '' | *[!0-9]*) rm -f "$srv/r.$$" ;;
-        *) exit "$intent_code" ;;
-      esac
-    fi
-    INTENT_START_SERVER=$srv INTENT_SERVER_TAG="$node|$entry"
-    export INTENT_START_SERVER INTENT_SERVER_TAG
-    ;;
-esac
-# Node builds its store of root certificates at start-up whenever NODE_EXTRA_CA_CERTS is set (about
-# 70 ms on a 2-core machine, more than the rest of node's start-up). intent's hooks make no TLS
-# connection: their node starts without it, and the entry puts it back for the processes it
-# starts (git, the repository's own hooks).
-if [ -n "${NODE_EXTRA_CA_CERTS+set}" ]; then
-  INTENT_NODE_EXTRA_CA_CERTS=$NODE_EXTRA_CA_CERTS
-  export INTENT_NODE_EXTRA_CA_CERTS
-  unset NODE_EXTRA_CA_CERTS
-else
-  unset INTENT_NODE_EXTRA_CA_CERTS
-fi
-exec "$node" "$entry" "$@"
+  if [ -n "${intent_lib:-}" ]; then
+    (intent_exec_node "$@")
+  else
+    intent_exec_node "$@"
+  fi
+}
+
+if [ -n "${intent_lib:-}" ]; then return 0; fi
+intent_hook_run "$@"
+exit $?

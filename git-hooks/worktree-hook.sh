@@ -24,6 +24,9 @@ if @OURS@; then
     echo "intent: $runner is missing; run \`intent init\` in the main worktree. Blocking." >&2
     exit 1
   fi
+  # The runner, sourced: its intent_hook_run runs in this shell (no runner process per hook).
+  intent_lib=1 intent_srv="$common/intent/server"
+  . "$runner" || exit 1
   @RUN@
 fi
 # The repository's own hooks folder: from the chain cache when it holds (lib/hooks/chain-cache.ts:

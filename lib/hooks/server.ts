@@ -189,13 +189,15 @@ interface Request {
   env: NodeJS.ProcessEnv;
 }
 
-function readRequest(pid: number, argc: number): Request | null {
+function readRequest(pid: number, argc: number, named?: string): Request | null {
   const proc = `/proc/${pid}`;
   if (statSync(proc).uid !== process.getuid?.()) return null;
   const argv = readFileSync(`${proc}/cmdline`, 'utf8').split('\0');
   argv.pop();
-  if (argc < 1 || argc > argv.length) return null;
-  const [hook, ...args] = argv.slice(argv.length - argc);
+  // Named: the runner ran as a function in the hook's own shell (`sh <hook file> <args>`).
+  const words = named === undefined ? argc : argc + 1;
+  if (words < 1 || words >= argv.length) return null;
+  const [hook, ...args] = named === undefined ? argv.slice(argv.length - argc) : [named, ...argv.slice(argv.length - argc)];
   if (!(SERVED_HOOKS as readonly string[]).includes(hook)) return null;
   const env: NodeJS.ProcessEnv = {};
   for (const kv of readFileSync(`${proc}/environ`, 'utf8').split('\0')) {
@@ -318,17 +320,20 @@ export async function serveHooks(
     while ((nl = buf.indexOf('\n')) !== -1) {
       const line = buf.slice(0, nl);
       buf = buf.slice(nl + 1);
-      const m = /^([1-9][0-9]{0,9}) ([1-9][0-9]{0,3})$/.exec(line);
-      if (!m) continue;
+      // `<pid> <argc> <hook>` (the arguments after the hook's name are the last argc of the
+      // runner's command line); `<pid> <argc>` from a runner written before (the hook's name and
+      // its arguments are the last argc).
+      const m = /^([1-9][0-9]{0,9}) ([0-9]{1,4})(?: ([a-z][a-z-]{0,39}))?$/.exec(line);
+      if (!m || (m[3] === undefined && m[2] === '0')) continue;
       rearm();
-      queue = queue.then(() => serveOne(Number(m[1]), Number(m[2]))).catch(() => { /* the runner's watch covers it */ }).finally(rearm);
+      queue = queue.then(() => serveOne(Number(m[1]), Number(m[2]), m[3])).catch(() => { /* the runner's watch covers it */ }).finally(rearm);
     }
     if (buf.length > 4096) buf = '';
   });
   input.on('error', leave);
   rearm();
 
-  async function serveOne(pid: number, argc: number): Promise<void> {
+  async function serveOne(pid: number, argc: number, named?: string): Promise<void> {
     // What the kernel queued before the request (the watch on refs/heads/intent/ in
     // intents/branch-tips.ts) is delivered first: the second hop comes after a poll phase that
     // began after this point (the first may be in the poll phase under way).
@@ -360,7 +365,7 @@ export async function serveHooks(
     const t0 = performance.now();
     const replaced = programStamps() !== stamps;
     try {
-      const req = replaced ? null : readRequest(pid, argc);
+      const req = replaced ? null : readRequest(pid, argc, named);
       if (req) out = { ...(await runAs(req)), hook: req.hook };
     } catch {
       out = null;

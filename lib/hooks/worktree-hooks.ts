@@ -49,7 +49,7 @@ export function worktreeHookText(repo: Repo, hook: string): string {
     .replace('@MAIN@', () => shQuote(repo.mainRoot))
     .replace('@ALL@', CHAINED_HOOKS.join(' '))
     .replace('@OURS@', ours ? 'true' : 'false')
-    .replace('@RUN@', () => runLine(hook, '"$runner"'));
+    .replace('@RUN@', () => runLine(hook, 'intent_hook_run'));
 }
 
 /**
