@@ -162,6 +162,8 @@ function matchUnits(m: Matcher, oldUnits: Unit[], newUnits: Unit[]): void {
   }
   const score = (o: Unit, n: Unit) => (n.entry === o.entry ? 4 : 0) + (n.label === o.label ? 2 : 0);
   const MAX_SCORE = 6;
+  let gi = 0;
+  let ui = 0;
   for (;;) {
     let progress = false;
     for (const g of live) {
@@ -179,9 +181,13 @@ function matchUnits(m: Matcher, oldUnits: Unit[], newUnits: Unit[]): void {
       }
     }
     if (progress) continue;
-    // Ambiguous: take the best candidate of the first open unit and try again.
-    outer: for (const g of live) {
-      for (const o of g.o) {
+    // Ambiguous: take the best candidate of the first open unit that has one and try again. The
+    // search resumes where the last one stopped: every open unit before that place had no
+    // compatible candidate, and never will (candidates only get taken, mappings only added).
+    for (; gi < live.length; gi++, ui = 0) {
+      const g = live[gi];
+      for (; ui < g.o.length; ui++) {
+        const o = g.o[ui];
         if (o.match) continue;
         // The first compatible candidate of the highest score. The score is checked before the
         // (costlier) compatibility, and the scan ends at the highest score there is: the same
@@ -200,9 +206,10 @@ function matchUnits(m: Matcher, oldUnits: Unit[], newUnits: Unit[]): void {
         if (best) {
           commit(o, best);
           progress = true;
-          break outer;
+          break;
         }
       }
+      if (progress) break;
     }
     if (!progress) break;
   }
@@ -302,8 +309,16 @@ function compareUnits(ts: Ts, entries: Entry[], sides: [Side, Side], oldUnits: U
 function checkExports(entries: Entry[], sides: [Side, Side], m: Matcher, newUnits: Unit[]): void {
   const [oldSide, newSide] = sides;
   const newFacts: { f: SideFile; fact: Fact; key: string; used: boolean }[] = [];
+  // The new side's facts by target, in order (one lookup per old fact, not a scan of them all).
+  const byKey = new Map<string, (typeof newFacts)[number][]>();
   for (const f of newSide.files.values()) {
-    for (const fact of f.facts) newFacts.push({ f, fact, key: resolveTarget(newSide, f.path, fact.target), used: false });
+    for (const fact of f.facts) {
+      const x = { f, fact, key: resolveTarget(newSide, f.path, fact.target), used: false };
+      newFacts.push(x);
+      let list = byKey.get(x.key);
+      if (!list) byKey.set(x.key, (list = []));
+      list.push(x);
+    }
   }
   const definedNew = new Set<string>();
   for (const u of newUnits) for (const d of u.defs) definedNew.add(d);
@@ -313,7 +328,7 @@ function checkExports(entries: Entry[], sides: [Side, Side], m: Matcher, newUnit
       const renameable = key.startsWith('T|');
       const target = renameable ? m.f.get(key) : key;
       if (target === undefined) continue; // the declaration itself changed or went away: reported there
-      const cands = newFacts.filter((x) => !x.used && x.key === target);
+      const cands = (byKey.get(target) ?? []).filter((x) => !x.used);
       // Same export name, or a rename that follows the rename of the declaration itself.
       const follows = (x: (typeof cands)[number]) => renameable && fact.name === keyName(key) && x.fact.name === keyName(target);
       const nf = cands.find((x) => x.fact.name === fact.name) ?? cands.find(follows);
