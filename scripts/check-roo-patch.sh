@@ -9,9 +9,9 @@
 #       says: under Roo's pnpm overrides, not a link), runs Roo's type-check (tsc --noEmit in src/),
 #       the patch's own test of Roo's real tools (vitest core/intent/__tests__/intent.spec.ts in
 #       src/), Roo's esbuild bundle (node esbuild.mjs in src/), and loads src/dist/extension.js
-#       with a stub `vscode` module to see its `activate` export; then reverts the patch and the
-#       install (src/package.json, pnpm-lock.yaml). ROO_TESTS=1 also runs all of Roo's tests in
-#       src/ (vitest run) and prints the counts.
+#       with a stub `vscode` module to see its `activate` export, and Roo's translation check; then reverts the patch and the
+#       install (src/package.json, pnpm-lock.yaml). ROO_TESTS=1 also runs all of Roo's tests as
+#       its CI does (`turbo test` in every package, one at a time) and prints the counts.
 #       Needs: `pnpm install` done in the clone, and `npm run build` done here; pnpm on PATH.
 #
 # Exit 0 when every step passed; 1 when one failed (the step is printed); 2 on bad usage.
@@ -82,9 +82,16 @@ ls -l "$roo/src/dist/extension.js"
 step "load dist/extension.js with a stub vscode module"
 node "$here/scripts/roo-load-check.cjs" "$roo/src/dist/extension.js" || fail "loading the bundle"
 
+step "Roo's translation check (node scripts/find-missing-translations.js, a job of Roo's CI)"
+( cd "$roo" && node scripts/find-missing-translations.js ) | tail -1 || fail "a key of the patch is missing in a locale"
+
 if [[ "${ROO_TESTS:-}" == 1 ]]; then
-  step "all of Roo's tests in src/ with the patch (vitest run)"
-  ( cd "$roo/src" && npx vitest run ) | grep -E '^ +(Test Files|Tests) ' || fail "Roo's tests"
+  # What Roo's CI runs (`pnpm test`: turbo test in every package), one package and
+  # ROO_TEST_WORKERS vitest workers (default 1) at a time; --force: no cached results.
+  step "all of Roo's tests with the patch (turbo test, as pnpm test)"
+  ( cd "$roo" && TURBO_TELEMETRY_DISABLED=1 npx turbo test --concurrency=1 --force --log-order grouped --output-logs full \
+      -- --maxWorkers="${ROO_TEST_WORKERS:-1}" ) > "$pack/roo-tests.log" 2>&1 || { grep -E ':test: +(Test Files|Tests|FAIL) ' "$pack/roo-tests.log"; fail "Roo's tests"; }
+  sed 's/\x1b\[[0-9;]*m//g' "$pack/roo-tests.log" | grep -E ':test: +(Test Files|Tests) '
 fi
 
 step "all checks passed"

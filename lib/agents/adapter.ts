@@ -11,15 +11,15 @@
 import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, statSync, chmodSync, unlinkSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { requireActive, resolveIntentId } from '../intents/active.js';
-import { authorIndex, carryAuthors, compressRuns, expandRuns, splitLines, updateAttribution, type AiAuthor, type LineAuthors } from '../trace/line-credit.js';
+import { authorIndex, carryAuthors, compressRuns, expandRuns, readAttribution, splitLines, updateAttribution, type AiAuthor, type LineAuthors } from '../trace/line-credit.js';
 import { IntentError, NO_ACTIVE_INTENT_MESSAGE, scopeViolationMessage } from '../core/errors.js';
 import { writeFileAtomic } from '../core/files.js';
-import { git, gitRaw } from '../git/process.js';
+import { gitStep, gitStepOk, runGitSteps, runGitStepsAsync, type GitSteps } from '../git/process.js';
 import { sha256Hex } from '../trace/hashing.js';
-import { withLock } from '../core/lock.js';
+import { takeLock } from '../core/lock.js';
 import { loadIgnore } from '../intents/ignore.js';
 import { loadRegistry, type Intent } from '../intents/registry.js';
-import { openRepo, orchestrationPath, type Repo } from '../git/repo.js';
+import { openRepoSteps, orchestrationPath, type Repo } from '../git/repo.js';
 import { compileScope, outOfScope } from '../intents/scope.js';
 import { hostEnv } from '../core/settings.js';
 
@@ -108,7 +108,7 @@ export function contentHash(data: string | Uint8Array): string {
 
 /** Reads a file for editing: its content and the hash to hand back as `expectedSha256`. */
 export function readForEdit(target: Omit<WriteTarget, 'expectedSha256'>): { path: string; content: Buffer | null; sha256: string | null } {
-  const checked = checkTarget(target, false);
+  const checked = runGitSteps(checkTarget(target, false));
   const content = readIfFile(checked.abs);
   return { path: checked.rel, content, sha256: content ? contentHash(content) : null };
 }
@@ -118,32 +118,58 @@ export function readForEdit(target: Omit<WriteTarget, 'expectedSha256'>): { path
  * worktree and the scope, and the stale-write lock. Throws the refusal; returns the target.
  */
 export function checkWrite(target: WriteTarget & { newPath?: string }): CheckedTarget {
-  const checked = checkTarget(target, true);
-  if (target.newPath !== undefined) checkTarget({ ...target, path: target.newPath }, true);
+  return runGitSteps(checkWriteSteps(target));
+}
+
+/** `checkWrite` without blocking on git (an editor's extension host); rejects with the refusal. */
+export function checkWriteAsync(target: WriteTarget & { newPath?: string }): Promise<CheckedTarget> {
+  return runGitStepsAsync(checkWriteSteps(target));
+}
+
+function* checkWriteSteps(target: WriteTarget & { newPath?: string }): GitSteps<CheckedTarget> {
+  const checked = yield* checkTarget(target, true);
+  if (target.newPath !== undefined) yield* checkTarget({ ...target, path: target.newPath }, true);
   checkFresh(checked, target.expectedSha256);
   return checked;
 }
 
 /** Writes the whole file atomically, stages it and credits the lines the model produced. */
 export function writeFile(req: WriteRequest): WriteResult {
+  return runGitSteps(writeFileSteps(req));
+}
+
+function* writeFileSteps(req: WriteRequest): GitSteps<WriteResult> {
   const origin = checkOrigin(req);
   const content = requireContent(req.content);
-  const t = checkTarget(req, true);
-  return underLock(t.repo, () => {
+  const t = yield* checkTarget(req, true);
+  const release = lockWorktree(t.repo);
+  try {
     checkFresh(t, req.expectedSha256);
     const before = readIfFile(t.abs);
     writeAtomic(t.abs, content);
-    const staged = stage(t.repo, [t.rel]);
-    const aiLines = credit(t.repo, t.rel, before, content, origin, staged);
+    const staged = yield* stage(t.repo, [t.rel]);
+    const aiLines = yield* credit(t.repo, t.rel, before, content, origin, staged);
     return { intent: t.intent.id, operation: 'write', path: t.rel, sha256: contentHash(content), aiLines, staged };
-  });
+  } finally {
+    release();
+  }
 }
 
 /** Deletes the file and stages the deletion. */
 export function deleteFile(req: DeleteRequest): WriteResult {
+  return runGitSteps(deleteFileSteps(req));
+}
+
+/** `deleteFile` without blocking on git (an editor's extension host). */
+export function deleteFileAsync(req: DeleteRequest): Promise<WriteResult> {
+  return runGitStepsAsync(deleteFileSteps(req));
+}
+
+function* deleteFileSteps(req: DeleteRequest): GitSteps<WriteResult> {
   checkOrigin(req);
-  const t = checkTarget(req, true);
-  return underLock(t.repo, () => {
+  const t = yield* checkTarget(req, true);
+  const release = lockWorktree(t.repo);
+  try {
     checkFresh(t, req.expectedSha256);
     if (!existsSync(t.abs) && !isSymlink(t.abs)) {
       throw new IntentError('INVALID_INPUT', `${t.rel} does not exist: there is nothing to delete.`, { path: t.rel });
@@ -153,19 +179,31 @@ export function deleteFile(req: DeleteRequest): WriteResult {
     } catch (e) {
       throw writeFailed(t.rel, e);
     }
-    unstage(t.repo, t.rel);
+    yield* unstage(t.repo, t.rel);
     updateAttribution(t.repo, (paths) => { delete paths[t.rel]; });
     return { intent: t.intent.id, operation: 'delete', path: t.rel, sha256: null, aiLines: 0, staged: true };
-  });
+  } finally {
+    release();
+  }
 }
 
 /** Moves (renames) the file, optionally with new content, and stages both sides. */
 export function moveFile(req: MoveRequest): WriteResult {
+  return runGitSteps(moveFileSteps(req));
+}
+
+/** `moveFile` without blocking on git (an editor's extension host). */
+export function moveFileAsync(req: MoveRequest): Promise<WriteResult> {
+  return runGitStepsAsync(moveFileSteps(req));
+}
+
+function* moveFileSteps(req: MoveRequest): GitSteps<WriteResult> {
   const origin = checkOrigin(req);
-  const from = checkTarget(req, true);
-  const to = checkTarget({ ...req, path: req.newPath }, true);
+  const from = yield* checkTarget(req, true);
+  const to = yield* checkTarget({ ...req, path: req.newPath }, true);
   if (from.rel === to.rel) throw new IntentError('INVALID_INPUT', `moving ${from.rel} onto itself: give a different newPath.`, { path: from.rel });
-  return underLock(from.repo, () => {
+  const release = lockWorktree(from.repo);
+  try {
     checkFresh(from, req.expectedSha256);
     const old = readIfFile(from.abs);
     if (!old) throw new IntentError('INVALID_INPUT', `${from.rel} does not exist or is not a file: there is nothing to move.`, { path: from.rel });
@@ -179,8 +217,8 @@ export function moveFile(req: MoveRequest): WriteResult {
     } catch (e) {
       throw writeFailed(from.rel, e);
     }
-    unstage(from.repo, from.rel);
-    const staged = stage(from.repo, [to.rel]);
+    yield* unstage(from.repo, from.rel);
+    const staged = yield* stage(from.repo, [to.rel]);
     const prior = updateAttribution(from.repo, (paths) => {
       const entry = paths[from.rel];
       delete paths[from.rel];
@@ -188,9 +226,11 @@ export function moveFile(req: MoveRequest): WriteResult {
       return entry;
     });
     // The moved bytes keep whatever credit they had; only new content is this model's.
-    const aiLines = prior || req.content !== undefined ? credit(from.repo, to.rel, old, content, origin, staged) : 0;
+    const aiLines = prior || req.content !== undefined ? yield* credit(from.repo, to.rel, old, content, origin, staged) : 0;
     return { intent: from.intent.id, operation: 'move', path: to.rel, oldPath: from.rel, sha256: contentHash(content), aiLines, staged };
-  });
+  } finally {
+    release();
+  }
 }
 
 /**
@@ -199,20 +239,32 @@ export function moveFile(req: MoveRequest): WriteResult {
  * the write before; this refuses to stage it if it did not).
  */
 export function recordWrite(req: RecordRequest): WriteResult {
+  return runGitSteps(recordWriteSteps(req));
+}
+
+/** `recordWrite` without blocking on git (an editor's extension host). */
+export function recordWriteAsync(req: RecordRequest): Promise<WriteResult> {
+  return runGitStepsAsync(recordWriteSteps(req));
+}
+
+function* recordWriteSteps(req: RecordRequest): GitSteps<WriteResult> {
   const origin = checkOrigin(req);
-  const t = checkTarget(req, true);
-  return underLock(t.repo, () => {
+  const t = yield* checkTarget(req, true);
+  const release = lockWorktree(t.repo);
+  try {
     const after = readIfFile(t.abs);
     if (!after) {
-      unstage(t.repo, t.rel);
+      yield* unstage(t.repo, t.rel);
       updateAttribution(t.repo, (paths) => { delete paths[t.rel]; });
       return { intent: t.intent.id, operation: 'record', path: t.rel, sha256: null, aiLines: 0, staged: true };
     }
-    const staged = stage(t.repo, [t.rel]);
+    const staged = yield* stage(t.repo, [t.rel]);
     const proposed = req.proposed === undefined ? undefined : requireContent(req.proposed);
-    const aiLines = credit(t.repo, t.rel, req.before, after, origin, staged, proposed);
+    const aiLines = yield* credit(t.repo, t.rel, req.before, after, origin, staged, proposed);
     return { intent: t.intent.id, operation: 'record', path: t.rel, sha256: contentHash(after), aiLines, staged };
-  });
+  } finally {
+    release();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -242,11 +294,11 @@ function toBuffer(data: string | Uint8Array): Buffer {
 }
 
 /** Resolves the active intent and the path, refusing paths outside the worktree or the scope. */
-function checkTarget(target: Omit<WriteTarget, 'expectedSha256'>, enforceScope: boolean): CheckedTarget {
+function* checkTarget(target: Omit<WriteTarget, 'expectedSha256'>, enforceScope: boolean): GitSteps<CheckedTarget> {
   if (typeof target.worktree !== 'string' || !target.worktree) throw invalid('worktree', 'the directory the agent works in');
   if (typeof target.path !== 'string' || !target.path) throw invalid('path', 'the file path, relative to the worktree');
   if (target.path.includes('\0')) throw new IntentError('INVALID_INPUT', 'path contains a NUL byte.', { field: 'path' });
-  const repo = openRepo(target.worktree);
+  const repo = yield* openRepoSteps(target.worktree);
   const named = resolveIntentId(repo, target.intentId ?? hostEnv().INTENT_ID);
   if (!named) {
     throw new IntentError('NO_ACTIVE_INTENT', `${NO_ACTIVE_INTENT_MESSAGE}\nThis worktree has no intent. Work in an intent worktree (intent checkout <ID>).`, {});
@@ -367,10 +419,10 @@ function writeFailed(path: string, e: unknown): IntentError {
   return new IntentError('WRITE_FAILED', `could not write ${path}: ${(e as Error).message}`, { path });
 }
 
-function underLock<T>(repo: Repo, fn: () => T): T {
+function lockWorktree(repo: Repo): () => void {
   // One adapter call at a time per worktree: the stale check, the write, the staging and the
   // credit must not interleave with another agent's call on the same worktree.
-  return withLock(join(repo.gitDir, 'intent-adapter.lock'), fn);
+  return takeLock(join(repo.gitDir, 'intent-adapter.lock'));
 }
 
 function literal(rel: string): string {
@@ -378,30 +430,34 @@ function literal(rel: string): string {
 }
 
 /** `git add` the paths; false when git refuses because they are ignored. */
-function stage(repo: Repo, rels: string[]): boolean {
-  const res = gitRaw(['add', '--', ...rels.map(literal)], { cwd: repo.root });
+function* stage(repo: Repo, rels: string[]): GitSteps<boolean> {
+  const res = yield* gitStep(['add', '--', ...rels.map(literal)], { cwd: repo.root });
   if (res.status === 0) return true;
   if (/ignored by one of your \.gitignore files/.test(res.stderr)) return false;
   throw new IntentError('GIT_FAILED', `git add ${rels.join(' ')} failed: ${res.stderr.trim()}`, { paths: rels });
 }
 
-function unstage(repo: Repo, rel: string): void {
-  git(['rm', '--cached', '--ignore-unmatch', '-q', '--', literal(rel)], { cwd: repo.root });
+function* unstage(repo: Repo, rel: string): GitSteps<void> {
+  yield* gitStepOk(['rm', '--cached', '--ignore-unmatch', '-q', '--', literal(rel)], { cwd: repo.root });
 }
 
 /**
  * Credits the lines of `after` that are not in `before` to the model, carrying earlier credit
  * (from previous adapter writes) through whatever happened to the file in between.
  */
-function credit(repo: Repo, rel: string, before: Buffer | null, after: Buffer, author: AiAuthor, staged: boolean, proposed?: Buffer): number {
-  const blob = staged ? stagedBlob(repo, rel) : '';
+function* credit(repo: Repo, rel: string, before: Buffer | null, after: Buffer, author: AiAuthor, staged: boolean, proposed?: Buffer): GitSteps<number> {
+  const blob = staged ? yield* stagedBlob(repo, rel) : '';
+  // The earlier credit's blob is read before the store's lock (a callback cannot wait for git).
+  // Only a commit's post-commit hook changes the entry in between; then it is read in-line.
+  const known = before ? readAttribution(repo)[rel]?.blob : undefined;
+  const knownContent = known ? yield* readBlob(repo, known) : null;
   return updateAttribution(repo, (paths) => {
     const prev = paths[rel];
     const beforeLines = before ? splitLines(before) : [];
     let beforeAuthors: LineAuthors = new Int32Array(beforeLines.length).fill(-1);
     const authors = prev ? prev.authors : [];
     if (prev && before) {
-      const prevContent = readBlob(repo, prev.blob);
+      const prevContent = prev.blob === known ? knownContent : runGitSteps(readBlob(repo, prev.blob));
       if (prevContent) {
         const prevLines = splitLines(prevContent);
         beforeAuthors = carryAuthors(prevLines, expandRuns(prev.runs, prevLines.length), beforeLines, -1);
@@ -419,15 +475,15 @@ function credit(repo: Repo, rel: string, before: Buffer | null, after: Buffer, a
   });
 }
 
-function stagedBlob(repo: Repo, rel: string): string {
-  const out = git(['ls-files', '-s', '-z', '--', literal(rel)], { cwd: repo.root });
+function* stagedBlob(repo: Repo, rel: string): GitSteps<string> {
+  const out = yield* gitStepOk(['ls-files', '-s', '-z', '--', literal(rel)], { cwd: repo.root });
   const m = /^\d+ ([0-9a-f]+) 0\t/.exec(out);
   if (!m) throw new IntentError('GIT_FAILED', `${rel} was added but is not in the index`, { path: rel });
   return m[1];
 }
 
-function readBlob(repo: Repo, oid: string): Buffer | null {
+function* readBlob(repo: Repo, oid: string): GitSteps<Buffer | null> {
   if (!oid) return null;
-  const res = gitRaw(['cat-file', 'blob', oid], { cwd: repo.root, binary: true });
+  const res = yield* gitStep(['cat-file', 'blob', oid], { cwd: repo.root, binary: true });
   return res.status === 0 && res.stdoutBuf ? res.stdoutBuf : null;
 }

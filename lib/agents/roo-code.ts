@@ -29,16 +29,16 @@
  */
 import { existsSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { checkWrite, contentHash, deleteFile, moveFile, recordWrite, type WriteResult } from './adapter.js';
+import { checkWriteAsync, contentHash, deleteFileAsync, moveFileAsync, recordWriteAsync, type WriteResult } from './adapter.js';
 import { recordHandshake, selectedIntent, type AgentSession } from './handshake.js';
 import { classifyCommand, type CommandDecision } from './shell/index.js';
 import { IntentError, NO_ACTIVE_INTENT_MESSAGE } from '../core/errors.js';
 import { requireActive, resolveIntentId } from '../intents/active.js';
-import { renderContext } from '../intents/context.js';
+import { renderContextAsync } from '../intents/context.js';
 import { loadIgnore } from '../intents/ignore.js';
 import { loadRegistry } from '../intents/registry.js';
 import { compileScope, outOfScope } from '../intents/scope.js';
-import { openRepo, orchestrationPath, type Repo } from '../git/repo.js';
+import { openRepoAsync, orchestrationPath, type Repo } from '../git/repo.js';
 
 export { classifyCommand, type CommandContext, type CommandDecision, type CommandVerdict } from './shell/index.js';
 export { contentHash } from './adapter.js';
@@ -161,13 +161,28 @@ function refusal(e: unknown): { ok: false; error: string } {
   return { ok: false, error: JSON.stringify({ error: { code: 'INTERNAL', message: String((e as Error)?.message ?? e), data: {} } }) };
 }
 
-function guard(fn: () => WriteResult | void): RooOutcome {
-  try {
-    const result = fn();
-    return result ? { ok: true, result } : { ok: true };
-  } catch (e) {
-    return refusal(e);
-  }
+/**
+ * The calls that write or check, one at a time in this extension host: each holds the worktree's
+ * adapter lock across the git processes it awaits, and a second call waiting for that lock
+ * in-line would block the event loop those processes need.
+ */
+let queue: Promise<unknown> = Promise.resolve();
+
+function serial<T>(fn: () => Promise<T>): Promise<T> {
+  const run = queue.then(fn, fn);
+  queue = run.catch(() => undefined);
+  return run;
+}
+
+function guard(fn: () => Promise<WriteResult | void>): Promise<RooOutcome> {
+  return serial(async () => {
+    try {
+      const result = await fn();
+      return result ? { ok: true, result } : { ok: true };
+    } catch (e) {
+      return refusal(e);
+    }
+  });
 }
 
 /** The handshake session of a Roo task. */
@@ -179,7 +194,7 @@ function sessionOf(task: RooTask): AgentSession {
  * The intent the task selected with `select_active_intent` (it must be the worktree's own); the
  * handshake refusal when it did not.
  */
-function requireHandshake(task: RooTask, repo: Repo = openRepo(task.cwd)): string {
+function requireHandshake(task: RooTask, repo: Repo): string {
   const own = resolveIntentId(repo, undefined)?.id ?? null;
   if (!own) throw notAWorktree(repo);
   const selected = selectedIntent(repo, sessionOf(task));
@@ -221,14 +236,18 @@ function readIfFile(abs: string): Buffer | null {
  * `select_active_intent`: the handshake. `intentId` must be the worktree's own intent (in the
  * main worktree: any intent in progress). Answers the `<intent_context>` block.
  */
-export function rooSelectIntent(task: RooTask, intentId: string): RooSelection {
+export function rooSelectIntent(task: RooTask, intentId: string): Promise<RooSelection> {
+  return serial(() => selectIntent(task, intentId));
+}
+
+async function selectIntent(task: RooTask, intentId: string): Promise<RooSelection> {
   try {
     const id = typeof intentId === 'string' ? intentId.trim() : '';
     if (!id) throw new IntentError('NO_ACTIVE_INTENT', `${NO_ACTIVE_INTENT_MESSAGE}\nselect_active_intent needs intent_id, e.g. INT-001.`, {});
     if (!rooGoverned(task.cwd)) {
       throw new IntentError('NO_ACTIVE_INTENT', `${NO_ACTIVE_INTENT_MESSAGE} intent does not govern ${task.cwd} (not a governed repository, or the setting is "off"): there is no intent to select.`, {});
     }
-    const repo = openRepo(task.cwd);
+    const repo = await openRepoAsync(task.cwd);
     const own = resolveIntentId(repo, undefined);
     if (!own) throw notAWorktree(repo);
     if (own.id !== id) {
@@ -239,7 +258,7 @@ export function rooSelectIntent(task: RooTask, intentId: string): RooSelection {
       );
     }
     requireActive(loadRegistry(orchestrationPath(repo, 'active_intents.yaml')), id);
-    const context = renderContext(task.cwd, id);
+    const context = await renderContextAsync(task.cwd, id);
     recordHandshake(repo, sessionOf(task), id);
     return { ok: true, intent: id, context };
   } catch (e) {
@@ -264,14 +283,14 @@ export function rooRead(task: RooTask, relPath: string): void {
  * selected its intent, the path must be in scope, and the file must be what the model last read
  * (when it read it). Nothing is written; the file's current bytes are kept for `rooSaved`.
  */
-export function rooCheck(task: RooTask, relPath: string, newPath?: string): RooOutcome {
-  return guard(() => {
+export function rooCheck(task: RooTask, relPath: string, newPath?: string): Promise<RooOutcome> {
+  return guard(async () => {
     if (!rooGoverned(task.cwd)) return;
-    const intentId = requireHandshake(task);
+    const intentId = requireHandshake(task, await openRepoAsync(task.cwd));
     const s = stateOf(task);
     const abs = absOf(task, relPath);
     const expected = s.reads.get(abs);
-    checkWrite({ worktree: task.cwd, path: relPath, intentId, ...(newPath ? { newPath } : {}), ...(expected === undefined ? {} : { expectedSha256: expected }) });
+    await checkWriteAsync({ worktree: task.cwd, path: relPath, intentId, ...(newPath ? { newPath } : {}), ...(expected === undefined ? {} : { expectedSha256: expected }) });
     s.before.set(abs, readIfFile(abs));
   });
 }
@@ -288,33 +307,33 @@ export function rooSaved(
   tool: string,
   relPath: string,
   edit: { originalContent?: string; newContent: string; finalContent?: string },
-): RooOutcome {
-  return guard(() => {
+): Promise<RooOutcome> {
+  return guard(async () => {
     if (!rooGoverned(task.cwd)) return;
-    const intentId = requireHandshake(task);
+    const intentId = requireHandshake(task, await openRepoAsync(task.cwd));
     const s = stateOf(task);
     const abs = absOf(task, relPath);
     const checked = s.before.get(abs);
     s.before.delete(abs);
     const before = checked !== undefined ? checked : edit.originalContent === undefined ? null : Buffer.from(edit.originalContent, 'utf8');
-    const result = recordWrite({ worktree: task.cwd, path: relPath, before, proposed: edit.newContent, intentId, ...origin(task, tool) });
+    const result = await recordWriteAsync({ worktree: task.cwd, path: relPath, before, proposed: edit.newContent, intentId, ...origin(task, tool) });
     s.reads.set(abs, result.sha256);
     return result;
   });
 }
 
 /** `apply_patch`'s `*** Delete File:`: instead of a bare `fs.unlink`; checks, deletes, stages. */
-export function rooDelete(task: RooTask, tool: string, relPath: string): RooOutcome {
-  return guard(() => {
+export function rooDelete(task: RooTask, tool: string, relPath: string): Promise<RooOutcome> {
+  return guard(async () => {
     if (!rooGoverned(task.cwd)) {
       unlinkSync(absOf(task, relPath)); // what Roo does without the patch
       return;
     }
-    const intentId = requireHandshake(task);
+    const intentId = requireHandshake(task, await openRepoAsync(task.cwd));
     const s = stateOf(task);
     const abs = absOf(task, relPath);
     const expected = s.reads.get(abs);
-    const result = deleteFile({ worktree: task.cwd, path: relPath, intentId, ...(expected === undefined ? {} : { expectedSha256: expected }), ...origin(task, tool) });
+    const result = await deleteFileAsync({ worktree: task.cwd, path: relPath, intentId, ...(expected === undefined ? {} : { expectedSha256: expected }), ...origin(task, tool) });
     s.reads.set(abs, null);
     s.before.delete(abs);
     return result;
@@ -322,8 +341,8 @@ export function rooDelete(task: RooTask, tool: string, relPath: string): RooOutc
 }
 
 /** `apply_patch`'s `*** Move to:` with the updated content: checks both paths, moves, stages both sides. */
-export function rooMove(task: RooTask, tool: string, relPath: string, newPath: string, content?: string): RooOutcome {
-  return guard(() => {
+export function rooMove(task: RooTask, tool: string, relPath: string, newPath: string, content?: string): Promise<RooOutcome> {
+  return guard(async () => {
     if (!rooGoverned(task.cwd)) {
       // What Roo does without the patch: the new file written, the old one removed.
       const from = absOf(task, relPath);
@@ -334,11 +353,11 @@ export function rooMove(task: RooTask, tool: string, relPath: string, newPath: s
       if (to !== from) unlinkSync(from);
       return;
     }
-    const intentId = requireHandshake(task);
+    const intentId = requireHandshake(task, await openRepoAsync(task.cwd));
     const s = stateOf(task);
     const abs = absOf(task, relPath);
     const expected = s.reads.get(abs);
-    const result = moveFile({
+    const result = await moveFileAsync({
       worktree: task.cwd, path: relPath, newPath, intentId,
       ...(content === undefined ? {} : { content }),
       ...(expected === undefined ? {} : { expectedSha256: expected }),
@@ -357,10 +376,10 @@ export function rooMove(task: RooTask, tool: string, relPath: string, newPath: s
  * runs. Before the handshake nothing is in scope, so commands that write files need approval.
  * Never throws: when the policy cannot be applied, a human decides.
  */
-export function rooCommand(task: RooTask, command: string, customCwd?: string): Pick<CommandDecision, 'decision' | 'reason'> {
+export async function rooCommand(task: RooTask, command: string, customCwd?: string): Promise<Pick<CommandDecision, 'decision' | 'reason'>> {
   try {
     if (!rooGoverned(task.cwd)) return { decision: 'allow', reason: '' };
-    const repo = openRepo(task.cwd);
+    const repo = await openRepoAsync(task.cwd);
     let intentId: string | null = null;
     try {
       intentId = requireHandshake(task, repo);

@@ -33,6 +33,19 @@ export async function withLockAsync<T>(lockPath: string, fn: () => Promise<T>, t
   }
 }
 
+/**
+ * Takes the lock for work that cannot be one callback (a step function holding it across the git
+ * calls it yields); the returned function releases it, once.
+ */
+export function takeLock(lockPath: string, timeoutMs = 30_000): () => void {
+  acquire(lockPath, timeoutMs);
+  let held = true;
+  return () => {
+    if (held) release(lockPath);
+    held = false;
+  };
+}
+
 function acquire(lockPath: string, timeoutMs: number): void {
   mkdirSync(dirname(lockPath), { recursive: true });
   const deadline = Date.now() + timeoutMs;

@@ -80,9 +80,10 @@ export function gitRaw(args: string[], opts: GitOptions): GitResult & { stdoutBu
 
 /**
  * gitRaw without blocking (no `input`): for many independent git processes at once, e.g. one
- * `git status` per worktree. A git that cannot be started resolves with status 128.
+ * `git status` per worktree, or work on an editor's extension host. A git that cannot be started
+ * resolves with status 128.
  */
-export function gitRawAsync(args: string[], opts: Omit<GitOptions, 'input' | 'binary'>): Promise<GitResult> {
+export function gitRawAsync(args: string[], opts: Omit<GitOptions, 'input' | 'maxBuffer' | 'truncate'>): Promise<GitResult & { stdoutBuf?: Buffer }> {
   return new Promise((resolve) => {
     const child = spawn('git', args, { cwd: opts.cwd, env: gitEnv(opts), stdio: ['ignore', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
@@ -90,20 +91,82 @@ export function gitRawAsync(args: string[], opts: Omit<GitOptions, 'input' | 'bi
     child.stdout.on('data', (d: Buffer) => out.push(d));
     child.stderr.on('data', (d: Buffer) => err.push(d));
     child.on('error', (e) => resolve({ status: 128, stdout: '', stderr: e.message }));
-    child.on('close', (code) => resolve({ status: code ?? 128, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
+    child.on('close', (code) => {
+      const stdoutBuf = Buffer.concat(out);
+      resolve({
+        status: code ?? 128,
+        stdout: opts.binary ? '' : stdoutBuf.toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        ...(opts.binary ? { stdoutBuf } : {}),
+      });
+    });
   });
+}
+
+/** One git invocation that a step function (`GitSteps`) hands to its driver. */
+export interface GitCall {
+  args: string[];
+  opts: Omit<GitOptions, 'input' | 'maxBuffer' | 'truncate'>;
+}
+
+/** What a step function gets back for a `GitCall`. */
+export type GitCallResult = GitResult & { stdoutBuf?: Buffer };
+
+/**
+ * A computation that runs git, written once for both drivers: it yields each `GitCall` and gets
+ * its result back. `runGitSteps` runs the calls in-line (spawnSync: CLI and hooks);
+ * `runGitStepsAsync` runs them as child processes without blocking the event loop (an editor's
+ * extension host).
+ */
+export type GitSteps<T> = Generator<GitCall, T, GitCallResult>;
+
+/** The step of one git call (`yield* gitStep(...)`): its status and output, a failure being data. */
+export function* gitStep(args: string[], opts: GitCall['opts']): GitSteps<GitCallResult> {
+  return yield { args, opts };
+}
+
+/** The step of one git call that must succeed: its stdout, or the GIT_FAILED error `git` throws. */
+export function* gitStepOk(args: string[], opts: GitCall['opts']): GitSteps<string> {
+  const res = yield { args, opts };
+  if (res.status !== 0) throw gitFailed(args, res);
+  return res.stdout;
+}
+
+/** Runs a step function with each git call in-line. */
+export function runGitSteps<T>(steps: GitSteps<T>): T {
+  let next = steps.next();
+  while (!next.done) {
+    let res: GitCallResult;
+    try {
+      res = gitRaw(next.value.args, next.value.opts);
+    } catch (e) {
+      next = steps.throw(e);
+      continue;
+    }
+    next = steps.next(res);
+  }
+  return next.value;
+}
+
+/** Runs a step function with each git call as a child process, never blocking on git. */
+export async function runGitStepsAsync<T>(steps: GitSteps<T>): Promise<T> {
+  let next = steps.next();
+  while (!next.done) next = steps.next(await gitRawAsync(next.value.args, next.value.opts));
+  return next.value;
+}
+
+function gitFailed(args: string[], res: GitResult): IntentError {
+  return new IntentError(
+    'GIT_FAILED',
+    `git ${args.join(' ')} failed (exit ${res.status}): ${res.stderr.trim() || 'no message'}`,
+    { args, status: res.status, stderr: res.stderr },
+  );
 }
 
 /** Runs git and returns stdout; throws a GIT_FAILED error naming the command on failure. */
 export function git(args: string[], opts: GitOptions): string {
   const res = gitRaw(args, opts);
-  if (res.status !== 0) {
-    throw new IntentError(
-      'GIT_FAILED',
-      `git ${args.join(' ')} failed (exit ${res.status}): ${res.stderr.trim() || 'no message'}`,
-      { args, status: res.status, stderr: res.stderr },
-    );
-  }
+  if (res.status !== 0) throw gitFailed(args, res);
   return res.stdout;
 }
 

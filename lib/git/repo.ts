@@ -1,7 +1,7 @@
 import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { IntentError } from '../core/errors.js';
-import { gitRaw, git } from './process.js';
+import { gitStep, gitStepOk, runGitSteps, runGitStepsAsync, type GitSteps } from './process.js';
 import { hostEnv } from '../core/settings.js';
 
 /** Where a command runs: the worktree, its git dirs, and the main worktree that governs it. */
@@ -21,7 +21,17 @@ export interface Repo {
 
 /** Resolves the repository around `cwd`; throws NOT_A_REPOSITORY / BARE_REPOSITORY. */
 export function openRepo(cwd: string): Repo {
-  const res = gitRaw(
+  return runGitSteps(openRepoSteps(cwd));
+}
+
+/** `openRepo` without blocking on git (an editor's extension host). */
+export function openRepoAsync(cwd: string): Promise<Repo> {
+  return runGitStepsAsync(openRepoSteps(cwd));
+}
+
+/** `openRepo` as git steps, for callers that are step functions themselves. */
+export function* openRepoSteps(cwd: string): GitSteps<Repo> {
+  const res = yield* gitStep(
     ['rev-parse', '--path-format=absolute', '--is-bare-repository', '--git-dir', '--git-common-dir', '--show-toplevel'],
     { cwd },
   );
@@ -39,7 +49,7 @@ export function openRepo(cwd: string): Repo {
     throw new IntentError('BARE_REPOSITORY', `${cwd} is a bare repository: intents need a work tree. Run this in a clone.`, { cwd });
   }
   const isMainWorktree = gitDir === commonDir;
-  const mainRoot = isMainWorktree ? root : mainWorktreeRoot(root, commonDir);
+  const mainRoot = isMainWorktree ? root : yield* mainWorktreeRootSteps(root, commonDir);
   return { root, gitDir, commonDir, mainRoot, isMainWorktree, branch: readBranch(gitDir) };
 }
 
@@ -75,14 +85,14 @@ function repoFromFiles(cwd: string, env: NodeJS.ProcessEnv): Repo | null {
     if (sets.test(readFileSync(join(commonDir, 'config'), 'utf8'))) return null;
     if (existsSync(join(gitDir, 'config.worktree')) && sets.test(readFileSync(join(gitDir, 'config.worktree'), 'utf8'))) return null;
     const isMainWorktree = gitDir === commonDir;
-    const mainRoot = isMainWorktree ? root : mainWorktreeRoot(root, commonDir);
+    const mainRoot = isMainWorktree ? root : runGitSteps(mainWorktreeRootSteps(root, commonDir));
     return { root, gitDir, commonDir, mainRoot, isMainWorktree, branch: readBranch(gitDir) };
   } catch {
     return null;
   }
 }
 
-function mainWorktreeRoot(cwd: string, commonDir: string): string {
+function* mainWorktreeRootSteps(cwd: string, commonDir: string): GitSteps<string> {
   // The usual layout: the main worktree holds the common dir as its `.git`. Checking that
   // directly saves a process per hook and avoids `git worktree list`, which fails while another
   // process is half-way through `git worktree add`.
@@ -90,7 +100,7 @@ function mainWorktreeRoot(cwd: string, commonDir: string): string {
     const top = dirname(commonDir);
     if (statSync(join(top, '.git')).isDirectory()) return top;
   }
-  const out = git(['worktree', 'list', '--porcelain', '-z'], { cwd });
+  const out = yield* gitStepOk(['worktree', 'list', '--porcelain', '-z'], { cwd });
   const first = out.split('\0').find((l) => l.startsWith('worktree '));
   if (!first) throw new IntentError('GIT_FAILED', `could not find the main worktree of ${cwd}`, { cwd });
   return first.slice('worktree '.length);

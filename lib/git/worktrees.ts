@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { gitRaw } from './process.js';
+import { gitStep, runGitSteps, type GitSteps } from './process.js';
 
 /** One worktree of `git worktree list --porcelain -z`. */
 export interface WorktreeEntry {
@@ -13,7 +13,12 @@ export interface WorktreeEntry {
 
 /** The worktrees of the repository around `cwd`; empty when git cannot list them. */
 export function listWorktrees(cwd: string): WorktreeEntry[] {
-  const res = gitRaw(['worktree', 'list', '--porcelain', '-z'], { cwd });
+  return runGitSteps(listWorktreesSteps(cwd));
+}
+
+/** `listWorktrees` as git steps. */
+export function* listWorktreesSteps(cwd: string): GitSteps<WorktreeEntry[]> {
+  const res = yield* gitStep(['worktree', 'list', '--porcelain', '-z'], { cwd });
   if (res.status !== 0) return [];
   const out: WorktreeEntry[] = [];
   for (const entry of res.stdout.split('\0\0')) {
@@ -28,7 +33,12 @@ export function listWorktrees(cwd: string): WorktreeEntry[] {
 
 /** The folder of the worktree that has branch `name` (without refs/heads/) checked out and still exists, or null. */
 export function worktreeOfBranch(cwd: string, name: string): string | null {
-  const wt = listWorktrees(cwd).find((w) => w.branch === `refs/heads/${name}` && existsSync(w.path));
+  return runGitSteps(worktreeOfBranchSteps(cwd, name));
+}
+
+/** `worktreeOfBranch` as git steps. */
+export function* worktreeOfBranchSteps(cwd: string, name: string): GitSteps<string | null> {
+  const wt = (yield* listWorktreesSteps(cwd)).find((w) => w.branch === `refs/heads/${name}` && existsSync(w.path));
   return wt ? wt.path : null;
 }
 

@@ -2,11 +2,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { BRANCH_PREFIX } from './active.js';
 import { IntentError } from '../core/errors.js';
 import { stripInvisible } from '../core/invisible.js';
-import { gitRaw } from '../git/process.js';
+import { gitStep, runGitSteps, runGitStepsAsync, type GitSteps } from '../git/process.js';
 import { lessonsFor, lessonText, parseLessons, type Lesson } from './lessons.js';
 import { findIntent, loadRegistry, type Intent } from './registry.js';
-import { openRepo, orchestrationPath, type Repo } from '../git/repo.js';
-import { worktreeOfBranch } from '../git/worktrees.js';
+import { openRepoSteps, orchestrationPath, type Repo } from '../git/repo.js';
+import { worktreeOfBranchSteps } from '../git/worktrees.js';
 import { METADATA_KEY, NOTES_REF } from '../core/version.js';
 
 /** Default size limit of the `<intent_context>` block, in UTF-8 bytes. */
@@ -89,7 +89,11 @@ function attrs(list: [string, string | number | undefined][]): string {
  * all local branches (the newest HISTORY_SCAN commits). Notes that do not parse are skipped.
  */
 export function intentHistory(repo: Repo, intentId: string, scan = HISTORY_SCAN): HistoryEntry[] {
-  const res = gitRaw(
+  return runGitSteps(intentHistorySteps(repo, intentId, scan));
+}
+
+function* intentHistorySteps(repo: Repo, intentId: string, scan = HISTORY_SCAN): GitSteps<HistoryEntry[]> {
+  const res = yield* gitStep(
     [
       '-c', 'log.showSignature=false', '-c', 'i18n.logOutputEncoding=UTF-8',
       'log', '--branches', '--no-color', '--no-show-signature', '--encoding=UTF-8', '--no-notes', `--notes=${NOTES_REF}`,
@@ -150,11 +154,6 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 function num(v: unknown): number {
   return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0;
-}
-
-/** The worktree checked out on branch `intent/<id>`, or null. */
-export function intentWorktree(repo: Repo, id: string): string | null {
-  return worktreeOfBranch(repo.mainRoot, `${BRANCH_PREFIX}${id}`);
 }
 
 // ---------------------------------------------------------------- rendering
@@ -323,11 +322,20 @@ class Section {
  * was left out.
  */
 export function renderContext(cwd: string, intentId: string, opts: { maxBytes?: number } = {}): string {
+  return runGitSteps(renderContextSteps(cwd, intentId, opts));
+}
+
+/** `renderContext` without blocking on git (an editor's extension host). */
+export function renderContextAsync(cwd: string, intentId: string, opts: { maxBytes?: number } = {}): Promise<string> {
+  return runGitStepsAsync(renderContextSteps(cwd, intentId, opts));
+}
+
+function* renderContextSteps(cwd: string, intentId: string, opts: { maxBytes?: number }): GitSteps<string> {
   const maxBytes = opts.maxBytes ?? DEFAULT_CONTEXT_BYTES;
   if (!Number.isInteger(maxBytes) || maxBytes < MIN_CONTEXT_BYTES) {
     throw new IntentError('USAGE', `The context size limit must be a whole number of bytes, at least ${MIN_CONTEXT_BYTES}; got ${maxBytes}.`, { maxBytes });
   }
-  const repo = openRepo(cwd);
+  const repo = yield* openRepoSteps(cwd);
   const registryFile = orchestrationPath(repo, 'active_intents.yaml');
   const registry = loadRegistry(registryFile);
   const intent = findIntent(registry, intentId);
@@ -341,8 +349,10 @@ export function renderContext(cwd: string, intentId: string, opts: { maxBytes?: 
   }
   const agentMd = orchestrationPath(repo, 'AGENT.md');
   const lessons = existsSync(agentMd) ? lessonsFor(parseLessons(readFileSync(agentMd, 'utf8')), intent) : [];
-  const history = intentHistory(repo, intent.id);
-  return assemble({ intent, worktree: intentWorktree(repo, intent.id) }, lessons, history, maxBytes);
+  const history = yield* intentHistorySteps(repo, intent.id);
+  // The intent's worktree, when one is checked out.
+  const worktree = yield* worktreeOfBranchSteps(repo.mainRoot, `${BRANCH_PREFIX}${intent.id}`);
+  return assemble({ intent, worktree }, lessons, history, maxBytes);
 }
 
 /** Lays out the block within `maxBytes` (pure; exported for tests). */

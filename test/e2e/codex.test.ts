@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, checkoutIntent, forFile, git, governedRepo, intent, noteOf, spawnAsync, tempDir } from '../helpers.js';
+import { CLI, checkoutIntent, forFile, git, governedRepo, intent, noteOf, PKG_ROOT, spawnAsync, tempDir } from '../helpers.js';
 
 type CliRun = Awaited<ReturnType<typeof spawnAsync>>;
 // @ts-expect-error: a plain ES module without types
@@ -129,6 +129,10 @@ describe.skipIf(!ready)(`Codex CLI ${CODEX_VERSION}, real CLI`, () => {
       // Codex trusts a linked worktree through its main checkout (and reads the hooks from there).
       `[projects.${JSON.stringify(repo)}]`,
       `trust_level = "trusted"`,
+      // `intent mcp` as Codex's MCP server, with what each side says logged (docs/agents-gemini-codex.md).
+      `[mcp_servers.intent]`,
+      `command = "sh"`,
+      `args = ["-c", ${JSON.stringify(`tee '${join(home, 'mcp-in.log')}' | '${process.execPath}' '${CLI}' mcp | tee '${join(home, 'mcp-out.log')}'`)}]`,
       '',
     ].join('\n'));
     run = await runCodex(wt, `${MAIN}: do the work`, home);
@@ -143,6 +147,17 @@ describe.skipIf(!ready)(`Codex CLI ${CODEX_VERSION}, real CLI`, () => {
     expect(run.code, run.stderr + run.stdout).toBe(0);
     expect(api.calls.get(MAIN)).toHaveLength(6);
     expect(run.stdout).toContain('all done');
+  });
+
+  it('starts `intent mcp` as its MCP server: Codex\'s client is "codex-mcp-client" (test/fixtures/codex/mcp-client.json), and intent answers', () => {
+    const lines = (f: string) => readFileSync(join(home, f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const [initialize] = lines('mcp-in.log');
+    expect(initialize).toMatchObject({ method: 'initialize', params: { clientInfo: { name: 'codex-mcp-client', version: CODEX_VERSION } } });
+    const fixture = JSON.parse(readFileSync(join(PKG_ROOT, 'test', 'fixtures', 'codex', 'mcp-client.json'), 'utf8'));
+    expect(initialize.params.protocolVersion).toBe(fixture.client_to_server[0].params.protocolVersion);
+    const out = lines('mcp-out.log');
+    expect(out[0]).toMatchObject({ id: initialize.id, result: { serverInfo: { name: 'intent' } } });
+    expect(out.find((m) => m.result?.tools)?.result.tools.map((t: { name: string }) => t.name)).toContain('select_active_intent');
   });
 
   it('refuses writes until the session ran `intent context`, which hands the model the context block', () => {

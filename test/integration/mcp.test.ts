@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listExpansionRequests } from '../../lib/intents/expansion.js';
-import { CLI, checkoutIntent, git, governedRepo, intent, tempDir } from '../helpers.js';
+import { CLI, checkoutIntent, git, governedRepo, intent, PKG_ROOT, tempDir } from '../helpers.js';
 
 // `intent mcp` as a real process, driven by the SDK's own client over a real stdio connection.
 
@@ -291,7 +291,7 @@ describe('intent mcp: the session, limits and validation (issue 14)', () => {
 });
 
 /** `intent mcp` driven by a raw client: lines written to its stdin, JSON lines read from its stdout. */
-async function rawSession(dir: string): Promise<{ send: (line: string) => void; next: () => Promise<any>; close: () => void }> {
+async function rawSession(dir: string, hello = RAW_HELLO): Promise<{ send: (line: string) => void; next: () => Promise<any>; close: () => void; initialize: any }> {
   const child = spawn(process.execPath, [CLI, 'mcp', '--cwd', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
   const lines: string[] = [];
   const waiting: ((line: string) => void)[] = [];
@@ -317,11 +317,18 @@ async function rawSession(dir: string): Promise<{ send: (line: string) => void; 
     close: () => { child.stdin.end(); },
   };
   raws.push(session);
-  session.send(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }));
-  expect((await session.next()).result.serverInfo.name).toBe('intent');
-  session.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
-  return session;
+  session.send(JSON.stringify(hello.initialize));
+  const initialize = await session.next();
+  expect(initialize.result?.serverInfo?.name, JSON.stringify(initialize)).toBe('intent');
+  session.send(JSON.stringify(hello.initialized));
+  return { ...session, initialize };
 }
+
+/** A client's first two messages: `initialize` (id 0) and `notifications/initialized`. */
+const RAW_HELLO = {
+  initialize: { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } },
+  initialized: { jsonrpc: '2.0', method: 'notifications/initialized' },
+};
 const raws: { close: () => void }[] = [];
 afterEach(() => {
   while (raws.length) raws.pop()!.close();
@@ -428,5 +435,24 @@ describe('intent mcp: protocol errors and hostile text (issue 27)', () => {
     const e = errorOf(await call(client, 'request_scope_expansion', { intent_id: 'INT-001', globs: ['src/\u202Egpj.**'], reason: 'x' }));
     expect(e.code).toBe('INVALID_INPUT');
     expect(e.message).toContain('invisible character');
+  });
+});
+
+describe('intent mcp and the real Codex CLI\'s MCP client (issue 27)', () => {
+  it('answers what Codex 0.171.0 sends at startup (clientInfo "codex-mcp-client", protocol 2025-06-18, its experimental capabilities)', async () => {
+    const fixture = JSON.parse(readFileSync(join(PKG_ROOT, 'test', 'fixtures', 'codex', 'mcp-client.json'), 'utf8'));
+    const [initialize, initialized, list] = fixture.client_to_server;
+    expect(initialize.params.clientInfo).toEqual({ name: 'codex-mcp-client', title: 'Codex', version: fixture.version });
+    const repo = governedRepo(INTENTS);
+    const s = await rawSession(repo, { initialize, initialized });
+    expect(s.initialize).toMatchObject({ jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-06-18', serverInfo: { name: 'intent' }, capabilities: { tools: {} } } });
+    s.send(JSON.stringify(list));
+    const tools = await s.next();
+    expect(tools.id).toBe(list.id);
+    expect(tools.result.tools.map((t: { name: string }) => t.name).sort()).toEqual(['get_active_intent', 'record_lesson', 'request_scope_expansion', 'select_active_intent']);
+    s.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'select_active_intent', arguments: { intent_id: 'INT-001' } } }));
+    const selected = await s.next();
+    expect(selected.result.isError ?? false, JSON.stringify(selected)).toBe(false);
+    expect(selected.result.content[0].text).toMatch(/^<intent_context id="INT-001"/);
   });
 });

@@ -110,7 +110,7 @@ async function writeToFile(glue: Glue, task: FakeRooTask, relPath: string, conte
   await dv.open(relPath); // handlePartial opened the diff view while the call streamed
   const everyLineNumbered = content.split('\n').every((l) => /^\s*\d+ \| /.test(l));
   const newContent = everyLineNumbered ? content.split('\n').map((l) => l.replace(/^\s*\d+ \| /, '')).join('\n') : content;
-  const gate = glue.rooCheck(task, relPath);
+  const gate = await glue.rooCheck(task, relPath);
   if (!gate.ok) {
     if (dv.originalContent === '' && readFileSync(join(task.cwd, relPath), 'utf8') === '') unlinkSync(join(task.cwd, relPath)); // revertChanges
     await dv.reset();
@@ -119,14 +119,14 @@ async function writeToFile(glue: Glue, task: FakeRooTask, relPath: string, conte
   await dv.update(newContent, true);
   await dv.saveChanges(userEdit);
   await task.fileContextTracker.trackFileContext(relPath, 'roo_edited');
-  const staged = glue.rooSaved(task, 'write_to_file', relPath, { originalContent: dv.originalContent, newContent });
+  const staged = await glue.rooSaved(task, 'write_to_file', relPath, { originalContent: dv.originalContent, newContent });
   await dv.reset();
   return `saved ${relPath}` + (staged.ok ? '' : `\n\nERROR ${staged.error}`);
 }
 
 /** execute_command: deny → the tool error; ask → `askApproval(..., isProtected = true)`, a human decides. */
-function executeCommand(glue: Glue, task: FakeRooTask, command: string, human: (cmd: string) => boolean): string {
-  const policy = glue.rooCommand(task, command);
+async function executeCommand(glue: Glue, task: FakeRooTask, command: string, human: (cmd: string) => boolean): Promise<string> {
+  const policy = await glue.rooCommand(task, command);
   if (policy.decision === 'deny') return `ERROR intent refused this command: ${policy.reason}`;
   if (policy.decision === 'ask' && !human(command)) return 'denied by the user';
   return `ran ${command}`;
@@ -227,17 +227,17 @@ describe.each([
     expect(early.message).toContain('You must cite a valid active Intent ID.');
     expect(early.message).toContain('"INT-001"');
     expect(existsSync(join(wt, 'src/auth/new.ts'))).toBe(false); // the empty file the diff view made is gone
-    const other = g.rooSelectIntent(task, 'INT-002');
+    const other = await g.rooSelectIntent(task, 'INT-002');
     expect(other.ok).toBe(false);
     expect((other as { error: string }).error).toContain('You must cite a valid active Intent ID.');
     expect(errorOf(await writeToFile(g, task, 'src/auth/new.ts', 'n\n')).code).toBe('NO_ACTIVE_INTENT');
-    const selected = g.rooSelectIntent(task, 'INT-001');
+    const selected = await g.rooSelectIntent(task, 'INT-001');
     expect(selected).toMatchObject({ ok: true, intent: 'INT-001' });
     expect((selected as { context: string }).context).toMatch(/^<intent_context id="INT-001"/);
     expect((selected as { context: string }).context).toContain('src/auth/**');
     // The selection is kept under the worktree's git dir (agents/handshake, keyed by the task id):
     // another instance of the glue, as after a restart of the extension host, sees it.
-    expect((g === source ? bundled : source).rooCheck(task, 'src/auth/jwt.ts')).toEqual({ ok: true });
+    expect(await (g === source ? bundled : source).rooCheck(task, 'src/auth/jwt.ts')).toEqual({ ok: true });
     // Another task of the same window has not selected anything.
     expect(errorOf(await writeToFile(g, fakeTask(wt, 'task-other'), 'src/auth/new.ts', 'n\n')).code).toBe('NO_ACTIVE_INTENT');
 
@@ -270,18 +270,18 @@ describe.each([
     expect(conv).toMatchObject({ contributor: { type: 'ai', model_id: 'anthropic/claude-sonnet-4-5' }, url: `roo-code://task/${task.taskId}` });
 
     // apply_patch: delete and move go through the glue; out-of-scope targets are refused.
-    expect(g.rooCheck(task, 'src/auth/new.ts', 'docs/new.ts').ok).toBe(false);
-    expect(g.rooDelete(task, 'apply_patch', 'src/auth/jwt.ts')).toMatchObject({ ok: true, result: { operation: 'delete' } });
-    expect(g.rooMove(task, 'apply_patch', 'src/auth/new.ts', 'src/auth/moved.ts', 'n1\nn2\nn3\n')).toMatchObject({ ok: true, result: { operation: 'move' } });
+    expect((await g.rooCheck(task, 'src/auth/new.ts', 'docs/new.ts')).ok).toBe(false);
+    expect(await g.rooDelete(task, 'apply_patch', 'src/auth/jwt.ts')).toMatchObject({ ok: true, result: { operation: 'delete' } });
+    expect(await g.rooMove(task, 'apply_patch', 'src/auth/new.ts', 'src/auth/moved.ts', 'n1\nn2\nn3\n')).toMatchObject({ ok: true, result: { operation: 'move' } });
     expect(git(wt, 'diff', '--cached', '--name-status', '--no-renames').split('\n').filter(Boolean).sort())
       .toEqual(['A\tsrc/auth/moved.ts', 'D\tsrc/auth/jwt.ts', 'D\tsrc/auth/new.ts']);
 
     // execute_command: deny is the tool's error; ask needs the human; allow runs.
     const asked: string[] = [];
     const human = (cmd: string) => (asked.push(cmd), false);
-    expect(executeCommand(g, task, 'echo x > docs/x.md', human)).toMatch(/^ERROR intent refused this command: /);
-    expect(executeCommand(g, task, 'rm src/auth/moved.ts', human)).toBe('denied by the user');
-    expect(executeCommand(g, task, 'git status', human)).toBe('ran git status');
+    expect(await executeCommand(g, task, 'echo x > docs/x.md', human)).toMatch(/^ERROR intent refused this command: /);
+    expect(await executeCommand(g, task, 'rm src/auth/moved.ts', human)).toBe('denied by the user');
+    expect(await executeCommand(g, task, 'git status', human)).toBe('ran git status');
     expect(asked).toEqual(['rm src/auth/moved.ts']);
     expect(existsSync(join(wt, 'src/auth/moved.ts'))).toBe(true);
   });
@@ -301,16 +301,16 @@ describe.each([
     expect(g.rooGoverned(plain)).toBe(false);
     expect(g.rooIntentPrompt(plain)).toBe('');
     expect(await writeToFile(g, task, 'b.txt', 'b\n')).toBe('saved b.txt');
-    expect(g.rooCommand(task, 'rm a.txt')).toEqual({ decision: 'allow', reason: '' });
-    expect(g.rooMove(task, 'apply_patch', 'b.txt', 'sub/c.txt', 'c\n')).toEqual({ ok: true });
+    expect(await g.rooCommand(task, 'rm a.txt')).toEqual({ decision: 'allow', reason: '' });
+    expect(await g.rooMove(task, 'apply_patch', 'b.txt', 'sub/c.txt', 'c\n')).toEqual({ ok: true });
     expect(readFileSync(join(plain, 'sub/c.txt'), 'utf8')).toBe('c\n');
     expect(existsSync(join(plain, 'b.txt'))).toBe(false);
-    expect(g.rooDelete(task, 'apply_patch', 'a.txt')).toEqual({ ok: true });
+    expect(await g.rooDelete(task, 'apply_patch', 'a.txt')).toEqual({ ok: true });
     expect(existsSync(join(plain, 'a.txt'))).toBe(false);
     expect(git(plain, 'diff', '--cached', '--name-only')).toBe('');
-    expect(g.rooSelectIntent(task, 'INT-001').ok).toBe(false);
+    expect((await g.rooSelectIntent(task, 'INT-001')).ok).toBe(false);
     // Not a repository at all (Roo's own tool tests use cwd "/"): no refusal either.
-    expect(g.rooCheck(fakeTask('/', taskId), 'x.ts')).toEqual({ ok: true });
+    expect(await g.rooCheck(fakeTask('/', taskId), 'x.ts')).toEqual({ ok: true });
   });
 
   it('auto in a governed repository: on; "off" turns it off there, "on" turns it on outside', async () => {
@@ -341,7 +341,7 @@ describe.each([
     g.rooConfigure({});
     const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'], status: 'IN_PROGRESS' }], { 'src/a.ts': 'a\n' });
     const task = fakeTask(repo, `${taskId}-main`);
-    const sel = g.rooSelectIntent(task, 'INT-001');
+    const sel = await g.rooSelectIntent(task, 'INT-001');
     expect(sel.ok).toBe(false);
     expect((sel as { error: string }).error).toContain('main worktree of a governed repository');
     expect((sel as { error: string }).error).toContain('intent checkout');
@@ -349,9 +349,70 @@ describe.each([
     expect(w.code).toBe('NO_ACTIVE_INTENT');
     expect(w.message).toContain('intent checkout <ID>');
     expect(readFileSync(join(repo, 'src/a.ts'), 'utf8')).toBe('a\n');
-    expect(g.rooDelete(task, 'apply_patch', 'src/a.ts').ok).toBe(false);
+    expect((await g.rooDelete(task, 'apply_patch', 'src/a.ts')).ok).toBe(false);
     expect(existsSync(join(repo, 'src/a.ts'))).toBe(true);
-    expect(g.rooCommand(task, 'rm src/a.ts').decision).not.toBe('allow');
+    expect((await g.rooCommand(task, 'rm src/a.ts')).decision).not.toBe('allow');
+  });
+});
+
+describe.each([
+  ['the TypeScript module', () => source, 'async-ts'],
+  ['the bundled build', () => bundled, 'async-cjs'],
+] as const)('Roo Code calls never wait for git in-line, through %s (issue 27)', (_name, glue, taskId) => {
+  it('each call returns while its git processes are held back, and completes once they may run', async () => {
+    const g = glue();
+    g.rooConfigure({});
+    const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], { 'src/a.ts': 'a\n', 'src/b.ts': 'b\n' });
+    const wt = checkoutIntent(repo, 'INT-001');
+    const task = fakeTask(wt, taskId);
+    // A git that waits for a gate file before it runs. A caller that waits for git in-line
+    // (spawnSync) cannot open the gate: its git gives up after 10 s with exit 97, and the call
+    // fails. A caller that does not wait gets its promise back at once; the test opens the gate.
+    const shim = tempDir();
+    const gate = join(shim, 'gate');
+    const calls = join(shim, 'calls.log');
+    const realGit = run('sh', ['-c', 'command -v git'], wt).stdout.trim();
+    writeFileSync(join(shim, 'git'), [
+      '#!/bin/sh',
+      'i=0',
+      `while [ ! -e '${gate}' ]; do`,
+      '  i=$((i+1)); if [ $i -gt 1000 ]; then echo "git was run while its caller blocked: the gate never opened" >&2; exit 97; fi',
+      '  sleep 0.01',
+      'done',
+      `echo "$*" >> '${calls}'`,
+      `exec '${realGit}' "$@"`,
+      '',
+    ].join('\n'), { mode: 0o755 });
+    const path = process.env.PATH;
+    const unblocked = async <T>(call: () => Promise<T>): Promise<T> => {
+      rmSync(gate, { force: true });
+      const pending = call();
+      writeFileSync(gate, '');
+      return pending;
+    };
+    process.env.PATH = `${shim}:${path}`;
+    try {
+      expect(await unblocked(() => g.rooSelectIntent(task, 'INT-001'))).toMatchObject({ ok: true, intent: 'INT-001' });
+      g.rooRead(task, 'src/a.ts');
+      expect(await unblocked(() => g.rooCheck(task, 'src/a.ts'))).toEqual({ ok: true });
+      writeFileSync(join(wt, 'src/a.ts'), 'a\nmodel\n');
+      expect(await unblocked(() => g.rooSaved(task, 'write_to_file', 'src/a.ts', { originalContent: 'a\n', newContent: 'a\nmodel\n' })))
+        .toMatchObject({ ok: true, result: { operation: 'record', aiLines: 1, staged: true } });
+      expect((await unblocked(() => g.rooCheck(task, 'docs/x.md'))).ok).toBe(false);
+      expect(await unblocked(() => g.rooMove(task, 'apply_patch', 'src/b.ts', 'src/c.ts', 'c\n'))).toMatchObject({ ok: true, result: { operation: 'move' } });
+      expect(await unblocked(() => g.rooDelete(task, 'apply_patch', 'src/c.ts'))).toMatchObject({ ok: true, result: { operation: 'delete' } });
+      expect((await unblocked(() => g.rooCommand(task, 'echo x > docs/x.md'))).decision).toBe('deny');
+      // Two calls at once (apply_patch gates every file together): both complete.
+      const both = await unblocked(() => Promise.all([g.rooCheck(task, 'src/a.ts'), g.rooCheck(task, 'src/d.ts')]));
+      expect(both).toEqual([{ ok: true }, { ok: true }]);
+    } finally {
+      process.env.PATH = path;
+    }
+    // The calls did run git, through the gate.
+    const ran = readFileSync(calls, 'utf8').split('\n').map((l) => l.split(' ').find((w) => /^[a-z][a-z-]+$/.test(w)));
+    for (const sub of ['rev-parse', 'log', 'add', 'ls-files', 'rm']) expect(ran).toContain(sub);
+    expect(git(wt, 'diff', '--cached', '--name-status', '--no-renames').split('\n').filter(Boolean).sort())
+      .toEqual(['D\tsrc/b.ts', 'M\tsrc/a.ts']);
   });
 });
 
@@ -371,12 +432,13 @@ describe('the packed tarball under Roo\'s pnpm overrides (brace-expansion forced
     const repo = governedRepo([{ id: 'INT-001', scope: ['src/{a,b}/**'] }], { 'src/a/x.ts': 'a\n' });
     const wt = checkoutIntent(repo, 'INT-001');
     // A scope glob with braces: minimatch expands it, with the bundled brace-expansion.
-    const probe = (m: string) => `const t = { cwd: ${JSON.stringify(wt)}, taskId: 'tgz', api: { getModel: () => ({ id: 'm' }) } };` +
-      ` if (!${m}.rooSelectIntent(t, 'INT-001').ok) throw new Error('select');` +
-      ` console.log(JSON.stringify([${m}.rooCheck(t, 'src/b/y.ts').ok, ${m}.rooCheck(t, 'docs/z.md').ok]))`;
-    const cjs = run('node', ['-e', `const m = require('intent-governance/roo-code'); ${probe('m')}; console.log(require.resolve('intent-governance/roo-code').endsWith('roo-code.cjs'))`], project);
+    const probe = (m: string, resolved: string) => `(async () => { const t = { cwd: ${JSON.stringify(wt)}, taskId: 'tgz', api: { getModel: () => ({ id: 'm' }) } };` +
+      ` if (!(await ${m}.rooSelectIntent(t, 'INT-001')).ok) throw new Error('select');` +
+      ` console.log(JSON.stringify([(await ${m}.rooCheck(t, 'src/b/y.ts')).ok, (await ${m}.rooCheck(t, 'docs/z.md')).ok]));` +
+      ` console.log(${resolved}.endsWith('roo-code.cjs')) })().catch((e) => { console.error(e); process.exit(1); })`;
+    const cjs = run('node', ['-e', `const m = require('intent-governance/roo-code'); ${probe('m', "require.resolve('intent-governance/roo-code')")}`], project);
     expect(cjs.stdout, cjs.stderr).toBe('[true,false]\ntrue\n');
-    const esm = run('node', ['--input-type=module', '-e', `import * as m from 'intent-governance/roo-code'; ${probe('m')}; console.log(import.meta.resolve('intent-governance/roo-code').endsWith('roo-code.cjs'))`], project);
+    const esm = run('node', ['--input-type=module', '-e', `import * as m from 'intent-governance/roo-code'; ${probe('m', "import.meta.resolve('intent-governance/roo-code')")}`], project);
     expect(esm.stdout, esm.stderr).toBe('[true,false]\ntrue\n');
   });
 });
