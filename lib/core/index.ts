@@ -7,6 +7,6 @@
  * environment settings, read in one place (settings: readSettings, hostEnv).
  * Imports: Node only.
  */
-export { IntentError, NO_ACTIVE_INTENT_MESSAGE, type ErrorCode } from './errors.js';
+export { IntentError, NO_ACTIVE_INTENT_MESSAGE, type AnyIntentError, type ErrorCode, type ErrorData, type ErrorDataOf } from './errors.js';
 export { NOTES_REF, TOOL_VERSION } from './version.js';
 export { parkCaCerts, unparkCaCerts } from './node-start.js';
