@@ -56,6 +56,7 @@ describe.skipIf(!ready)(`Claude Code ${CLAUDE_CODE_VERSION}, real CLI`, () => {
   let home: string;
   let run: ClaudeRun;
   let bin = '';
+  let staged: string[] = [];
   /** The result the model got for the n-th tool call of a conversation. */
   const told = (marker: string, n: number) => {
     const id = api.calls.get(marker)?.[n];
@@ -101,6 +102,8 @@ describe.skipIf(!ready)(`Claude Code ${CLAUDE_CODE_VERSION}, real CLI`, () => {
       ],
     });
     run = await claude(wt, `${MAIN}: do the work`, api, home, bin);
+    // What the session left staged, before any test commits (the commit test) or stages more (the MCP session).
+    staged = git(wt, 'diff', '--cached', '--name-only').trim().split('\n');
   }, 180_000);
 
   afterAll(async () => {
@@ -143,7 +146,6 @@ describe.skipIf(!ready)(`Claude Code ${CLAUDE_CODE_VERSION}, real CLI`, () => {
     expect(r.text).toContain('the command changed src/a.ts (2 lines credited to anthropic/claude-sonnet-4-5): staged.');
     expect(r.text).toContain('the command changed docs/x.md, which this session may not write');
     expect(r.text).toContain('They are not staged');
-    const staged = git(wt, 'diff', '--cached', '--name-only').trim().split('\n');
     expect(staged).toContain('src/a.ts');
     expect(staged).not.toContain('docs/x.md');
   });
