@@ -1,6 +1,6 @@
 // docs/errors.md's list of error codes and the data each carries, written from the types: the
-// ErrorCode union and the ErrorData interface of lib/core/errors.ts, with the entries the layers
-// above core merge into it (lib/*/error-data.ts). test/unit/error-data.test.ts fails when the doc
+// ErrorCode union of lib/core/errors.ts and the ErrorData interface of lib/core/error-data.ts,
+// with the entries the layers above core merge into it (lib/*/error-data.ts). test/unit/error-data.test.ts fails when the doc
 // and the types differ; `node scripts/error-docs.mjs` rewrites the generated part of the doc.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -42,7 +42,7 @@ export function errorTypes(root) {
   const shapes = [];
   for (const file of sourcesOf(join(root, 'lib'))) {
     const text = readFileSync(file, 'utf8');
-    if (!/interface ErrorData\b/.test(text)) continue;
+    if (!/interface ErrorData\b|type ErrorCode\b/.test(text)) continue;
     const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
     const visit = (node) => {
       if (ts.isTypeAliasDeclaration(node) && node.name.text === 'ErrorCode' && ts.isUnionTypeNode(node.type)) {

@@ -1,13 +1,13 @@
 /**
  * The data of the error codes that carry the intents layer's types (an intent's status, a
- * registry problem, an overlap), merged into core's ErrorData (lib/core/errors.ts says how the
+ * registry problem, an overlap), merged into core's ErrorData (lib/core/error-data.ts says how the
  * map is read; docs/errors.md lists every code).
  */
 import type { IntentSource } from './active.js';
 import type { Overlap } from './overlap.js';
 import type { IntentStatus, RegistryProblem } from './registry.js';
 
-declare module '../core/errors.js' {
+declare module '../core/error-data.js' {
   interface ErrorData {
     /** The registry cannot be read, or has problems (each with its line, intent and field when known). */
     REGISTRY_INVALID: { path: string; problems?: RegistryProblem[]; intent?: string };

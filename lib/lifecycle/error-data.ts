@@ -1,12 +1,12 @@
 /**
  * The data of the error codes `intent done` raises with the lifecycle's and the authority's
- * types, merged into core's ErrorData (lib/core/errors.ts says how the map is read;
+ * types, merged into core's ErrorData (lib/core/error-data.ts says how the map is read;
  * docs/errors.md lists every code).
  */
 import type { GateFinding } from '../authority/index.js';
 import type { CheckRun } from './done.js';
 
-declare module '../core/errors.js' {
+declare module '../core/error-data.js' {
   interface ErrorData {
     /** The acceptance check that failed, every check run so far, and those not run. */
     CHECK_FAILED: { intent: string; check: CheckRun; checks: CheckRun[]; skipped: string[]; worktree: string };
