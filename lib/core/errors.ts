@@ -1,3 +1,5 @@
+import type { ErrorData, RefusalData } from './error-data.js';
+
 /** Stable codes for every refusal or failure the toolkit reports. */
 export type ErrorCode =
   | 'NOT_A_REPOSITORY'
@@ -38,32 +40,45 @@ export type ErrorCode =
   | 'PUSH_FAILED'
   | 'USAGE';
 
+export type { ErrorData, RefusalData } from './error-data.js';
+
+/** The data of `code`: its entry of ErrorData (an open record where a build lacks the layer that declares it). */
+export type ErrorDataOf<C extends ErrorCode> = (C extends keyof ErrorData ? ErrorData[C] : Record<string, unknown>) & RefusalData;
+
+/** An IntentError of any code, discriminated by `code`: `e.code === 'SCOPE_VIOLATION'` types `e.data`. */
+export type AnyIntentError = { [C in ErrorCode]: IntentError<C> }[ErrorCode];
+
 const BRAND = Symbol.for('intent-governance.IntentError');
 
 /**
- * An error the user can act on: a stable `code`, structured `data`, and a message that says
- * what went wrong, where, and what to do next.
+ * An error the user can act on: a stable `code`, structured `data` (typed per code: ErrorData),
+ * and a message that says what went wrong, where, and what to do next.
  */
-export class IntentError extends Error {
-  readonly code: ErrorCode;
-  readonly data: Record<string, unknown>;
+export class IntentError<C extends ErrorCode = ErrorCode> extends Error {
+  readonly code: C;
+  readonly data: ErrorDataOf<C>;
   /** Marks every copy's instances: a bundled hook and the hook runner each carry their own copy of this class. */
   readonly [BRAND] = true;
 
   /** `instanceof IntentError` holds for an IntentError from any copy of this module (see scripts/bundle.mjs). */
-  static [Symbol.hasInstance](x: unknown): boolean {
+  static [Symbol.hasInstance](x: unknown): x is AnyIntentError {
     return typeof x === 'object' && x !== null && (x as { [BRAND]?: unknown })[BRAND] === true;
   }
 
-  constructor(code: ErrorCode, message: string, data: Record<string, unknown> = {}) {
+  constructor(code: C, message: string, data: ErrorDataOf<C>) {
     super(message);
     this.name = 'IntentError';
     this.code = code;
     this.data = data;
   }
 
+  /** The same refusal (code and data, with `extra` added) told with another message. */
+  withMessage(message: string, extra: RefusalData = {}): IntentError<C> {
+    return new IntentError(this.code, message, { ...this.data, ...extra });
+  }
+
   /** The JSON form printed by `--json` and read by agents. */
-  toJSON(): { code: ErrorCode; message: string; data: Record<string, unknown> } {
+  toJSON(): { code: C; message: string; data: ErrorDataOf<C> } {
     return { code: this.code, message: this.message, data: this.data };
   }
 }

@@ -166,7 +166,7 @@ async function commitCheck(check: () => Promise<{ governed: boolean; warnings?: 
 
 /** The warning when a commit's note was written and only its local ledger line failed; else null. */
 function ledgerOnly(e: unknown): string | null {
-  if (!(e instanceof IntentError) || e.data.stage !== 'ledger') return null;
+  if (!(e instanceof IntentError) || e.code !== 'WRITE_FAILED' || e.data.stage !== 'ledger') return null;
   return `intent: WARNING: ${e.message}\n` +
     'intent: the commit and its note are fine; `intent verify` reports the missing ledger line and `intent repair` appends it once the ledger is writable.\n';
 }

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { requireActive, resolveIntentId } from '../intents/active.js';
 import { loadConfig, type Config } from '../intents/config.js';
-import { IntentError, NO_ACTIVE_INTENT_MESSAGE, scopeViolationMessage } from '../core/errors.js';
+import { IntentError, NO_ACTIVE_INTENT_MESSAGE, scopeViolationMessage, type AnyIntentError } from '../core/errors.js';
 import { gitRaw } from '../git/process.js';
 import { loadRegistry, type Intent, type Registry } from '../intents/registry.js';
 import { headOid, openHookRepo, orchestrationPath, stateDir, type Repo } from '../git/repo.js';
@@ -108,7 +108,7 @@ export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = ho
  * AGENT.md lines would end up in the next `git commit -a`). A refusal that opens the breaker says
  * so and leaves a lesson naming the trip. Returns the error to throw.
  */
-async function recordRefusal(repo: Repo, id: string, intent: Intent | null, e: IntentError, config: Config): Promise<IntentError> {
+async function recordRefusal(repo: Repo, id: string, intent: Intent | null, e: AnyIntentError, config: Config): Promise<IntentError> {
   if (!INTENT_ID.test(id)) return e;
   try {
     const { recordRejection } = await import('../guardrails/breaker.js');
@@ -129,13 +129,12 @@ async function recordRefusal(repo: Repo, id: string, intent: Intent | null, e: I
     try {
       appendLesson(repo.root, { text: `Circuit breaker opened for ${id}: ${tripped}. A human must review the work and run intent reset ${id}.`, intentId: id });
     } catch { /* as above */ }
-    return new IntentError(
-      e.code,
+    return e.withMessage(
       `${e.message}\nCircuit breaker opened for ${id}: ${tripped}.\nEvery further commit for ${id} is refused until a human runs: intent reset ${id}`,
-      { ...e.data, breaker: { open: true, reason: tripped } },
+      { breaker: { open: true, reason: tripped } },
     );
   } catch (err) {
-    return new IntentError(e.code, `${e.message}\nintent: could not record this refusal for the circuit breaker: ${(err as Error).message}`, e.data);
+    return e.withMessage(`${e.message}\nintent: could not record this refusal for the circuit breaker: ${(err as Error).message}`);
   }
 }
 
@@ -146,14 +145,14 @@ function stagedTree(cwd: string): string | null {
 }
 
 /** A lesson text that is the same for every refusal of one kind (no paths, times or counts). */
-function refusalLesson(id: string, intent: Intent | null, e: IntentError): string {
+function refusalLesson(id: string, intent: Intent | null, e: AnyIntentError): string {
   switch (e.code) {
     case 'SCOPE_VIOLATION':
       return `Commits for ${id} were refused for staging paths outside its scope (${intent?.owned_scope.join(', ') ?? 'see the registry'}). ` +
         `Stage only paths inside it; for more, ask a human with intent expand ${id} <glob> --reason "…".`;
     case 'BUDGET_EXCEEDED': {
-      const limit = String(e.data.limit ?? 'budget');
-      const max = e.data.max ?? e.data.expires_at;
+      const limit = e.data.limit;
+      const max = e.data.limit === 'expires_at' ? e.data.expires_at : e.data.max;
       return `Commits for ${id} were refused for exceeding budget.${limit} (${String(max)}). ` +
         'Finish the intent within its budget or ask a human to raise it in the registry; retrying the same commit will not help.';
     }

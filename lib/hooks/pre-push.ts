@@ -1,4 +1,4 @@
-import { gate, readBasePolicy, type GateFinding, type RefUpdate } from '../authority/index.js';
+import { gate, isNotesRef, readBasePolicy, type GateFinding, type RefUpdate } from '../authority/index.js';
 import { gitRaw } from '../git/process.js';
 import { NOTES_REF } from '../core/version.js';
 
@@ -39,14 +39,23 @@ export function checkPush(cwd: string, remote: string, stdin: string): { updates
     serverRefs: hasTracking ? [`--remotes=${remote}`] : [],
   };
   const r = gate(cwd, opts);
-  // A push without the notes: the server reads its own notes, which this clone knows only as last
-  // fetched (and that may be stale). Notes missing there are a warning with the way out, not a refusal.
+  // A push without notes: the server reads its own notes, which this clone knows only as last
+  // fetched (and that may be stale). Notes missing there are a warning with the way out, not a
+  // refusal. A push with a notes ref (refs/notes/intents or an intent's refs/notes/intent/<ID>)
+  // was judged above with the notes it carries.
   let warnings: GateFinding[] = [];
-  if (!r.findings.length && !updates.some((u) => u.ref === NOTES_REF)) {
+  if (!r.findings.length && !updates.some((u) => isNotesRef(u.ref))) {
     const seen = gate(cwd, { ...opts, notes: `refs/notes/remotes/${remote}/intents` });
-    warnings = seen.findings.filter((f) => f.code === 'NOTE_MISSING');
+    // The server folds each per-intent notes ref into refs/notes/intents (post-receive): a note on
+    // one of them as last fetched (refs/notes/remotes/<remote>/intent/<ID>) is the server's too.
+    const perIntent = gitRaw(['for-each-ref', '--format=%(refname)', `refs/notes/remotes/${remote}/intent/`], { cwd }).stdout.split('\n').filter(Boolean);
+    warnings = seen.findings.filter((f) => f.code === 'NOTE_MISSING' && !(f.commit && perIntent.some((ref) => hasNote(cwd, ref, f.commit!))));
   }
   return { updates, base, findings: r.findings, warnings };
+}
+
+function hasNote(cwd: string, notesRef: string, commit: string): boolean {
+  return gitRaw(['notes', `--ref=${notesRef}`, 'list', commit], { cwd }).status === 0;
 }
 
 function known(cwd: string, sha: string): boolean {

@@ -1,5 +1,5 @@
 import type { Node, YAMLMap } from 'yaml';
-import { IntentError } from '../core/errors.js';
+import { IntentError, type ErrorData } from '../core/errors.js';
 import { writeFileAtomic } from '../core/files.js';
 import { globProblem } from './scope.js';
 import { parseRegistry, parseRegistryDocument, readRegistryText, rememberRegistry, yamlModule as Y, type Intent } from './registry.js';
@@ -21,7 +21,7 @@ const INTENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
  * naming the value and what to write instead).
  */
 export function checkNewIntent(spec: NewIntentSpec): void {
-  const bad = (message: string, data: Record<string, unknown>) => new IntentError('INVALID_INPUT', `${message} Nothing was changed.`, data);
+  const bad = (message: string, data: ErrorData['INVALID_INPUT']) => new IntentError('INVALID_INPUT', `${message} Nothing was changed.`, data);
   if (!INTENT_ID.test(spec.id)) {
     throw bad(`"${spec.id}" is not a valid intent id: use letters, digits, "-" and "_" (at most 64), starting with a letter or digit, e.g. INT-001.`, { id: spec.id });
   }

@@ -15,7 +15,7 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { IntentError } from '../core/errors.js';
+import { IntentError, type ErrorData } from '../core/errors.js';
 import { sleepSync } from '../core/files.js';
 import { withLock } from '../core/lock.js';
 import { METADATA_KEY, NOTES_REF } from '../core/version.js';
@@ -165,14 +165,14 @@ function intentNotesCommit(repo: Repo, remote: string, id: string, tip: string):
   return { commit: notesCommit(cwd, stateDir(repo), parent, changes, `intent push: notes of ${id}`), notes: changes.length };
 }
 
-interface PushOutcome {
-  ok: boolean;
-  retryable: boolean;
-  message: string;
-  reason?: string;
-  hint?: string;
-  stderr: string;
-}
+/** Why a single push failed for good: PUSH_FAILED's data.reason, but for the reasons of the whole command. */
+type PushRefusal = Exclude<ErrorData['PUSH_FAILED']['reason'], 'unknown-remote' | 'fetch-failed' | 'retries-exhausted'>;
+
+/** A push that went through, one to retry (the notes ref moved), or one that failed for a reason. */
+type PushOutcome =
+  | { ok: true; retryable: false; message: string; stderr: string }
+  | { ok: false; retryable: true; message: string; stderr: string }
+  | { ok: false; retryable: false; reason: PushRefusal; message: string; hint?: string; stderr: string };
 
 /** One atomic push of the branch and (when there is one) the notes commit; reads --porcelain. */
 function pushOnce(repo: Repo, remote: string, branch: string, tip: string, notes: string | null, notesRef: string): PushOutcome {

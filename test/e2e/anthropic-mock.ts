@@ -7,7 +7,8 @@
  * message_stop); every other endpoint answers harmlessly. Every tool result Claude Code sends back
  * is kept, so a test can assert what the model was told.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
+import { scriptBook, sendJson, serveLoopback, startEvents } from './mock-server.mjs';
 
 /** One answer of the model: optional text, then tool calls. */
 export interface Step {
@@ -41,15 +42,9 @@ function textOf(content: unknown): string {
   return content.map((b: Json) => (b.type === 'text' ? b.text : b.type === 'tool_result' ? textOf(b.content) : '')).join('\n');
 }
 
-export function startMockApi(scripts: Record<string, Step[]>): Promise<MockApi> {
+export async function startMockApi(scripts: Record<string, Step[]>): Promise<MockApi> {
   const results = new Map<string, ToolResult>();
-  const models = new Map<string, string>();
-  const calls = new Map<string, string[]>();
-  let n = 0;
-  const markers = Object.keys(scripts);
-  for (const a of markers) for (const b of markers) {
-    if (a !== b && b.includes(a)) throw new Error(`marker ${a} is part of ${b}: pick markers that do not contain each other`);
-  }
+  const book = scriptBook(scripts);
   const answer = (body: Json, res: ServerResponse) => {
     const messages: Json[] = Array.isArray(body.messages) ? body.messages : [];
     messages.forEach((m, i) => {
@@ -67,24 +62,19 @@ export function startMockApi(scripts: Record<string, Step[]>): Promise<MockApi> 
       }
     });
     const first = messages.find((m) => m.role === 'user');
-    const marker = first ? markers.find((k) => textOf(first.content).includes(k)) : undefined;
-    let step: Step = { text: 'ok' };
-    if (marker) {
-      models.set(marker, body.model);
-      step = scripts[marker][messages.filter((m) => m.role === 'assistant').length] ?? { text: 'done' };
-    }
-    const id = `msg_${++n}`;
+    const marker = first ? book.markerIn(textOf(first.content)) : undefined;
+    const { n, step } = book.next(marker, messages.filter((m) => m.role === 'assistant').length, body.model) as { n: number; step: Step };
+    const id = `msg_${n}`;
     const tools = (step.tools ?? []).map((t, i) => ({ ...t, id: `toolu_${marker ?? 'x'}_${n}_${i}` }));
-    if (marker) calls.set(marker, [...(calls.get(marker) ?? []), ...tools.map((t) => t.id)]);
+    book.called(marker, tools.map((t) => t.id));
     const stop = tools.length ? 'tool_use' : 'end_turn';
     const usage = { input_tokens: 10, output_tokens: 10 };
     if (!body.stream) {
       const content = [...(step.text ? [{ type: 'text', text: step.text }] : []), ...tools.map((t) => ({ type: 'tool_use', id: t.id, name: t.name, input: t.input }))];
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id, type: 'message', role: 'assistant', model: body.model, content, stop_reason: stop, stop_sequence: null, usage }));
+      sendJson(res, { id, type: 'message', role: 'assistant', model: body.model, content, stop_reason: stop, stop_sequence: null, usage });
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    startEvents(res);
     const send = (event: string, data: Json) => res.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`);
     send('message_start', { message: { id, type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } });
     let index = 0;
@@ -108,32 +98,9 @@ export function startMockApi(scripts: Record<string, Step[]>): Promise<MockApi> 
     send('message_stop', {});
     res.end();
   };
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const path = (req.url ?? '').split('?')[0];
-      let body: Json = {};
-      try {
-        body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
-      } catch { /* answered harmlessly below */ }
-      if (req.method === 'POST' && path === '/v1/messages') return answer(body, res);
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(path === '/v1/messages/count_tokens' ? '{"input_tokens":10}' : '{}');
-    });
+  const server = await serveLoopback(({ method, path, body }, res) => {
+    if (method === 'POST' && path === '/v1/messages') return answer(body, res);
+    sendJson(res, path === '/v1/messages/count_tokens' ? '{"input_tokens":10}' : '{}');
   });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const addr = server.address();
-      if (!addr || typeof addr === 'string') return reject(new Error('the mock API has no port'));
-      resolve({
-        url: `http://127.0.0.1:${addr.port}`,
-        results,
-        models,
-        calls,
-        close: () => new Promise((r) => server.close(() => r())),
-      });
-    });
-  });
+  return { url: server.url, results, models: book.models, calls: book.calls, close: server.close };
 }

@@ -4,11 +4,11 @@
 // registers; the assertions are on what the model was told (the tool results Claude Code sent
 // back to the mock) and on the commit's note. In CI (CI set) a missing CLI fails the file;
 // elsewhere the file is skipped when the CLI is not installed (`node scripts/claude-code-e2e.mjs install`).
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, checkoutIntent, forFile, git, governedRepo, intent, noteOf, tempDir } from '../helpers.js';
+import { git, intent, noteOf, spawnAsync } from '../helpers.js';
+import { agentFixture } from './agent-cli.js';
 import { startMockApi, type MockApi, type Step } from './anthropic-mock.js';
 // @ts-expect-error: a plain ES module without types
 import { CLAUDE_CODE_VERSION, claudeCodeBin, claudeCodeReady } from '../../scripts/claude-code-e2e.mjs';
@@ -31,36 +31,22 @@ interface ClaudeRun {
 }
 
 /** Runs `claude -p` in `cwd` against the mock, with its own home (settings, transcripts). */
-function claude(cwd: string, prompt: string, api: MockApi, home: string, bin: string, extra: string[] = []): Promise<ClaudeRun> {
+async function claude(cwd: string, prompt: string, api: MockApi, home: string, bin: string, extra: string[] = []): Promise<ClaudeRun> {
   const args = ['-p', prompt, '--output-format', 'json', '--model', 'claude-sonnet-4-5', '--allowedTools', 'Write,Edit,Read,Bash,Agent', ...extra];
-  return new Promise((resolve, reject) => {
-    const child = spawn(claudeCodeBin(), args, {
-      cwd,
-      env: {
-        ...process.env,
-        HOME: home,
-        CLAUDE_CONFIG_DIR: join(home, '.claude'),
-        PATH: `${bin}:${process.env.PATH}`,
-        ANTHROPIC_BASE_URL: api.url,
-        ANTHROPIC_API_KEY: 'dummy',
-        DISABLE_AUTOUPDATER: '1',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      let result: any = null;
-      try {
-        result = JSON.parse(stdout);
-      } catch { /* reported by the caller's assertions */ }
-      resolve({ code: code ?? -1, stdout, stderr, result });
-    });
+  const run = await spawnAsync(claudeCodeBin(), args, cwd, {
+    HOME: home,
+    CLAUDE_CONFIG_DIR: join(home, '.claude'),
+    PATH: `${bin}:${process.env.PATH}`,
+    ANTHROPIC_BASE_URL: api.url,
+    ANTHROPIC_API_KEY: 'dummy',
+    DISABLE_AUTOUPDATER: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
   });
+  let result: any = null;
+  try {
+    result = JSON.parse(run.stdout);
+  } catch { /* reported by the caller's assertions */ }
+  return { ...run, result };
 }
 
 describe.skipIf(!ready)(`Claude Code ${CLAUDE_CODE_VERSION}, real CLI`, () => {
@@ -70,6 +56,7 @@ describe.skipIf(!ready)(`Claude Code ${CLAUDE_CODE_VERSION}, real CLI`, () => {
   let home: string;
   let run: ClaudeRun;
   let bin = '';
+  let staged: string[] = [];
   /** The result the model got for the n-th tool call of a conversation. */
   const told = (marker: string, n: number) => {
     const id = api.calls.get(marker)?.[n];
@@ -79,25 +66,10 @@ describe.skipIf(!ready)(`Claude Code ${CLAUDE_CODE_VERSION}, real CLI`, () => {
   };
 
   beforeAll(async () => {
-    forFile(() => {
-    repo = governedRepo(
-      [{ id: 'INT-001', name: 'E2E', scope: ['src/**'] }],
-      { 'README.md': '# e2e\n', 'src/a.ts': 'export const a = 1;\n', 'docs/x.md': 'x\n' },
-    );
-    expect(intent(repo, ['init', '--agent', 'claude-code']).status).toBe(0);
-    // A committed link into another folder: a shell command can write outside the scope through it.
-    symlinkSync('../docs', join(repo, 'src/docs'));
-    git(repo, 'add', '-A');
-    git(repo, 'commit', '-q', '-m', 'claude code hooks');
-    wt = checkoutIntent(repo, 'INT-001');
-    const root = tempDir('intent-e2e-');
-    home = join(root, 'home');
-    bin = join(root, 'bin');
-    mkdirSync(home);
-    mkdirSync(bin);
-    // `intent` on the agent's PATH, as after `npm install -g intent-governance`.
-    writeFileSync(join(bin, 'intent'), `#!/bin/sh\nexec '${process.execPath}' '${CLI}' "$@"\n`, { mode: 0o755 });
-    });
+    ({ repo, wt, home, bin } = agentFixture('claude-code', ['src/**'], { 'README.md': '# e2e\n', 'src/a.ts': 'export const a = 1;\n', 'docs/x.md': 'x\n' }, (r) => {
+      // A committed link into another folder: a shell command can write outside the scope through it.
+      symlinkSync('../docs', join(r, 'src/docs'));
+    }));
 
     const f = (p: string) => join(wt, p);
     const steps: Step[] = [
@@ -130,6 +102,8 @@ describe.skipIf(!ready)(`Claude Code ${CLAUDE_CODE_VERSION}, real CLI`, () => {
       ],
     });
     run = await claude(wt, `${MAIN}: do the work`, api, home, bin);
+    // What the session left staged, before any test commits (the commit test) or stages more (the MCP session).
+    staged = git(wt, 'diff', '--cached', '--name-only').trim().split('\n');
   }, 180_000);
 
   afterAll(async () => {
@@ -172,7 +146,6 @@ describe.skipIf(!ready)(`Claude Code ${CLAUDE_CODE_VERSION}, real CLI`, () => {
     expect(r.text).toContain('the command changed src/a.ts (2 lines credited to anthropic/claude-sonnet-4-5): staged.');
     expect(r.text).toContain('the command changed docs/x.md, which this session may not write');
     expect(r.text).toContain('They are not staged');
-    const staged = git(wt, 'diff', '--cached', '--name-only').trim().split('\n');
     expect(staged).toContain('src/a.ts');
     expect(staged).not.toContain('docs/x.md');
   });

@@ -6,12 +6,12 @@
 // shell. Cline's background hub daemon (it outlives the command) is stopped after the run. In CI
 // (CI set) a missing CLI fails the file; elsewhere the file is skipped when the CLI is not
 // installed (`node scripts/cline-e2e.mjs install`).
-import { spawn } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, checkoutIntent, forFile, git, governedRepo, intent, noteOf, tempDir } from '../helpers.js';
+import { git, intent, noteOf, spawnAsync } from '../helpers.js';
+import { agentFixture } from './agent-cli.js';
 // @ts-expect-error: a plain ES module without types
 import { startOpenAiMock } from './openai-mock.mjs';
 // @ts-expect-error: a plain ES module without types
@@ -53,25 +53,12 @@ function freePort(): Promise<number> {
  * 25463, is shared by every Cline of the machine: a user's own hub would serve this run, with its
  * own environment) and `bin` first on PATH.
  */
-function cline(cwd: string, args: string[], home: string, bin: string, hubPort: number): Promise<ClineRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(clineBin(), args, {
-      cwd,
-      env: { ...process.env, CLINE_DIR: home, HOME: home, CLINE_HUB_PORT: String(hubPort), PATH: `${bin}:${process.env.PATH}` },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const events = stdout.split('\n').filter((l) => l.startsWith('{')).flatMap((l) => {
-        try { return [JSON.parse(l)]; } catch { return []; }
-      });
-      resolve({ code: code ?? -1, stdout, stderr, events });
-    });
+async function cline(cwd: string, args: string[], home: string, bin: string, hubPort: number): Promise<ClineRun> {
+  const run = await spawnAsync(clineBin(), args, cwd, { CLINE_DIR: home, HOME: home, CLINE_HUB_PORT: String(hubPort), PATH: `${bin}:${process.env.PATH}` });
+  const events = run.stdout.split('\n').filter((l) => l.startsWith('{')).flatMap((l) => {
+    try { return [JSON.parse(l)]; } catch { return []; }
   });
+  return { ...run, events };
 }
 
 /** Stops Cline's hub daemon of `home` (it outlives the command) and waits until it has exited. */
@@ -90,7 +77,6 @@ async function stopHub(home: string): Promise<void> {
 
 describe.skipIf(!ready)(`Cline CLI ${CLINE_VERSION}, real CLI`, () => {
   let api: Mock;
-  let repo: string;
   let wt: string;
   let home: string;
   let run: ClineRun;
@@ -103,25 +89,9 @@ describe.skipIf(!ready)(`Cline CLI ${CLINE_VERSION}, real CLI`, () => {
   };
 
   beforeAll(async () => {
+    // The hub starts with the PATH given to the first command (bin first) and keeps it.
     let bin = '';
-    forFile(() => {
-      repo = governedRepo(
-        [{ id: 'INT-001', name: 'E2E', scope: ['src/auth/**'] }],
-        { 'README.md': '# e2e\n', 'src/auth/a.ts': 'export const a = 1;\n', 'docs/x.md': '# x\n' },
-      );
-      expect(intent(repo, ['init', '--agent', 'cline']).status).toBe(0);
-      git(repo, 'add', '-A');
-      git(repo, 'commit', '-q', '-m', 'cline hooks');
-      wt = checkoutIntent(repo, 'INT-001');
-      const root = tempDir('intent-e2e-cline-');
-      home = join(root, 'home');
-      bin = join(root, 'bin');
-      mkdirSync(home);
-      mkdirSync(bin);
-      // `intent` on the agent's PATH, as after `npm install -g intent-governance`; the hub starts
-      // with this PATH and keeps it.
-      writeFileSync(join(bin, 'intent'), `#!/bin/sh\nexec '${process.execPath}' '${CLI}' "$@"\n`, { mode: 0o755 });
-    });
+    ({ wt, home, bin } = agentFixture('cline', ['src/auth/**'], { 'README.md': '# e2e\n', 'src/auth/a.ts': 'export const a = 1;\n', 'docs/x.md': '# x\n' }));
     api = await startOpenAiMock({
       [MAIN]: [
         // 0: a write before the handshake is refused, softly: the model reads why

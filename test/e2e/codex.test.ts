@@ -10,12 +10,12 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, checkoutIntent, forFile, git, governedRepo, intent, noteOf, PKG_ROOT, spawnAsync, tempDir } from '../helpers.js';
+import { CLI, git, intent, noteOf, PKG_ROOT, spawnAsync } from '../helpers.js';
 
 type CliRun = Awaited<ReturnType<typeof spawnAsync>>;
 // @ts-expect-error: a plain ES module without types
 import { startResponsesMock } from './responses-mock.mjs';
-import { aiCredit } from './agent-cli.js';
+import { agentFixture, aiCredit } from './agent-cli.js';
 // @ts-expect-error: a plain ES module without types
 import { CODEX_VERSION, codex } from '../../scripts/codex-e2e.mjs';
 
@@ -79,25 +79,11 @@ describe.skipIf(!ready)(`Codex CLI ${CODEX_VERSION}, real CLI`, () => {
   };
 
   beforeAll(async () => {
-    forFile(() => {
-      repo = governedRepo(
-        [{ id: 'INT-001', name: 'E2E', scope: ['src/**'] }],
-        { 'README.md': '# e2e\n', 'src/a.ts': 'export const a = 1;\n', 'docs/x.md': 'x\n' },
-      );
-      expect(intent(repo, ['init', '--agent', 'codex']).status).toBe(0);
-      git(repo, 'add', '-A');
-      git(repo, 'commit', '-q', '-m', 'codex hooks');
-      wt = checkoutIntent(repo, 'INT-001');
-      const root = tempDir('intent-e2e-codex-');
-      home = join(root, 'home');
-      const bin = join(root, 'bin');
-      mkdirSync(join(home, '.codex'), { recursive: true });
-      mkdirSync(bin);
-      // `intent` on the agent's PATH, as after `npm install -g intent-governance`. Codex runs
-      // commands in a login shell (bash -lc), whose profile sets PATH: ours adds the folder.
-      writeFileSync(join(bin, 'intent'), `#!/bin/sh\nexec '${process.execPath}' '${CLI}' "$@"\n`, { mode: 0o755 });
-      writeFileSync(join(home, '.bash_profile'), `export PATH='${bin}':"$PATH"\n`);
-    });
+    let bin = '';
+    ({ repo, wt, home, bin } = agentFixture('codex', ['src/**'], { 'README.md': '# e2e\n', 'src/a.ts': 'export const a = 1;\n', 'docs/x.md': 'x\n' }));
+    mkdirSync(join(home, '.codex'));
+    // Codex runs commands in a login shell (bash -lc), whose profile sets PATH: ours adds the folder with intent.
+    writeFileSync(join(home, '.bash_profile'), `export PATH='${bin}':"$PATH"\n`);
 
     const steps = [
       // 0: a write before the handshake is refused

@@ -6,7 +6,7 @@
 // `:countTokens` and every other endpoint answer harmlessly. Every function response Gemini CLI
 // sends back is kept, so a test can assert what the model was told. (A plain ES module: the
 // fixture capture script uses it too.)
-import { createServer } from 'node:http';
+import { scriptBook, sendJson, serveLoopback, startEvents } from './mock-server.mjs';
 
 /**
  * @typedef {{ text?: string, tools?: { name: string, args: Record<string, unknown> }[] }} Step
@@ -23,33 +23,29 @@ function responseText(r) {
 }
 
 /** Starts the mock; `scripts` maps a marker to its steps. @returns {Promise<MockApi>} */
-export function startGeminiMock(scripts) {
+export async function startGeminiMock(scripts) {
   /** Function results by marker, in the order the model got them. */
   const results = new Map();
-  const models = new Map();
   const requests = [];
-  const markers = Object.keys(scripts);
-  for (const a of markers) for (const b of markers) {
-    if (a !== b && b.includes(a)) throw new Error(`marker ${a} is part of ${b}: pick markers that do not contain each other`);
-  }
+  const book = scriptBook(scripts);
   const partsText = (c) => (Array.isArray(c?.parts) ? c.parts.map((p) => (typeof p.text === 'string' ? p.text : '')).join('\n') : '');
   const step = (body, model) => {
     const contents = Array.isArray(body.contents) ? body.contents : [];
-    const marker = markers.find((k) => contents.some((c) => c.role === 'user' && partsText(c).includes(k)));
-    if (!marker) return { step: { text: 'ok' } };
-    models.set(marker, model);
-    // What the model was told: every function response so far, with the text beside it in the same turn.
-    const told = [];
-    for (const c of contents) {
-      if (c.role !== 'user' || !Array.isArray(c.parts)) continue;
-      const beside = c.parts.filter((p) => typeof p.text === 'string').map((p) => p.text).join('\n');
-      for (const p of c.parts) {
-        if (p.functionResponse) told.push({ name: p.functionResponse.name, text: [responseText(p.functionResponse.response), beside].filter(Boolean).join('\n') });
-      }
-    }
-    results.set(marker, told);
+    const marker = contents.map((c) => (c.role === 'user' ? book.markerIn(partsText(c)) : undefined)).find(Boolean);
     const turns = contents.filter((c) => c.role === 'model').length;
-    return { step: scripts[marker][turns] ?? { text: 'done' } };
+    // What the model was told: every function response so far, with the text beside it in the same turn.
+    if (marker) {
+      const told = [];
+      for (const c of contents) {
+        if (c.role !== 'user' || !Array.isArray(c.parts)) continue;
+        const beside = c.parts.filter((p) => typeof p.text === 'string').map((p) => p.text).join('\n');
+        for (const p of c.parts) {
+          if (p.functionResponse) told.push({ name: p.functionResponse.name, text: [responseText(p.functionResponse.response), beside].filter(Boolean).join('\n') });
+        }
+      }
+      results.set(marker, told);
+    }
+    return book.next(marker, turns, model).step;
   };
   const candidate = (s) => ({
     content: {
@@ -60,49 +56,27 @@ export function startGeminiMock(scripts) {
     index: 0,
   });
   const usageMetadata = { promptTokenCount: 10, candidatesTokenCount: 10, totalTokenCount: 20 };
-  const server = createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      const [path] = (req.url ?? '').split('?');
-      let body = {};
-      try {
-        body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
-      } catch { /* answered harmlessly below */ }
-      requests.push({ method: req.method, path, body });
-      const m = /\/models\/([^/:]+):(streamGenerateContent|generateContent|countTokens)$/.exec(path);
-      if (req.method === 'POST' && m && m[2] !== 'countTokens') {
-        const { step: s } = step(body, decodeURIComponent(m[1]));
-        const answer = { candidates: [candidate(s)], usageMetadata, modelVersion: decodeURIComponent(m[1]) };
-        if (m[2] === 'generateContent') {
-          res.writeHead(200, { 'content-type': 'application/json' });
-          return res.end(JSON.stringify(answer));
-        }
-        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-        res.write(`data: ${JSON.stringify(answer)}\r\n\r\n`);
-        return res.end();
-      }
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(m ? '{"totalTokens":10}' : '{}');
-    });
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const addr = server.address();
-      if (!addr || typeof addr === 'string') return reject(new Error('the mock API has no port'));
-      resolve({
-        url: `http://127.0.0.1:${addr.port}`,
-        results,
-        models,
-        requests,
-        told(marker, n) {
-          const r = results.get(marker)?.[n];
-          if (!r) throw new Error(`no function result ${n} for ${marker}; have: ${JSON.stringify(results.get(marker) ?? [])}`);
-          return r;
-        },
-        close: () => new Promise((r) => server.close(() => r())),
-      });
-    });
-  });
+  const server = await serveLoopback(({ method, path, body }, res) => {
+    const m = /\/models\/([^/:]+):(streamGenerateContent|generateContent|countTokens)$/.exec(path);
+    if (method === 'POST' && m && m[2] !== 'countTokens') {
+      const answer = { candidates: [candidate(step(body, decodeURIComponent(m[1])))], usageMetadata, modelVersion: decodeURIComponent(m[1]) };
+      if (m[2] === 'generateContent') return sendJson(res, answer);
+      startEvents(res);
+      res.write(`data: ${JSON.stringify(answer)}\r\n\r\n`);
+      return res.end();
+    }
+    sendJson(res, m ? '{"totalTokens":10}' : '{}');
+  }, (r) => requests.push(r));
+  return {
+    url: server.url,
+    results,
+    models: book.models,
+    requests,
+    told(marker, n) {
+      const r = results.get(marker)?.[n];
+      if (!r) throw new Error(`no function result ${n} for ${marker}; have: ${JSON.stringify(results.get(marker) ?? [])}`);
+      return r;
+    },
+    close: server.close,
+  };
 }

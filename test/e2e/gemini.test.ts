@@ -10,12 +10,12 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, checkoutIntent, forFile, git, governedRepo, intent, noteOf, spawnAsync, tempDir } from '../helpers.js';
+import { git, intent, noteOf, spawnAsync, tempDir } from '../helpers.js';
 
 type CliRun = Awaited<ReturnType<typeof spawnAsync>>;
 // @ts-expect-error: a plain ES module without types
 import { startGeminiMock } from './gemini-mock.mjs';
-import { aiCredit } from './agent-cli.js';
+import { agentFixture, aiCredit } from './agent-cli.js';
 // @ts-expect-error: a plain ES module without types
 import { GEMINI_CLI_VERSION, gemini } from '../../scripts/gemini-e2e.mjs';
 
@@ -60,32 +60,18 @@ describe.skipIf(!ready)(`Gemini CLI ${GEMINI_CLI_VERSION}, real CLI`, () => {
 
   beforeAll(async () => {
     let bin = '';
-    forFile(() => {
-      repo = governedRepo(
-        [{ id: 'INT-001', name: 'E2E', scope: ['src/**'] }],
-        {
-          'README.md': '# e2e\n',
-          'src/a.ts': 'export const a = 1;\n',
-          'docs/x.md': 'x\n',
-          // A project script that commits: what no text search of the command line sees.
-          'package.json': JSON.stringify({ name: 'e2e', version: '1.0.0', scripts: { test: 'git commit -q -m sneaky' } }, null, 2) + '\n',
-        },
-      );
-      expect(intent(repo, ['init', '--agent', 'gemini']).status).toBe(0);
-      git(repo, 'add', '-A');
-      git(repo, 'commit', '-q', '-m', 'gemini hooks');
-      wt = checkoutIntent(repo, 'INT-001');
-      base = git(wt, 'rev-parse', 'HEAD').trim();
-      const root = tempDir('intent-e2e-gemini-');
-      home = join(root, 'home');
-      bin = join(root, 'bin');
-      mkdirSync(join(home, '.gemini'), { recursive: true });
-      mkdirSync(bin);
-      writeFileSync(join(bin, 'intent'), `#!/bin/sh\nexec '${process.execPath}' '${CLI}' "$@"\n`, { mode: 0o755 });
-      writeFileSync(join(home, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }));
-      // Project hooks run only in a trusted folder: trusting the folder of the intent worktrees covers every one of them.
-      writeFileSync(join(home, '.gemini', 'trustedFolders.json'), JSON.stringify({ [dirname(wt)]: 'TRUST_FOLDER' }));
-    });
+    ({ repo, wt, home, bin } = agentFixture('gemini', ['src/**'], {
+      'README.md': '# e2e\n',
+      'src/a.ts': 'export const a = 1;\n',
+      'docs/x.md': 'x\n',
+      // A project script that commits: what no text search of the command line sees.
+      'package.json': JSON.stringify({ name: 'e2e', version: '1.0.0', scripts: { test: 'git commit -q -m sneaky' } }, null, 2) + '\n',
+    }));
+    base = git(wt, 'rev-parse', 'HEAD').trim();
+    mkdirSync(join(home, '.gemini'));
+    writeFileSync(join(home, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }));
+    // Project hooks run only in a trusted folder: trusting the folder of the intent worktrees covers every one of them.
+    writeFileSync(join(home, '.gemini', 'trustedFolders.json'), JSON.stringify({ [dirname(wt)]: 'TRUST_FOLDER' }));
 
     const f = (p: string) => join(wt, p);
     const steps = [

@@ -11,7 +11,7 @@
  *
  * Plain JavaScript so that the capture script (scripts/cline-capture.mjs) and the tests share it.
  */
-import { createServer } from 'node:http';
+import { scriptBook, sendJson, serveLoopback, startEvents } from './mock-server.mjs';
 
 /**
  * @typedef {{ text?: string, tools?: { name: string, input: Record<string, unknown> }[] }} Step
@@ -29,20 +29,12 @@ function textOf(content) {
  * @param {Record<string, Step[]>} scripts
  * @param {{ log?: (entry: { path: string, body: unknown }) => void }} [options]
  */
-export function startOpenAiMock(scripts, options = {}) {
+export async function startOpenAiMock(scripts, options = {}) {
   /** @type {Map<string, ToolResult>} */
   const results = new Map();
-  /** @type {Map<string, string>} */
-  const models = new Map();
-  /** @type {Map<string, string[]>} */
-  const calls = new Map();
   /** @type {Map<string, number>} */
   const requests = new Map();
-  let n = 0;
-  const markers = Object.keys(scripts);
-  for (const a of markers) for (const b of markers) {
-    if (a !== b && b.includes(a)) throw new Error(`marker ${a} is part of ${b}: pick markers that do not contain each other`);
-  }
+  const book = scriptBook(scripts);
   const answer = (body, res) => {
     const messages = Array.isArray(body.messages) ? body.messages : [];
     messages.forEach((m, i) => {
@@ -52,16 +44,12 @@ export function startOpenAiMock(scripts, options = {}) {
       results.set(m.tool_call_id, { toolCallId: m.tool_call_id, text: [textOf(m.content), beside].filter(Boolean).join('\n') });
     });
     const first = messages.find((m) => m.role === 'user');
-    const marker = first ? markers.find((k) => textOf(first.content).includes(k)) : undefined;
-    let step = { text: 'ok' };
-    if (marker) {
-      models.set(marker, body.model);
-      requests.set(marker, (requests.get(marker) ?? 0) + 1);
-      step = scripts[marker][messages.filter((m) => m.role === 'assistant').length] ?? { text: 'done' };
-    }
-    const id = `chatcmpl-${++n}`;
+    const marker = first ? book.markerIn(textOf(first.content)) : undefined;
+    if (marker) requests.set(marker, (requests.get(marker) ?? 0) + 1);
+    const { n, step } = book.next(marker, messages.filter((m) => m.role === 'assistant').length, body.model);
+    const id = `chatcmpl-${n}`;
     const tools = (step.tools ?? []).map((t, i) => ({ ...t, id: `call_${marker ?? 'x'}_${n}_${i}` }));
-    if (marker) calls.set(marker, [...(calls.get(marker) ?? []), ...tools.map((t) => t.id)]);
+    book.called(marker, tools.map((t) => t.id));
     const finish = tools.length ? 'tool_calls' : 'stop';
     const usage = { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 };
     const created = 1_780_000_000;
@@ -71,11 +59,10 @@ export function startOpenAiMock(scripts, options = {}) {
         content: step.text ?? null,
         ...(tools.length ? { tool_calls: tools.map((t) => ({ id: t.id, type: 'function', function: { name: t.name, arguments: JSON.stringify(t.input) } })) } : {}),
       };
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id, object: 'chat.completion', created, model: body.model, choices: [{ index: 0, message, finish_reason: finish }], usage }));
+      sendJson(res, { id, object: 'chat.completion', created, model: body.model, choices: [{ index: 0, message, finish_reason: finish }], usage });
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    startEvents(res);
     const chunk = (delta, finishReason = null, extra = {}) =>
       res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, finish_reason: finishReason }], ...extra })}\n\n`);
     chunk({ role: 'assistant', content: '' });
@@ -92,38 +79,12 @@ export function startOpenAiMock(scripts, options = {}) {
     res.write('data: [DONE]\n\n');
     res.end();
   };
-  const server = createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      const path = (req.url ?? '').split('?')[0];
-      let body = {};
-      try {
-        body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
-      } catch { /* answered harmlessly below */ }
-      options.log?.({ path: `${req.method} ${path}`, body });
-      if (req.method === 'POST' && /\/chat\/completions$/.test(path)) return answer(body, res);
-      res.writeHead(200, { 'content-type': 'application/json' });
-      if (/\/models$/.test(path)) {
-        res.end(JSON.stringify({ object: 'list', data: [...new Set(['mock-model', ...models.values()])].map((m) => ({ id: m, object: 'model', created: 0, owned_by: 'mock' })) }));
-        return;
-      }
-      res.end('{}');
-    });
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const addr = server.address();
-      if (!addr || typeof addr === 'string') return reject(new Error('the mock API has no port'));
-      resolve({
-        url: `http://127.0.0.1:${addr.port}`,
-        results,
-        models,
-        calls,
-        requests,
-        close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); }),
-      });
-    });
-  });
+  const server = await serveLoopback(({ method, path, body }, res) => {
+    if (method === 'POST' && /\/chat\/completions$/.test(path)) return answer(body, res);
+    if (/\/models$/.test(path)) {
+      return sendJson(res, { object: 'list', data: [...new Set(['mock-model', ...book.models.values()])].map((m) => ({ id: m, object: 'model', created: 0, owned_by: 'mock' })) });
+    }
+    sendJson(res, '{}');
+  }, options.log && ((r) => options.log({ path: `${r.method} ${r.path}`, body: r.body })));
+  return { url: server.url, results, models: book.models, calls: book.calls, requests, close: server.close };
 }

@@ -5,7 +5,7 @@
 // response.output_item.done per message or function call, response.completed); every other
 // endpoint answers harmlessly. Every tool output Codex sends back is kept, so a test can assert
 // what the model was told. (A plain ES module: the fixture capture scripts use it too.)
-import { createServer } from 'node:http';
+import { scriptBook, sendJson, serveLoopback, startEvents } from './mock-server.mjs';
 
 /**
  * @typedef {{ text?: string, tools?: ({ name: string, args: Record<string, unknown> } | { name: string, input: string })[] }} Step
@@ -22,16 +22,10 @@ function textOf(content) {
 }
 
 /** Starts the mock; `scripts` maps a marker to its steps. @returns {Promise<MockApi>} */
-export function startResponsesMock(scripts) {
+export async function startResponsesMock(scripts) {
   const results = new Map();
-  const models = new Map();
-  const calls = new Map();
   const requests = [];
-  let n = 0;
-  const markers = Object.keys(scripts);
-  for (const a of markers) for (const b of markers) {
-    if (a !== b && b.includes(a)) throw new Error(`marker ${a} is part of ${b}: pick markers that do not contain each other`);
-  }
+  const book = scriptBook(scripts);
   const answer = (body, res) => {
     const input = Array.isArray(body.input) ? body.input : [];
     input.forEach((item, i) => {
@@ -46,20 +40,15 @@ export function startResponsesMock(scripts) {
         results.set(item.call_id, { callId: item.call_id, text: [out, beside].filter(Boolean).join('\n') });
       }
     });
-    const first = input.find((m) => m.type === 'message' && m.role === 'user' && markers.some((k) => textOf(m.content).includes(k)));
-    const marker = first ? markers.find((k) => textOf(first.content).includes(k)) : undefined;
-    let step = { text: 'ok' };
-    if (marker) {
-      models.set(marker, body.model);
-      const done = input.filter((m) => m.type === 'function_call' || m.type === 'custom_tool_call' || (m.type === 'message' && m.role === 'assistant'));
-      // One step per model turn: count the turns answered so far (a turn's calls share the step).
-      const turns = new Set(done.map((m, i) => /_(\d+)(?:_\d+)?$/.exec(String(m.call_id ?? m.id ?? ''))?.[1] ?? `m${i}`)).size;
-      step = scripts[marker][turns] ?? { text: 'done' };
-    }
-    const id = `resp_${++n}`;
+    const marker = input.map((m) => (m.type === 'message' && m.role === 'user' ? book.markerIn(textOf(m.content)) : undefined)).find(Boolean);
+    const done = input.filter((m) => m.type === 'function_call' || m.type === 'custom_tool_call' || (m.type === 'message' && m.role === 'assistant'));
+    // One step per model turn: count the turns answered so far (a turn's calls share the step).
+    const turns = new Set(done.map((m, i) => /_(\d+)(?:_\d+)?$/.exec(String(m.call_id ?? m.id ?? ''))?.[1] ?? `m${i}`)).size;
+    const { n, step } = book.next(marker, turns, body.model);
+    const id = `resp_${n}`;
     const tools = (step.tools ?? []).map((t, i) => ({ ...t, callId: `call_${marker ?? 'x'}_${n}_${i}` }));
-    if (marker) calls.set(marker, [...(calls.get(marker) ?? []), ...tools.map((t) => t.callId)]);
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    book.called(marker, tools.map((t) => t.callId));
+    startEvents(res);
     const send = (data) => res.write(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
     send({ type: 'response.created', response: { id } });
     if (step.text) {
@@ -75,27 +64,9 @@ export function startResponsesMock(scripts) {
     send({ type: 'response.completed', response: { id, usage: { input_tokens: 10, input_tokens_details: null, output_tokens: 10, output_tokens_details: null, total_tokens: 20 } } });
     res.end();
   };
-  const server = createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      const path = (req.url ?? '').split('?')[0];
-      let body = {};
-      try {
-        body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
-      } catch { /* answered harmlessly below */ }
-      requests.push({ method: req.method, path, body });
-      if (req.method === 'POST' && path.endsWith('/responses')) return answer(body, res);
-      res.writeHead(path.endsWith('/models') ? 200 : 404, { 'content-type': 'application/json' });
-      res.end(path.endsWith('/models') ? '{"object":"list","data":[]}' : '{}');
-    });
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const addr = server.address();
-      if (!addr || typeof addr === 'string') return reject(new Error('the mock API has no port'));
-      resolve({ url: `http://127.0.0.1:${addr.port}`, results, models, calls, requests, close: () => new Promise((r) => server.close(() => r())) });
-    });
-  });
+  const server = await serveLoopback(({ method, path, body }, res) => {
+    if (method === 'POST' && path.endsWith('/responses')) return answer(body, res);
+    sendJson(res, path.endsWith('/models') ? '{"object":"list","data":[]}' : '{}', path.endsWith('/models') ? 200 : 404);
+  }, (r) => requests.push(r));
+  return { url: server.url, results, models: book.models, calls: book.calls, requests, close: server.close };
 }

@@ -128,133 +128,138 @@ afterAll(() => {
   if (root) removeTree(root);
 });
 
-describe('a carried record for a commit a merge button already put on main', () => {
-  let squash: string;
-  let from: string[];
-  let honest: string; // the notes commit with the honest carried note
-  let serverNotes: string; // the server's notes before it
+// One history, in order: each case pushes onto what the cases before it left on the server (the
+// setup's squash and notes, the honest carried note, the per-intent ref's tip), as a repository's
+// life goes. The order is the scenario, so it is kept under --sequence.shuffle.
+describe('one history of carried records and per-intent notes refs', { shuffle: false }, () => {
+  describe('a carried record for a commit a merge button already put on main', () => {
+    let squash: string;
+    let from: string[];
+    let honest: string; // the notes commit with the honest carried note
+    let serverNotes: string; // the server's notes before it
 
-  it('setup: the agent pushes its branch with notes; the host squashes it onto main without a note', () => {
-    const c1 = agentCommit('src/a.ts', 'a\nm1\nm2\n', 'model writes');
-    const c2 = humanCommit({ 'src/a.ts': 'a\nm1\nm2\nh1\n' }, 'human adds h1');
-    from = [c1, c2];
-    expectOk(push(wt, 'agent-1', ['intent/INT-001', 'refs/notes/intents']));
-    git(repo, ...HOST, 'merge', '-q', '--squash', 'intent/INT-001');
-    git(repo, ...HOST, 'commit', '-q', '-m', 'Auth (#1)');
-    squash = sha(repo, 'main');
-    expectOk(push(repo, 'alice', ['main']));
-    serverNotes = serverSha('refs/notes/intents')!;
-    expect(run('git', ['notes', '--ref=intents', 'show', squash], srv).status, 'main has no note yet').not.toBe(0);
-    const out = JSON.parse(intent(repo, ['carry', 'main', '--from', ...from, '--json']).stdout);
-    expect(out.commits[0]).toMatchObject({ commit: squash, shape: 'squash', status: 'carried', intent: 'INT-001' });
-    honest = sha(repo, 'refs/notes/intents');
+    it('setup: the agent pushes its branch with notes; the host squashes it onto main without a note', () => {
+      const c1 = agentCommit('src/a.ts', 'a\nm1\nm2\n', 'model writes');
+      const c2 = humanCommit({ 'src/a.ts': 'a\nm1\nm2\nh1\n' }, 'human adds h1');
+      from = [c1, c2];
+      expectOk(push(wt, 'agent-1', ['intent/INT-001', 'refs/notes/intents']));
+      git(repo, ...HOST, 'merge', '-q', '--squash', 'intent/INT-001');
+      git(repo, ...HOST, 'commit', '-q', '-m', 'Auth (#1)');
+      squash = sha(repo, 'main');
+      expectOk(push(repo, 'alice', ['main']));
+      serverNotes = serverSha('refs/notes/intents')!;
+      expect(run('git', ['notes', '--ref=intents', 'show', squash], srv).status, 'main has no note yet').not.toBe(0);
+      const out = JSON.parse(intent(repo, ['carry', 'main', '--from', ...from, '--json']).stdout);
+      expect(out.commits[0]).toMatchObject({ commit: squash, shape: 'squash', status: 'carried', intent: 'INT-001' });
+      honest = sha(repo, 'refs/notes/intents');
+    });
+
+    it('an agent identity pushing it is refused (the server knows who pushes; the pre-push hook cannot)', () => {
+      const v = push(repo, 'agent-1', ['refs/notes/intents']);
+      expect(v.local.ok, v.local.text).toBe(true);
+      expectRefused(v, 'CARRY_NOT_ALLOWED', ['server']);
+      expect(v.server.text).toContain('agent agent-1 may not add its carried note');
+    });
+
+    it('a forged carried note crediting a human line to the model is refused', () => {
+      const n = splitNote(git(repo, 'notes', '--ref=intents', 'show', squash));
+      const file = n.records[0].files.find((f: any) => f.path === 'src/a.ts');
+      const ai = file.conversations.find((c: any) => c.contributor.type === 'ai');
+      const human = file.conversations.find((c: any) => c.contributor.type === 'human');
+      expect(ai && human, JSON.stringify(file)).toBeTruthy();
+      ai.ranges.push(...human.ranges);
+      file.conversations = file.conversations.filter((c: any) => c !== human);
+      const forged = notesWith(repo, serverNotes, squash, joinNote(n));
+      const v = push(repo, 'alice', [`${forged}:refs/notes/intents`]);
+      expectRefused(v, 'CARRY_MISMATCH', ['local', 'server']);
+      expect(v.server.text).toContain(`credited to ${MODEL}`);
+    });
+
+    it('a forged carried note naming another intent is refused', () => {
+      const n = splitNote(git(repo, 'notes', '--ref=intents', 'show', squash));
+      n.records[0].metadata['dev.intent'].intent_id = 'INT-002';
+      const v = push(repo, 'alice', [`${notesWith(repo, serverNotes, squash, joinNote(n))}:refs/notes/intents`]);
+      expectRefused(v, 'CARRY_MISMATCH', ['local', 'server']);
+      expect(v.server.text).toContain('its record names INT-002, its sources INT-001');
+    });
+
+    it('a note that is not carried is still refused for protected history', () => {
+      const n = splitNote(git(repo, 'notes', '--ref=intents', 'show', squash));
+      delete n.records[0].metadata['dev.intent'].carried;
+      const v = push(repo, 'alice', [`${notesWith(repo, serverNotes, squash, joinNote(n))}:refs/notes/intents`]);
+      expectRefused(v, 'NOTE_REWRITTEN', ['local', 'server']);
+    });
+
+    it('the honest carried note from a human is accepted; changing it afterwards is refused', () => {
+      expectOk(push(repo, 'alice', [`${honest}:refs/notes/intents`]));
+      expect(run('git', ['notes', '--ref=intents', 'show', squash], srv).stdout).toContain('carried (squash)');
+      const n = splitNote(git(repo, 'notes', '--ref=intents', 'show', squash));
+      n.summary = n.summary.map((l) => `${l} (edited)`);
+      const v = push(repo, 'alice', [`${notesWith(repo, honest, squash, joinNote(n))}:refs/notes/intents`]);
+      expectRefused(v, 'NOTE_REWRITTEN', ['local', 'server']);
+    });
+
+    it("CI's own carry (the intent-carry template's steps, under a CI identity) is accepted", () => {
+      git(wt, 'reset', '-q', '--hard', 'main'); // the next pull request starts from main
+      const c3 = agentCommit('src/b.ts', 'b1\nb2\n', 'model adds b');
+      expectOk(push(wt, 'agent-1', ['+intent/INT-001', 'refs/notes/intents']));
+      git(repo, ...HOST, 'merge', '-q', '--squash', 'intent/INT-001');
+      git(repo, ...HOST, 'commit', '-q', '-m', 'Auth b (#2)');
+      expectOk(push(repo, 'alice', ['main']));
+      // The CI job: a fresh clone of the server, carry with the pull request's head, push the notes.
+      const job = join(root, 'ci-job');
+      git(root, 'clone', '-q', server.url('ci-bot', 'carry.git'), job);
+      git(job, 'config', 'user.name', 'intent carry');
+      git(job, 'config', 'user.email', 'intent-carry@example.com');
+      git(job, 'fetch', '-q', 'origin', '+refs/notes/intents:refs/notes/intents');
+      const out = intent(job, ['carry', 'main', '--pr-head', c3, '--json']);
+      expect(out.status, out.stderr + out.stdout).toBe(0);
+      expect(JSON.parse(out.stdout).commits[0]).toMatchObject({ status: 'carried', intent: 'INT-001' });
+      const r = run('git', ['push', '--no-verify', 'origin', 'refs/notes/intents'], job);
+      expect(r.status, r.stderr).toBe(0);
+      expect(run('git', ['notes', '--ref=intents', 'show', sha(job, 'origin/main')], srv).stdout).toContain('carried (squash)');
+    });
   });
 
-  it('an agent identity pushing it is refused (the server knows who pushes; the pre-push hook cannot)', () => {
-    const v = push(repo, 'agent-1', ['refs/notes/intents']);
-    expect(v.local.ok, v.local.text).toBe(true);
-    expectRefused(v, 'CARRY_NOT_ALLOWED', ['server']);
-    expect(v.server.text).toContain('agent agent-1 may not add its carried note');
-  });
+  describe('per-intent notes refs refs/notes/intent/<ID>', () => {
+    let pi: string; // the per-intent notes commit on the server
 
-  it('a forged carried note crediting a human line to the model is refused', () => {
-    const n = splitNote(git(repo, 'notes', '--ref=intents', 'show', squash));
-    const file = n.records[0].files.find((f: any) => f.path === 'src/a.ts');
-    const ai = file.conversations.find((c: any) => c.contributor.type === 'ai');
-    const human = file.conversations.find((c: any) => c.contributor.type === 'human');
-    expect(ai && human, JSON.stringify(file)).toBeTruthy();
-    ai.ranges.push(...human.ranges);
-    file.conversations = file.conversations.filter((c: any) => c !== human);
-    const forged = notesWith(repo, serverNotes, squash, joinNote(n));
-    const v = push(repo, 'alice', [`${forged}:refs/notes/intents`]);
-    expectRefused(v, 'CARRY_MISMATCH', ['local', 'server']);
-    expect(v.server.text).toContain(`credited to ${MODEL}`);
-  });
+    it("an agent's honest push of its branch with its own per-intent ref is accepted; the commits' notes are read from it", () => {
+      const c = agentCommit('src/c.ts', 'c1\n', 'model adds c');
+      pi = notesWith(wt, null, c, git(wt, 'notes', '--ref=intents', 'show', c));
+      const v = { ...push(wt, 'agent-1', ['intent/INT-001', `${pi}:refs/notes/intent/INT-001`]), ci: ci(wt, 'agent-1', 'refs/heads/intent/INT-001', c, pi) };
+      expectOk(v);
+      expect(serverSha('refs/notes/intent/INT-001')).toBe(pi);
+      // c's note reached the server only on the per-intent ref: the gate read it from there.
+      expect(run('git', ['notes', '--ref=intents', 'show', c], srv).status).not.toBe(0);
+    });
 
-  it('a forged carried note naming another intent is refused', () => {
-    const n = splitNote(git(repo, 'notes', '--ref=intents', 'show', squash));
-    n.records[0].metadata['dev.intent'].intent_id = 'INT-002';
-    const v = push(repo, 'alice', [`${notesWith(repo, serverNotes, squash, joinNote(n))}:refs/notes/intents`]);
-    expectRefused(v, 'CARRY_MISMATCH', ['local', 'server']);
-    expect(v.server.text).toContain('its record names INT-002, its sources INT-001');
-  });
+    it("an agent may not update another intent's per-intent ref", () => {
+      const v = push(wt, 'agent-1', [`${pi}:refs/notes/intent/INT-002`]);
+      expectRefused(v, 'REF_NOT_ALLOWED', ['server']);
+      expect(v.server.text).toContain('refs/notes/intent/INT-001');
+    });
 
-  it('a note that is not carried is still refused for protected history', () => {
-    const n = splitNote(git(repo, 'notes', '--ref=intents', 'show', squash));
-    delete n.records[0].metadata['dev.intent'].carried;
-    const v = push(repo, 'alice', [`${notesWith(repo, serverNotes, squash, joinNote(n))}:refs/notes/intents`]);
-    expectRefused(v, 'NOTE_REWRITTEN', ['local', 'server']);
-  });
+    it('a per-intent ref may not be deleted or moved back', () => {
+      expectRefused(push(repo, 'alice', ['--delete', 'refs/notes/intent/INT-001']), 'NOTES_DELETED', ['local', 'server']);
+      const tip = serverSha('refs/notes/intent/INT-001')!;
+      const other = git(wt, 'commit-tree', `${tip}^{tree}`, '-m', 'the same notes, another history').trim();
+      expectRefused(push(wt, 'agent-1', [`+${other}:refs/notes/intent/INT-001`]), 'NOTES_NOT_FAST_FORWARD', ['local', 'server']);
+    });
 
-  it('the honest carried note from a human is accepted; changing it afterwards is refused', () => {
-    expectOk(push(repo, 'alice', [`${honest}:refs/notes/intents`]));
-    expect(run('git', ['notes', '--ref=intents', 'show', squash], srv).stdout).toContain('carried (squash)');
-    const n = splitNote(git(repo, 'notes', '--ref=intents', 'show', squash));
-    n.summary = n.summary.map((l) => `${l} (edited)`);
-    const v = push(repo, 'alice', [`${notesWith(repo, honest, squash, joinNote(n))}:refs/notes/intents`]);
-    expectRefused(v, 'NOTE_REWRITTEN', ['local', 'server']);
-  });
+    it('a note for protected history through a per-intent ref is refused', () => {
+      const initial = git(repo, 'rev-list', '--max-parents=0', 'main').trim();
+      const forged = notesWith(wt, pi, initial, git(wt, 'notes', '--ref=intents', 'show', serverSha('refs/heads/intent/INT-001')!));
+      expectRefused(push(wt, 'agent-1', [`${forged}:refs/notes/intent/INT-001`]), 'NOTE_REWRITTEN', ['local', 'server']);
+    });
 
-  it("CI's own carry (the intent-carry template's steps, under a CI identity) is accepted", () => {
-    git(wt, 'reset', '-q', '--hard', 'main'); // the next pull request starts from main
-    const c3 = agentCommit('src/b.ts', 'b1\nb2\n', 'model adds b');
-    expectOk(push(wt, 'agent-1', ['+intent/INT-001', 'refs/notes/intents']));
-    git(repo, ...HOST, 'merge', '-q', '--squash', 'intent/INT-001');
-    git(repo, ...HOST, 'commit', '-q', '-m', 'Auth b (#2)');
-    expectOk(push(repo, 'alice', ['main']));
-    // The CI job: a fresh clone of the server, carry with the pull request's head, push the notes.
-    const job = join(root, 'ci-job');
-    git(root, 'clone', '-q', server.url('ci-bot', 'carry.git'), job);
-    git(job, 'config', 'user.name', 'intent carry');
-    git(job, 'config', 'user.email', 'intent-carry@example.com');
-    git(job, 'fetch', '-q', 'origin', '+refs/notes/intents:refs/notes/intents');
-    const out = intent(job, ['carry', 'main', '--pr-head', c3, '--json']);
-    expect(out.status, out.stderr + out.stdout).toBe(0);
-    expect(JSON.parse(out.stdout).commits[0]).toMatchObject({ status: 'carried', intent: 'INT-001' });
-    const r = run('git', ['push', '--no-verify', 'origin', 'refs/notes/intents'], job);
-    expect(r.status, r.stderr).toBe(0);
-    expect(run('git', ['notes', '--ref=intents', 'show', sha(job, 'origin/main')], srv).stdout).toContain('carried (squash)');
-  });
-});
-
-describe('per-intent notes refs refs/notes/intent/<ID>', () => {
-  let pi: string; // the per-intent notes commit on the server
-
-  it("an agent's honest push of its branch with its own per-intent ref is accepted; the commits' notes are read from it", () => {
-    const c = agentCommit('src/c.ts', 'c1\n', 'model adds c');
-    pi = notesWith(wt, null, c, git(wt, 'notes', '--ref=intents', 'show', c));
-    const v = { ...push(wt, 'agent-1', ['intent/INT-001', `${pi}:refs/notes/intent/INT-001`]), ci: ci(wt, 'agent-1', 'refs/heads/intent/INT-001', c, pi) };
-    expectOk(v);
-    expect(serverSha('refs/notes/intent/INT-001')).toBe(pi);
-    // c's note reached the server only on the per-intent ref: the gate read it from there.
-    expect(run('git', ['notes', '--ref=intents', 'show', c], srv).status).not.toBe(0);
-  });
-
-  it("an agent may not update another intent's per-intent ref", () => {
-    const v = push(wt, 'agent-1', [`${pi}:refs/notes/intent/INT-002`]);
-    expectRefused(v, 'REF_NOT_ALLOWED', ['server']);
-    expect(v.server.text).toContain('refs/notes/intent/INT-001');
-  });
-
-  it('a per-intent ref may not be deleted or moved back', () => {
-    expectRefused(push(repo, 'alice', ['--delete', 'refs/notes/intent/INT-001']), 'NOTES_DELETED', ['local', 'server']);
-    const tip = serverSha('refs/notes/intent/INT-001')!;
-    const other = git(wt, 'commit-tree', `${tip}^{tree}`, '-m', 'the same notes, another history').trim();
-    expectRefused(push(wt, 'agent-1', [`+${other}:refs/notes/intent/INT-001`]), 'NOTES_NOT_FAST_FORWARD', ['local', 'server']);
-  });
-
-  it('a note for protected history through a per-intent ref is refused', () => {
-    const initial = git(repo, 'rev-list', '--max-parents=0', 'main').trim();
-    const forged = notesWith(wt, pi, initial, git(wt, 'notes', '--ref=intents', 'show', serverSha('refs/heads/intent/INT-001')!));
-    expectRefused(push(wt, 'agent-1', [`${forged}:refs/notes/intent/INT-001`]), 'NOTE_REWRITTEN', ['local', 'server']);
-  });
-
-  it('a push may carry one notes ref', () => {
-    const c = agentCommit('src/c.ts', 'c1\nc3\n', 'model adds c3');
-    const next = notesWith(wt, pi, c, git(wt, 'notes', '--ref=intents', 'show', c));
-    const v = push(wt, 'alice', ['intent/INT-001', `${next}:refs/notes/intent/INT-001`, `${next}:refs/notes/intent/INT-002`]);
-    expectRefused(v, 'NOTES_REF_MULTIPLE', ['local', 'server']);
-    expect(v.server.text).toContain('a push may carry one');
-    expectOk(push(wt, 'agent-1', ['intent/INT-001', `${next}:refs/notes/intent/INT-001`]));
+    it('a push may carry one notes ref', () => {
+      const c = agentCommit('src/c.ts', 'c1\nc3\n', 'model adds c3');
+      const next = notesWith(wt, pi, c, git(wt, 'notes', '--ref=intents', 'show', c));
+      const v = push(wt, 'alice', ['intent/INT-001', `${next}:refs/notes/intent/INT-001`, `${next}:refs/notes/intent/INT-002`]);
+      expectRefused(v, 'NOTES_REF_MULTIPLE', ['local', 'server']);
+      expect(v.server.text).toContain('a push may carry one');
+      expectOk(push(wt, 'agent-1', ['intent/INT-001', `${next}:refs/notes/intent/INT-001`]));
+    });
   });
 });

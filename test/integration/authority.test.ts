@@ -124,8 +124,19 @@ afterAll(() => {
   removeTree(root);
 });
 
-/** Puts the agent's worktree and the notes back where the server has them. */
+/**
+ * Puts the agent's worktree, the notes and the branches back where the setup left them, so that
+ * each test starts the same in any order: a rebase or merge a failed test left is undone, and the
+ * branches a test made (intent/INT-002 by a checkout or `git branch -f`) are gone, or the next
+ * checkout of that intent would start from them.
+ */
 function fresh(): void {
+  for (const op of ['rebase', 'merge', 'cherry-pick']) run('git', [op, '--abort'], wt);
+  git(repo, 'worktree', 'prune');
+  const kept = ['main', 'intent/INT-001'];
+  for (const b of git(repo, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/').split('\n')) {
+    if (b && !kept.includes(b)) git(repo, 'branch', '-q', '-D', b);
+  }
   git(wt, 'reset', '-q', '--hard', mainTip);
   git(wt, 'clean', '-qfd');
   git(repo, 'update-ref', 'refs/notes/intents', notesTip);

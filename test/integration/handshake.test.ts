@@ -30,12 +30,13 @@ describe('the handshake', () => {
   }
 
   it('refuses a session that selected nothing, with what to do', () => {
-    const e = refusal(() => requireHandshake(wt, session, 'INT-001'));
+    // A session of its own: the next test makes its selections in `session`.
+    const e = refusal(() => requireHandshake(wt, { agent: 'cline', sessionId: 'task-none' }, 'INT-001'));
     expect(e.code).toBe('NO_ACTIVE_INTENT');
     expect(e.message.startsWith('You must cite a valid active Intent ID.')).toBe(true);
     expect(e.message).toContain('select_active_intent with intent_id "INT-001"');
     expect(e.message).toContain('intent context INT-001');
-    expect(e.data).toMatchObject({ intent: 'INT-001', selected: null, agent: 'cline', session: 'task-1' });
+    expect(e.data).toMatchObject({ intent: 'INT-001', selected: null, agent: 'cline', session: 'task-none' });
   });
 
   it('accepts the selected intent, refuses another id, and keeps sessions and worktrees apart', () => {

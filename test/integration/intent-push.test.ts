@@ -183,6 +183,45 @@ describe('intent push', () => {
     expect(notesOn(srv, 'refs/notes/intents')).toEqual([]);
   });
 
+  it("the pre-push hook takes a push's per-intent notes ref, and the per-intent refs as last fetched, for the server's notes: no NOTE_MISSING warning where the server has them", () => {
+    const srv = serverRepo('pp.git');
+    humanRepo(join(root, 'pp-human'), url('alice', 'pp.git'));
+    const wt = agentClone('pp', 'agent-4', 'INT-004', 'intent');
+    const work = (file: string) => {
+      writeFiles(wt, { [file]: `${file}\n` });
+      git(wt, 'add', '-A');
+      git(wt, 'commit', '-q', '-m', file);
+      return git(wt, 'rev-parse', 'HEAD').trim();
+    };
+    // The branch with its per-intent notes ref in one push (what intent push --notes intent does), through the hooks.
+    const c = work('src/4/a.ts');
+    git(wt, 'update-ref', 'refs/notes/intent/INT-004', 'refs/notes/intents');
+    const both = run('git', ['push', 'origin', 'intent/INT-004', 'refs/notes/intent/INT-004'], wt, HOOK_ENV);
+    expect(both.status, both.stderr).toBe(0);
+    expect(both.stderr).not.toContain('WARNING');
+    expect(notesOn(srv, 'refs/notes/intents')).toContain(c);
+
+    // The notes first, the branch later: the server folded them into refs/notes/intents; this clone
+    // last fetched them on the per-intent ref only (its refs/notes/remotes/origin/intents is older).
+    const d = work('src/4/b.ts');
+    git(wt, 'update-ref', 'refs/notes/intent/INT-004', 'refs/notes/intents');
+    const notes = run('git', ['push', 'origin', 'refs/notes/intent/INT-004'], wt, HOOK_ENV);
+    expect(notes.status, notes.stderr).toBe(0);
+    git(wt, 'fetch', '-q', 'origin', '+refs/notes/intent/INT-004:refs/notes/remotes/origin/intent/INT-004');
+    expect(run('git', ['notes', '--ref=refs/notes/remotes/origin/intents', 'list', d], wt).status, 'the shared notes as last fetched lack it').not.toBe(0);
+    const branch = run('git', ['push', 'origin', 'intent/INT-004'], wt, HOOK_ENV);
+    expect(branch.status, branch.stderr).toBe(0);
+    expect(branch.stderr).not.toContain('WARNING');
+    expect(git(srv, 'rev-parse', 'refs/heads/intent/INT-004').trim()).toBe(d);
+
+    // A commit whose note is nowhere on the server: still the warning, and the server refuses it.
+    const e = work('src/4/c.ts');
+    const bare = run('git', ['push', 'origin', 'intent/INT-004'], wt, HOOK_ENV);
+    expect(bare.stderr).toContain(`intent: WARNING: 1 pushed commit has no note on origin's refs/notes/intents as last fetched (${e.slice(0, 12)})`);
+    expect(bare.status).not.toBe(0);
+    expect(bare.stderr).toMatch(new RegExp(`NOTE_MISSING\\s+${e.slice(0, 12)}`));
+  });
+
   it('the per-intent notes ref is judged as refs/notes/intents is: a note added for protected history is refused; one notes ref per push', () => {
     const srv = serverRepo('atk.git');
     humanRepo(join(root, 'atk-human'), url('alice', 'atk.git'));

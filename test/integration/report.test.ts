@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFile } from '../../lib/agents/adapter.js';
 import { renderPage } from '../../lib/report/page.js';
 import type { ReportData } from '../../lib/report/types.js';
-import { PKG_ROOT, bypassCommit, checkoutIntent, git, governedRepo, intent, forFile, tempDir, writeFiles } from '../helpers.js';
+import { PKG_ROOT, bypassCommit, checkoutIntent, fixture, git, governedRepo, intent, forFile, tempDir, writeFiles } from '../helpers.js';
 
 // `intent report` against a generated repository, checked in a real headless Chromium (the system's
 // package: .ci/run installs it): the numbers on the page match `intent status --json` and
@@ -122,7 +122,7 @@ const num = (s: string) => Number(s.replace(/[^\d-]/g, ''));
 
 describe('intent report', () => {
   beforeAll(() => {
-    fx = forFile(buildFixture);
+    fx = forFile(() => fixture('report', buildFixture));
   }, 120_000);
 
   it('--json: the numbers agree with intent status --json and intent verify --json', () => {
@@ -188,25 +188,26 @@ describe('intent report', () => {
   });
 
   it('the default page goes to the git dir, outside the work tree; an empty range and unmerged work say what to do', () => {
-    const r = intent(fx.repo, ['report']);
+    // A copy of its own: this test commits, and the others read the fixture as built.
+    const own = fixture('report', buildFixture);
+    const r = intent(own.repo, ['report']);
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout).toBe(join(fx.repo, '.git', 'intent', 'report.html') + '\n');
-    expect(readFileSync(join(fx.repo, '.git', 'intent', 'report.html'), 'utf8').startsWith('<!doctype html>')).toBe(true);
-    expect(git(fx.repo, 'status', '--porcelain', '--untracked-files=all')).not.toContain('report');
+    expect(r.stdout).toBe(join(own.repo, '.git', 'intent', 'report.html') + '\n');
+    expect(readFileSync(join(own.repo, '.git', 'intent', 'report.html'), 'utf8').startsWith('<!doctype html>')).toBe(true);
+    expect(git(own.repo, 'status', '--porcelain', '--untracked-files=all')).not.toContain('report');
     // Before the merge: INT-003's work is only on its branch.
-    // (Last of the tests that run commands in the fixture: the browser tests read only its page and data.)
-    const wt = checkoutIntent(fx.repo, 'INT-003');
+    const wt = checkoutIntent(own.repo, 'INT-003');
     writeFiles(wt, { 'docs/guide.md': '# guide\n' });
     git(wt, 'add', '-A');
     git(wt, 'commit', '-q', '-m', 'Guide');
-    const before = intent(fx.repo, ['report', 'main..intent/INT-003', '--json']);
+    const before = intent(own.repo, ['report', 'main..intent/INT-003', '--json']);
     expect(JSON.parse(before.stdout).warnings).toEqual([
       '1 of the 1 files the notes name are not at HEAD (work not merged yet, or deleted since), so their lines now are not counted: intent report --at intent/INT-003 counts them on INT-003\'s branch.',
     ]);
-    const atBranch = JSON.parse(intent(fx.repo, ['report', 'main..intent/INT-003', '--at', 'intent/INT-003', '--json']).stdout);
+    const atBranch = JSON.parse(intent(own.repo, ['report', 'main..intent/INT-003', '--at', 'intent/INT-003', '--json']).stdout);
     expect(atBranch.warnings).toEqual([]);
     expect(atBranch.totals.lines_now.total).toBe(1);
-    const none = intent(fx.repo, ['report', 'main~1..main~1', '--out', '../none.html']);
+    const none = intent(own.repo, ['report', 'main~1..main~1', '--out', '../none.html']);
     expect(none.status, none.stderr).toBe(0);
     expect(none.stderr).toContain('intent report: no governed commits in main~1..main~1: commit in an intent\'s worktree first (intent checkout <ID>), or name other revisions (intent report --all).');
   });
@@ -214,7 +215,7 @@ describe('intent report', () => {
 
 describe.skipIf(!CHROMIUM && !process.env.CI)('intent report in Chromium', () => {
   beforeAll(async () => {
-    fx ??= forFile(buildFixture); // the page was written when the fixture was built
+    fx ??= forFile(() => fixture('report', buildFixture)); // the page was written when the fixture was built
     if (!CHROMIUM) throw new Error(NO_CHROMIUM);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
