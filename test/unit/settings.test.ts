@@ -14,6 +14,7 @@ describe('readSettings', () => {
       classifyTrace: undefined,
       claudeConfigDir: join(homedir(), '.claude'),
       gitQuarantine: false,
+      notesInProcess: true,
     });
   });
 
@@ -21,10 +22,11 @@ describe('readSettings', () => {
     const s = readSettings({
       INTENT_ID: 'INT-007', INTENT_CLASSIFY_AHEAD: '0', INTENT_CLASSIFY_WAIT_MS: '250', INTENT_CLASSIFY_RESIDENT_MS: '0',
       INTENT_CLASSIFY_TRACE: '/t/trace.jsonl', CLAUDE_CONFIG_DIR: '/c/claude', GIT_QUARANTINE_PATH: '/q',
+      INTENT_NOTES_IN_PROCESS: '0',
     });
     expect(s).toEqual({
       intentId: 'INT-007', classifyAhead: false, classifyWaitMs: 250, classifyResidentMs: 0,
-      classifyTrace: '/t/trace.jsonl', claudeConfigDir: '/c/claude', gitQuarantine: true,
+      classifyTrace: '/t/trace.jsonl', claudeConfigDir: '/c/claude', gitQuarantine: true, notesInProcess: false,
     });
   });
 
@@ -38,6 +40,9 @@ describe('readSettings', () => {
     // Only `0` switches the worker off.
     expect(readSettings({ INTENT_CLASSIFY_AHEAD: '1' }).classifyAhead).toBe(true);
     expect(readSettings({ INTENT_CLASSIFY_AHEAD: '' }).classifyAhead).toBe(true);
+    // Only `0` switches the in-process note off.
+    expect(readSettings({ INTENT_NOTES_IN_PROCESS: '1' }).notesInProcess).toBe(true);
+    expect(readSettings({ INTENT_NOTES_IN_PROCESS: 'false' }).notesInProcess).toBe(true);
   });
 
   it('hostEnv is the process environment at the time of the call', () => {
