@@ -5,10 +5,10 @@
 // governed commit, first doing nothing (`exit 0`: what running five hook files costs), then doing
 // only the git work intent's hooks need (pre-commit: `git diff --cached --raw`; post-commit:
 // `git diff-tree` and a `git cat-file --batch`), no node. Prints the paired median ratios.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { git, median, stageEdit } from './util.mjs';
 
 const [wt, rounds = '21'] = process.argv.slice(2);
 if (!wt) {
@@ -31,25 +31,9 @@ const work = folder('work', {
   'pre-commit': 'git diff --cached --raw -z >/dev/null',
   'post-commit': 'git diff-tree -r -z HEAD >/dev/null\necho HEAD | git cat-file --batch >/dev/null',
 });
-const files = execFileSync('git', ['ls-files', 'src'], { cwd: wt, encoding: 'utf8' }).trim().split('\n').slice(90, 93);
+const files = git(wt, ['ls-files', 'src']).stdout.trim().split('\n').slice(90, 93);
 let seq = Date.now() % 100000;
-function stage() {
-  seq++;
-  for (const f of files) {
-    const p = join(wt, f);
-    const l = readFileSync(p, 'utf8').split('\n');
-    l.splice(3, 0, `export const floor${seq} = ${seq};`);
-    writeFileSync(p, l.join('\n'));
-  }
-  execFileSync('git', ['add', '--', ...files], { cwd: wt });
-}
-function commit(hooksPath) {
-  const t = process.hrtime.bigint();
-  const r = spawnSync('git', ['-c', `core.hooksPath=${hooksPath}`, 'commit', '-q', '-m', `floor ${seq}`], { cwd: wt });
-  if (r.status !== 0) throw new Error(String(r.stderr));
-  return Number(process.hrtime.bigint() - t) / 1e6;
-}
-const med = (x) => [...x].sort((a, b) => a - b)[Math.floor(x.length / 2)];
+const commit = (hooksPath) => git(wt, ['-c', `core.hooksPath=${hooksPath}`, 'commit', '-q', '-m', `floor ${seq}`]).ms;
 try {
   for (const [label, dir] of [['five hooks doing nothing', nothing], ["five hooks doing only the hooks' git work", work]]) {
     const plain = [];
@@ -58,7 +42,7 @@ try {
       let p = 0;
       let h = 0;
       for (const o of i % 2 ? ['h', 'p'] : ['p', 'h']) {
-        stage();
+        stageEdit(wt, files, ++seq);
         if (o === 'p') p = commit('/dev/null');
         else h = commit(dir);
       }
@@ -67,7 +51,7 @@ try {
         hooked.push(h);
       }
     }
-    console.log(`${label}: plain ${med(plain).toFixed(1)} ms, with them ${med(hooked).toFixed(1)} ms, ratio (paired median) ${med(hooked.map((h, i) => h / plain[i])).toFixed(2)}×`);
+    console.log(`${label}: plain ${median(plain).toFixed(1)} ms, with them ${median(hooked).toFixed(1)} ms, ratio (paired median) ${median(hooked.map((h, i) => h / plain[i])).toFixed(2)}×`);
   }
 } finally {
   rmSync(root, { recursive: true, force: true });

@@ -1,19 +1,13 @@
 // Item 11: a governed commit against a plain `git commit` of the same change, paired in one run, for
 // an ordinary change and a comment-only one, with where the governed commit's time goes; and the
 // hook server's resident memory over many commits.
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { stageRound } from './hooks.mjs';
-import { check, genPath, getEnv, git, stats } from './util.mjs';
+import { check, genPath, getEnv, git, stageEdit, stats } from './util.mjs';
 
 /** Rewrites the first line (a comment) of each hot file for round `seq`, and stages them. */
 function stageComment(wt, hot, seq) {
-  for (const i of hot) {
-    const lines = readFileSync(join(wt, genPath(i)), 'utf8').split('\n');
-    lines[0] = `// comment round ${seq}`;
-    writeFileSync(join(wt, genPath(i)), lines.join('\n'));
-  }
-  git(wt, ['add', '--', ...hot.map(genPath)]);
+  stageEdit(wt, hot.map(genPath), seq, 'comment');
 }
 
 /** The served hooks' trace lines written since `from` (lib/hooks/server.ts, INTENT_HOOK_SERVER_TRACE). */

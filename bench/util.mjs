@@ -188,6 +188,21 @@ export function check(cond, msg) {
   if (!cond) throw new BenchError(msg);
 }
 
+/**
+ * Edits and stages `files` (paths in `wt`) for round `seq`: an ordinary change inserts a line of
+ * code at line 4; `comment` rewrites the first line, a comment.
+ */
+export function stageEdit(wt, files, seq, kind = 'ordinary') {
+  for (const f of files) {
+    const p = join(wt, f);
+    const lines = readFileSync(p, 'utf8').split('\n');
+    if (kind === 'comment') lines[0] = `// comment round ${seq}`;
+    else lines.splice(3, 0, `export const edit${seq} = ${seq};`);
+    writeFileSync(p, lines.join('\n'));
+  }
+  git(wt, ['add', '--', ...files]);
+}
+
 // ---------------------------------------------------------------- statistics
 
 export function median(xs) {
