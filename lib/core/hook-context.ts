@@ -9,6 +9,11 @@ export interface HookContext {
   cwd: string;
   /** Writes a warning where the hook's stderr goes, as it happens (before the hook's outcome). */
   warn(text: string): void;
+  /**
+   * The hook server only: runs `job` once the hook's answer is written (work for a later hook of
+   * the same commit, off the commit's path). Absent in a hook's own node, which exits instead.
+   */
+  defer?(job: () => void): void;
 }
 
 /** The context of the hook being run, null outside one (a command, the server between requests). */
@@ -29,6 +34,20 @@ export async function withHookContext<T>(ctx: HookContext, fn: () => Promise<T>)
   active = ctx;
   try {
     return await fn();
+  } finally {
+    active = previous;
+  }
+}
+
+/**
+ * `withHookContext` for synchronous code: what a deferred job (HookContext.defer) starts with the
+ * hook's environment, e.g. a git process, while the server may be serving another hook.
+ */
+export function withHookContextSync<T>(ctx: HookContext, fn: () => T): T {
+  const previous = active;
+  active = ctx;
+  try {
+    return fn();
   } finally {
     active = previous;
   }

@@ -11,9 +11,9 @@
  * no notes ref yet (git creates it, and its reflog as configured), no reflog file, a SHA-256 or
  * reftable repository, core.sharedRepository (file modes), an object directory given in the
  * environment, a fan-out deeper than two levels, a note found at two depths, the ref moved since it
- * was read, or git's lock file held. The layout stays one git reads as its own: a new note goes
- * into the fan-out subtree of its prefix when there is one, else into the deepest level reached
- * (git reads any fan-out; its next write re-balances). Tested against `git fsck`, `git notes`.
+ * was read, git's lock file held, or a level git would lay out otherwise (gitWouldFanOut). So the
+ * layout is git's own: a new note goes into the fan-out subtree of its prefix, and the tree is
+ * the one `git notes add` writes. Tested against `git fsck`, `git notes`.
  */
 import { createHash } from 'node:crypto';
 import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
@@ -76,6 +76,10 @@ export function writeNoteInProcess(
     if (!sub || sub.type !== 'tree' || sub.oid !== dir.oid) return false;
     levels.push(parseTree(sub.data));
   }
+  // A fanned-out level without the subtree of this note's prefix: git makes that subtree.
+  const deepest = levels[levels.length - 1];
+  if (found === -1 && deepest.length && deepest.every((e) => e.mode === '40000') && levels.length <= subtrees.length) levels.push([]);
+  if (gitWouldFanOut(levels[levels.length - 1], sha.slice(2 * (levels.length - 1)))) return false;
   const objectsDir = join(commonDir, 'objects');
   const blob = writeLoose(objectsDir, 'blob', Buffer.from(text, 'utf8'));
   // The deepest level gets the note; each level above gets its subtree's new id.
@@ -119,6 +123,21 @@ export function writeNoteInProcess(
       } catch { /* gone */ }
     }
   }
+}
+
+/**
+ * Whether git, writing this level with note `name` in it, would lay it out differently: it would
+ * fan it out (notes.c determine_fanout: every one of the 16 first hex digits starts two notes or
+ * more, about 100 notes at the root, then per subtree), or the level mixes notes and subtrees.
+ * Then `git notes add` writes it (and re-balances the whole tree, once): otherwise a tree written
+ * only in-process would stay flat and grow by every note, and every later note rewrite all of it.
+ */
+function gitWouldFanOut(entries: TreeEntry[], name: string): boolean {
+  if (entries.some((e) => e.mode === '40000')) return true;
+  const count = new Array<number>(16).fill(0);
+  for (const e of entries) if (e.name !== name && e.name.length === name.length && /^[0-9a-f]+$/.test(e.name)) count[parseInt(e.name[0], 16)]++;
+  count[parseInt(name[0], 16)]++;
+  return count.every((c) => c >= 2);
 }
 
 /** Whether the repository's own config sets core.sharedRepository (group or world file modes). */

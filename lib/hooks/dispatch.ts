@@ -6,6 +6,8 @@ import { mainHooksWarning } from './health.js';
 export interface HookOutcome {
   code: number;
   stderr: string;
+  /** For the hook server's trace (tests, benchmarks): e.g. whether post-commit used what was read ahead. */
+  trace?: Record<string, unknown>;
 }
 
 /**
@@ -106,7 +108,11 @@ async function dispatch(hook: string, ctx: HookContext, stdin: () => string, arg
     case 'post-commit':
       try {
         const { recordCommit, bypassWarning } = await import('./post-commit.js');
-        return { code: 0, stderr: bypassWarning(recordCommit(cwd, env, { madeNow: true, warn: ctx.warn })) };
+        // In the hook server: what was read ahead after pre-commit (lib/hooks/prefetch.ts).
+        const prefetched = ctx.defer ? await (await import('./prefetch.js')).takePrefetched(cwd, env) : null;
+        let readAhead = false;
+        const record = recordCommit(cwd, env, { madeNow: true, warn: ctx.warn, prefetched, readAhead: (used) => { readAhead = used; } });
+        return { code: 0, stderr: bypassWarning(record), trace: { readAhead } };
       } catch (e) {
         return {
           code: 0,

@@ -9,7 +9,9 @@ import { loadRegistry, type Intent, type Registry } from '../intents/registry.js
 import { headOid, openHookRepo, orchestrationPath, stateDir, type Repo } from '../git/repo.js';
 import { compileScope, outOfScope } from '../intents/scope.js';
 import { loadIgnore } from '../intents/ignore.js';
-import { stagedForCommit, startClassifyAhead } from './ahead-start.js';
+import { stagedForCommit, startClassifyAhead, type Staged } from './ahead-start.js';
+import { stagedPaths } from '../git/diff.js';
+import { activeHookContext } from '../core/hook-context.js';
 import { otherIntentBranchesMayExist } from '../intents/branch-tips.js';
 
 /** What the pre-commit check decided. */
@@ -50,8 +52,11 @@ export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = ho
       {},
     );
   }
-  // One git process lists the staged paths and, for the prediction, the TS/JS files' patch.
-  const staged = stagedForCommit(repo, env);
+  // In the hook server, the prediction (and the worker) come after the answer, from what is read
+  // ahead for post-commit (prefetch.ts): only the paths are needed now. Otherwise one git process
+  // lists the staged paths and, for the prediction, the TS/JS files' patch.
+  const served = !!activeHookContext()?.defer;
+  const staged: Staged = served ? { paths: stagedPaths(repo.root), parent: headOid(repo), patch: null } : stagedForCommit(repo, env);
   const registryFile = orchestrationPath(repo, 'active_intents.yaml');
   let registry: Registry | null = null;
   let intent: Intent | null = null;
@@ -85,7 +90,7 @@ export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = ho
   // A refactor-like change's syntax comparison starts now, in the background, for post-commit: as
   // early as it can once the commit is allowed (a refused commit's worker would be work thrown
   // away, and would still be writing in the repository's state folder after the refusal).
-  await startClassifyAhead(repo, staged, env);
+  if (!served) await startClassifyAhead(repo, staged, env);
   let warnings: string[] = [];
   if (paths.length && otherIntentBranchesMayExist(repo, intent.id)) {
     const overlap = await import('../intents/overlap.js');
@@ -98,6 +103,8 @@ export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = ho
       (await import('./chain-cache.js')).refreshChainCache(repo, repo.root, env);
     } catch { /* the hooks ask git instead */ }
   }
+  // In the hook server: post-commit's git work, read ahead once git has its answer (prefetch.ts).
+  if (served) (await import('./prefetch.js')).prefetchCommit(repo, env, staged.parent);
   return { governed: true, intent, paths, warnings };
 }
 

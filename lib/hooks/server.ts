@@ -48,6 +48,7 @@ import { intentWorktreesLeft } from './residents.js';
 interface HookOutcome {
   code: number;
   stderr: string;
+  trace?: Record<string, unknown>;
 }
 
 /** The hooks the runner hands to the server (none reads stdin). */
@@ -361,7 +362,7 @@ export async function serveHooks(
     if (!fstatSync(fd).isFIFO()) return void closeQuietly(fd);
     const reply = new Socket({ fd, readable: false, writable: true });
     reply.on('error', () => { /* the runner went away */ });
-    let out: (HookOutcome & { hook: string }) | null = null;
+    let out: (HookOutcome & { hook: string; deferred: (() => void)[] }) | null = null;
     const t0 = performance.now();
     const replaced = programStamps() !== stamps;
     try {
@@ -380,11 +381,17 @@ export async function serveHooks(
       try {
         // ms: from the claim to the answer (the hook's own work, in this process); rss, heap: the
         // server's resident memory and V8 heap in use after it (bench: where a commit's time goes, memory over time).
-        appendFileSync(traceFile, `${JSON.stringify({ server: process.pid, runner: pid, hook: out.hook, code: out.code, ms: Math.round((performance.now() - t0) * 100) / 100, ...memory() })}\n`);
+        appendFileSync(traceFile, `${JSON.stringify({ server: process.pid, runner: pid, hook: out.hook, code: out.code, ms: Math.round((performance.now() - t0) * 100) / 100, ...memory(), ...out.trace })}\n`);
       } catch { /* a trace is for tests and benchmarks */ }
     }
     const err = Buffer.from(out.stderr, 'utf8');
     await new Promise<void>((resolve) => reply.end(Buffer.concat([Buffer.from(`${out!.code} ${err.length}\n`), err]), resolve));
+    // Work the hook left for after its answer (HookContext.defer): it runs while git goes on.
+    for (const job of out.deferred) {
+      try {
+        job();
+      } catch { /* a job's failure only means the later hook does the work itself */ }
+    }
   }
 
   /**
@@ -392,13 +399,14 @@ export async function serveHooks(
    * the server's own: what the hook warns as it goes goes to the runner, before the outcome's text,
    * as it would from node.
    */
-  async function runAs(req: Request): Promise<HookOutcome> {
+  async function runAs(req: Request): Promise<HookOutcome & { deferred: (() => void)[] }> {
     let written = '';
-    const ctx: HookContext = { env: req.env, cwd: req.cwd, warn: (text) => { written += text; } };
+    const deferred: (() => void)[] = [];
+    const ctx: HookContext = { env: req.env, cwd: req.cwd, warn: (text) => { written += text; }, defer: (job) => void deferred.push(job) };
     setHookParent(req.pid);
     try {
       const out = await run(req.hook, ctx, () => '', req.args);
-      return { code: out.code, stderr: written + out.stderr };
+      return { code: out.code, stderr: written + out.stderr, deferred, ...(out.trace ? { trace: out.trace } : {}) };
     } finally {
       setHookParent(null);
       // What process 'exit' would write: the server may stay for minutes, and its repository

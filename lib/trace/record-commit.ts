@@ -6,7 +6,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { resolveIntentId } from '../intents/active.js';
 import { authorsOfCommitted, readAttribution, updateAttribution, type PathAttribution } from './line-credit.js';
-import { readObjects } from '../git/blobs.js';
+import { commitHeaders, readLoose, readObjectsPreferLoose } from '../git/loose.js';
+import type { FileChange } from '../git/hunks.js';
 import { noteObjectNames, writeNoteInProcess } from '../git/notes-write.js';
 import { NOTES_REF } from '../core/version.js';
 import { applyPool, creditPool } from './credit-carry.js';
@@ -14,7 +15,7 @@ import { classifyCommitChanges } from '../mutation/classify-commit.js';
 import { claimsRefactor, unmetClaimWarning } from '../mutation/claim.js';
 import { git } from '../git/process.js';
 import { useTypeScriptCodeCache } from '../mutation/ts-cache.js';
-import { commitDiff } from '../git/diff.js';
+import { commitDiff, type CommitDiff } from '../git/diff.js';
 import { IntentError } from '../core/errors.js';
 import { noteRecord } from './note-records.js';
 import { appendLedger } from './ledger.js';
@@ -22,13 +23,23 @@ import { withLock } from '../core/lock.js';
 import { readNote, writeNote } from '../git/notes.js';
 import { loadIgnore } from '../intents/ignore.js';
 import { findIntent, readRegistry, registrySha256, type Intent } from '../intents/registry.js';
-import { openHookRepo, orchestrationPath, stateDir, type Repo } from '../git/repo.js';
+import { headOid, openHookRepo, orchestrationPath, stateDir, type Repo } from '../git/repo.js';
 import { compileScope, outOfScope } from '../intents/scope.js';
 import { advanceConflictsCache } from '../intents/conflicts-cache.js';
 import { buildRecord, noteText, type TraceRecord } from './record.js';
 import { METADATA_KEY } from '../core/version.js';
 import { warn as warnActive } from '../core/hook-context.js';
 import { hostEnv, readSettings } from '../core/settings.js';
+
+/**
+ * What the hook server read ahead for the commit being made (lib/hooks/prefetch.ts): HEAD and the
+ * tree of the index as pre-commit allowed it, and their diff with commitDiff's options.
+ */
+export interface Prefetched {
+  parent: string;
+  tree: string;
+  changes: FileChange[];
+}
 
 /** Path of the shared ledger (in the main worktree, one for all worktrees). */
 export function ledgerPath(repo: Repo): string {
@@ -57,6 +68,10 @@ export function recordCommit(
     madeNow?: boolean;
     /** Where warnings go as they happen (the hook's context, core/hook-context.ts); default: the active hook's, else the process's stderr. */
     warn?: (text: string) => void;
+    /** post-commit in the hook server: what was read ahead, used when HEAD is the commit it was read for. */
+    prefetched?: Prefetched | null;
+    /** Told whether `prefetched` was the commit's (its diff used). */
+    readAhead?: (used: boolean) => void;
   } = {},
 ): TraceRecord | null {
   const repo = openHookRepo(cwd, env);
@@ -69,16 +84,18 @@ export function recordCommit(
     id: named.id, name: '(not in the registry)', status: 'PENDING', owned_scope: [],
     constraints: [], acceptance_criteria: [], related_specs: [],
   };
-  const diff = commitDiff(repo.root, rev);
+  const ahead = opts.prefetched && opts.rev === undefined ? readAhead(repo, env, opts.prefetched) : null;
+  opts.readAhead?.(!!ahead);
+  const diff = ahead ?? commitDiff(repo.root, rev);
   const pending = readAttribution(repo);
   const credited = diff.changes.flatMap((c) => (pending[c.path] ? [[c.path, pending[c.path]] as const] : []));
   const oids = diff.changes.flatMap((c) => [c.oldOid, c.newOid]);
-  // The commit object comes with the blobs, from the same `git cat-file --batch` (its message says
-  // whether the commit claims a refactor): no process of its own.
-  // And the notes commit and trees on the new note's path, for writing it in-process.
+  // The commit object comes with the blobs (its message says whether the commit claims a
+  // refactor), and the notes commit and trees on the new note's path, for writing it in-process:
+  // read in this process where they are loose objects, by one `git cat-file --batch` otherwise.
   const inProcess = readSettings(env).notesInProcess;
   const noteNames = inProcess ? noteObjectNames(NOTES_REF, diff.sha) : [];
-  const objects = readObjects(repo.root, [...oids, ...credited.map(([, e]) => e.blob), diff.sha, ...noteNames]);
+  const objects = readObjectsPreferLoose(repo, [...oids, ...credited.map(([, e]) => e.blob), diff.sha, ...noteNames], env);
   const blobs = new Map([...objects].map(([name, o]) => [name, o.data]));
   const commitObject = blobs.get(diff.sha);
   for (const name of [diff.sha, ...noteNames]) blobs.delete(name);
@@ -134,6 +151,20 @@ export function recordCommit(
   if (credited.length) forgetCommitted(repo, credited);
   if (opts.madeNow) advanceConflictsCache(repo, diff.sha, diff.parents);
   return record;
+}
+
+/**
+ * The diff of the commit HEAD names when it is the one `pre` was read for (its only parent is
+ * `pre.parent`, its tree `pre.tree`, from the loose commit object): `pre.changes`, the same trees
+ * diffed with the same options. Null otherwise (another commit, a hook after ours changed the
+ * index): the caller runs git.
+ */
+function readAhead(repo: Repo, env: NodeJS.ProcessEnv, pre: Prefetched): CommitDiff | null {
+  const sha = headOid(repo);
+  const commit = sha ? readLoose(repo.commonDir, sha, env) : null;
+  const head = commit?.type === 'commit' ? commitHeaders(commit.data) : null;
+  if (!sha || !head || head.tree !== pre.tree || head.parents.length !== 1 || head.parents[0] !== pre.parent) return null;
+  return { sha, parents: head.parents, changes: pre.changes };
 }
 
 /**

@@ -93,6 +93,31 @@ describe('writing a note in-process', () => {
     fsckClean(repo);
   });
 
+  it('note by note through git\'s fan-out threshold: the same tree as git notes add after every note, never a flat tree that only grows', () => {
+    // Two identical repositories: one gets each note as post-commit writes it (in-process, or git
+    // where the writer declines), the other from `git notes add`.
+    const { repo: ours } = notedRepo(10);
+    const theirs = join(tempDir('intent-notes-theirs-'), 'repo');
+    cpSync(ours, theirs, { recursive: true });
+    let declined = 0;
+    for (let i = 1; i <= 160; i++) {
+      const sha = newCommit(ours, i);
+      expect(newCommit(theirs, i)).toBe(sha);
+      const text = `note ${i}\n`;
+      if (!write(ours, sha, text)) {
+        declined++;
+        expect(run('git', ['notes', `--ref=${REF}`, 'add', '-f', '-m', `note ${i}`, sha], ours, GIT_IDENT).status).toBe(0);
+      }
+      expect(run('git', ['notes', `--ref=${REF}`, 'add', '-f', '-m', `note ${i}`, sha], theirs, GIT_IDENT).status).toBe(0);
+      expect(git(ours, 'rev-parse', `${REF}^{tree}`).trim(), `after note ${i}`).toBe(git(theirs, 'rev-parse', `${REF}^{tree}`).trim());
+    }
+    // git fanned the tree out on the way (the writer handed that note to git), and the rest went in-process.
+    expect(git(ours, 'ls-tree', REF).trim().split('\n').every((l) => l.startsWith('040000 tree '))).toBe(true);
+    expect(declined).toBeGreaterThan(0);
+    expect(declined).toBeLessThan(3);
+    fsckClean(ours);
+  });
+
   it('leaves every case it must not take to git, writing nothing git reads', () => {
     const { repo } = notedRepo(20);
     const fresh = newCommit(repo, 1);

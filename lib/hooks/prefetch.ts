@@ -1,0 +1,96 @@
+/**
+ * What the hook server learns about a commit between its pre-commit and its post-commit (issue 28,
+ * docs/decisions.md "Post-commit's git work, done ahead"). Once pre-commit has allowed a commit,
+ * the server answers git at once and then, while git writes the commit and runs its other hooks,
+ * diffs what it will commit: the tree of the index as staged (`git write-tree` of a copy) against
+ * HEAD, with post-commit's own pinned options. post-commit takes the diff only when the commit it
+ * records has exactly that parent and that tree (read from the loose commit object): then it is
+ * the commit's own diff, byte for byte; otherwise post-commit runs git. Only in the hook server: a
+ * hook's own node exits when it has answered. A TS/JS change that looks like a refactor goes to
+ * the classify-ahead worker from here (the guess needs the diff; unserved, pre-commit makes it).
+ */
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { activeHookContext, withHookContextSync, type HookContext } from '../core/hook-context.js';
+import { treeDiffAsync } from '../git/diff.js';
+import { gitRawAsync } from '../git/process.js';
+import { readObjectsPreferLoose } from '../git/loose.js';
+import { predictsSyntaxOf } from '../mutation/ahead.js';
+import { syntaxOf } from '../mutation/languages.js';
+import { readSettings } from '../core/settings.js';
+import { classifyAheadOf } from './ahead-start.js';
+import { openHookRepo, stateDir, type Repo } from '../git/repo.js';
+import type { Prefetched } from '../trace/record-commit.js';
+
+/** How long post-commit waits for the work still under way before it runs git itself. */
+const WAIT_MS = 3000;
+/** A commit refused after pre-commit (commit-msg, a hook after ours) leaves its work unused this long at most. */
+const KEEP_MS = 60_000;
+
+const jobs = new Map<string, { at: number; done: Promise<Prefetched | null> }>();
+
+/**
+ * pre-commit, served, the commit allowed: copies the index git commits from (a temporary one for
+ * `commit -a` is gone once the commit is made) and has the rest done after the answer.
+ */
+export function prefetchCommit(repo: Repo, env: NodeJS.ProcessEnv, parent: string | null): void {
+  const ctx = activeHookContext();
+  if (!ctx?.defer || !parent || !/^[0-9a-f]{40}$/.test(parent)) return;
+  for (const [k, j] of jobs) if (Date.now() - j.at > KEEP_MS) jobs.delete(k);
+  const dir = join(stateDir(repo), 'prefetch');
+  const copy = join(dir, `index.${process.pid}.${randomBytes(6).toString('hex')}`);
+  try {
+    mkdirSync(dir, { recursive: true });
+    copyFileSync(env.GIT_INDEX_FILE ? resolve(ctx.cwd, env.GIT_INDEX_FILE) : join(repo.gitDir, 'index'), copy);
+  } catch {
+    rmSync(copy, { force: true });
+    return;
+  }
+  let start: () => void = () => {};
+  const done = new Promise<Prefetched | null>((res) => {
+    start = () => void prefetch(ctx, repo, parent, copy).catch(() => null).then(res);
+  });
+  jobs.set(repo.gitDir, { at: Date.now(), done });
+  ctx.defer(start);
+}
+
+/**
+ * post-commit, served: what pre-commit's job learnt for this worktree (waiting for it a while), or
+ * null. Taken once.
+ */
+export async function takePrefetched(cwd: string, env: NodeJS.ProcessEnv): Promise<Prefetched | null> {
+  if (!jobs.size) return null;
+  const key = openHookRepo(cwd, env).gitDir;
+  const job = jobs.get(key);
+  if (!job) return null;
+  jobs.delete(key);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((res) => { timer = setTimeout(() => res(null), WAIT_MS); });
+  try {
+    return await Promise.race([job.done, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: string): Promise<Prefetched | null> {
+  // Each git process starts with the hook's environment (the server may be serving another hook by then).
+  const inCtx = <T>(fn: () => T): T => withHookContextSync(ctx, fn);
+  let tree: string;
+  try {
+    const res = await inCtx(() => gitRawAsync(['write-tree'], { cwd: repo.root, inheritRepoEnv: true, env: { GIT_INDEX_FILE: copy } }));
+    tree = res.stdout.trim();
+    if (res.status !== 0 || !/^[0-9a-f]{40}$/.test(tree)) return null;
+  } finally {
+    rmSync(copy, { force: true });
+  }
+  const changes = await inCtx(() => treeDiffAsync(repo.root, parent, tree));
+  // A refactor-like TS/JS change goes to the classify-ahead worker from here, as unserved
+  // pre-commit does from its own patch: the guess reads both sides (loose objects, in-process).
+  if (readSettings(ctx.env).classifyAhead && changes.some((c) => syntaxOf(c.path))) {
+    const blobs = inCtx(() => readObjectsPreferLoose(repo, changes.filter((c) => syntaxOf(c.path)).flatMap((c) => [c.oldOid, c.newOid]), ctx.env));
+    if (predictsSyntaxOf(changes, new Map([...blobs].map(([k, o]) => [k, o.data])))) await classifyAheadOf(repo, parent, tree, ctx.env);
+  }
+  return { parent, tree, changes };
+}

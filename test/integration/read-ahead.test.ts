@@ -1,0 +1,106 @@
+import { appendFileSync, chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { checkoutIntent, git, governedRepo, intent, noteOf, run, tempDir, until, writeFiles } from '../helpers.js';
+
+// What the hook server reads ahead between pre-commit and post-commit (lib/hooks/prefetch.ts):
+// real commits through the installed hooks and the server. The note of a commit recorded from
+// what was read ahead is the note post-commit writes on its own (in its own node) for that commit,
+// and a commit that is not what pre-commit allowed (a hook after ours staged more) is recorded
+// from git's own diff of it.
+
+const servers = new Set<number>();
+afterEach(() => {
+  for (const pid of servers) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch { /* gone */ }
+  }
+  servers.clear();
+});
+
+function setup(): { repo: string; wt: string; trace: string; env: Record<string, string> } {
+  const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], {
+    'src/a.ts': 'export const a = 1;\n', 'src/old.ts': 'export const old = 1;\n', 'src/gone.md': 'bye\n', 'README.md': '# t\n',
+  });
+  const wt = checkoutIntent(repo, 'INT-001');
+  const trace = join(tempDir('intent-read-ahead-'), 'trace.jsonl');
+  return { repo, wt, trace, env: { INTENT_HOOK_SERVER: '1', INTENT_HOOK_SERVER_MS: '60000', INTENT_HOOK_SERVER_TRACE: trace } };
+}
+
+/** The post-commit requests the server traced, in order. */
+function postCommits(trace: string): { server: number; readAhead?: boolean }[] {
+  if (!existsSync(trace)) return [];
+  const lines = readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  for (const l of lines) servers.add(l.server);
+  return lines.filter((l) => l.hook === 'post-commit');
+}
+
+/** The parts of HEAD's note that are the same for two recordings of one commit. */
+function stable(wt: string): unknown {
+  const n = noteOf(wt)!;
+  const { id: _id, timestamp: _t, ...rest } = n.record;
+  return { summary: n.summary, rest };
+}
+
+/** Records HEAD again as post-commit does in its own node (no server, no read-ahead). */
+function recordUnserved(repo: string, wt: string): void {
+  const r = run(join(repo, '.git', 'intent', 'bin', 'hook'), ['post-commit'], wt, { INTENT_HOOK_SERVER: '0' });
+  expect(r.status, r.stderr).toBe(0);
+}
+
+describe('reading ahead for post-commit in the hook server', () => {
+  it('records every kind of change from what was read ahead, exactly as post-commit does on its own', async () => {
+    const { repo, wt, trace, env } = setup();
+    // The first commit starts the server; the next ones are served.
+    writeFiles(wt, { 'src/a.ts': 'export const a = 2;\n' });
+    git(wt, 'add', '-A');
+    expect(run('git', ['commit', '-q', '-m', 'start'], wt, env).status).toBe(0);
+    const steps: [string, () => void][] = [
+      ['modify', () => writeFiles(wt, { 'src/a.ts': 'export const a = 3;\nexport const b = 4;\n' })],
+      ['add, no newline at the end', () => writeFiles(wt, { 'src/new file ü.ts': 'export const n = 1;' })],
+      ['delete', () => run('git', ['rm', '-q', 'src/gone.md'], wt)],
+      ['rename', () => run('git', ['mv', 'src/old.ts', 'src/renamed.ts'], wt)],
+      ['binary', () => writeFileSync(join(wt, 'src', 'blob.bin'), Buffer.from([0, 1, 2, 0, 255, 10]))],
+      ['mode', () => chmodSync(join(wt, 'src', 'a.ts'), 0o755)],
+      ['comment only', () => writeFiles(wt, { 'src/a.ts': '// a comment\nexport const a = 3;\nexport const b = 4;\n' })],
+    ];
+    for (const [name, change] of steps) {
+      const before = postCommits(trace).length;
+      change();
+      git(wt, 'add', '-A');
+      const c = run('git', ['commit', '-q', '-m', name], wt, env);
+      expect(c.status, c.stderr).toBe(0);
+      expect(c.stderr, name).not.toMatch(/WARNING/);
+      await until(() => postCommits(trace).length > before, `the server traced the post-commit of "${name}"`);
+      expect(postCommits(trace).at(-1)!.readAhead, `${name}: recorded from what was read ahead`).toBe(true);
+      const served = stable(wt);
+      recordUnserved(repo, wt);
+      expect(stable(wt), name).toEqual(served);
+    }
+    const v = intent(repo, ['verify']);
+    expect(v.status, v.stdout + v.stderr).toBe(0);
+  });
+
+  it('a commit that is not what pre-commit allowed (a hook after ours staged more) is recorded from git\'s diff of it', async () => {
+    const { repo, wt, trace, env } = setup();
+    writeFiles(wt, { 'src/a.ts': 'export const a = 2;\n' });
+    git(wt, 'add', '-A');
+    expect(run('git', ['commit', '-q', '-m', 'start'], wt, env).status).toBe(0);
+    await until(() => existsSync(join(repo, '.git', 'intent', 'server', 'pid')), 'the server runs');
+    // The repository's own pre-commit (after intent's, chained) stages one more file.
+    appendFileSync(join(repo, '.git', 'hooks', 'pre-commit'), '\necho "export const late = 1;" > src/late.ts && git add src/late.ts\n');
+    const before = postCommits(trace).length;
+    writeFiles(wt, { 'src/a.ts': 'export const a = 5;\n' });
+    git(wt, 'add', '-A');
+    const c = run('git', ['commit', '-q', '-m', 'with a late file'], wt, env);
+    expect(c.status, c.stderr).toBe(0);
+    expect(git(wt, 'show', '--name-only', '--format=', 'HEAD').trim().split('\n').sort()).toEqual(['src/a.ts', 'src/late.ts']);
+    await until(() => postCommits(trace).length > before, 'the server traced the post-commit');
+    expect(postCommits(trace).at(-1)!.readAhead).toBe(false);
+    expect(noteOf(wt)!.record.files.map((f: { path: string }) => f.path).sort()).toEqual(['src/a.ts', 'src/late.ts']);
+    const served = stable(wt);
+    recordUnserved(repo, wt);
+    expect(stable(wt)).toEqual(served);
+  });
+});
