@@ -1,23 +1,59 @@
 import { readFileSync } from 'node:fs';
-import { recordPath, unquoteBytes } from './paths.js';
+import { recordPath } from './paths.js';
 
 // git's index file, read in-process, and the staged paths computed from it and HEAD's flat tree,
 // for a process that already holds that tree (the hook server): no `git diff --cached`. Anything
 // this reader does not plainly support gives null, and the caller asks git. The format:
 // Documentation/gitformat-index.txt in git's sources; docs/decisions.md ("Reading the index
-// in-process") says what is supported and why the rest gives null.
+// in-process") says what is supported, why the rest gives null, and why the entries stay bytes
+// (a Map of 100,000 paths costs more to build than git's whole `diff --cached`).
 
 /** A file's mode and object id (40 hex digits) in a tree or the index. */
 export interface FlatEntry {
+  path: string;
   mode: number;
   oid: string;
 }
 
 /**
- * Path (its recorded form, lib/git/paths.ts `recordPath`) → mode and id, in git's order (the
- * bytes of the full paths): HEAD's tree flattened, or the index's entries.
+ * A flat list of files sorted as git sorts them (by the bytes of their full paths), each with a
+ * mode and an object id: HEAD's tree flattened (`parseLsTree`) or the index's entries
+ * (`readIndex`). Entry `i`'s path is `paths[pathStart[i] .. pathEnd[i])`, its id the 20 bytes at
+ * `oids[oidAt[i]]`: views into the bytes read, so building one allocates no string per file.
  */
-export type FlatTree = Map<string, FlatEntry>;
+export class FlatTree {
+  constructor(
+    readonly size: number,
+    readonly paths: Buffer,
+    readonly pathStart: Uint32Array,
+    readonly pathEnd: Uint32Array,
+    readonly oids: Buffer,
+    readonly oidAt: Uint32Array,
+    readonly modes: Uint32Array,
+  ) {}
+
+  /** An empty tree (the HEAD of a repository without commits). */
+  static empty(): FlatTree {
+    const none = new Uint32Array(0);
+    return new FlatTree(0, Buffer.alloc(0), none, none, Buffer.alloc(0), none, none);
+  }
+
+  /** Entry `i`, its path in its recorded form (lib/git/paths.ts `recordPath`). */
+  entry(i: number): FlatEntry {
+    const at = this.oidAt[i];
+    return { path: this.pathOf(i), mode: this.modes[i], oid: this.oids.toString('hex', at, at + HASH) };
+  }
+
+  /** Every entry, in order. */
+  *entries(): IterableIterator<FlatEntry> {
+    for (let i = 0; i < this.size; i++) yield this.entry(i);
+  }
+
+  /** Entry `i`'s path in its recorded form. */
+  pathOf(i: number): string {
+    return recordPath(this.paths.subarray(this.pathStart[i], this.pathEnd[i]));
+  }
+}
 
 /** The stage-0 entries of an index file that holds nothing this reader leaves to git. */
 export interface IndexSnapshot {
@@ -65,149 +101,200 @@ export function parseIndex(buf: Buffer): IndexSnapshot | null {
   const version = buf.readUInt32BE(4);
   if (version !== 2 && version !== 3 && version !== 4) return null;
   const count = buf.readUInt32BE(8);
-  const entries: FlatTree = new Map();
+  // Each entry takes at least 62 bytes: a count the file cannot hold is not allocated for.
+  if (count > end / 62) return null;
+  const pathStart = new Uint32Array(count);
+  const pathEnd = new Uint32Array(count);
+  const oidAt = new Uint32Array(count);
+  const modes = new Uint32Array(count);
+  // Version 4 cuts each path from the one before: the full paths are rebuilt into `paths`.
+  let paths = version === 4 ? Buffer.allocUnsafe(Math.max(4096, end)) : buf;
+  let used = 0;
   let pos = 12;
-  // Version 4's path of the entry before, which each path is cut from and appended to.
-  let prev = Buffer.alloc(version === 4 ? 256 : 0);
-  let prevLen = 0;
   for (let i = 0; i < count; i++) {
     if (pos + STAT_BYTES + HASH + 2 > end) return null;
     const mode = buf.readUInt32BE(pos + 24);
-    const oidAt = pos + STAT_BYTES;
-    const flags = buf.readUInt16BE(oidAt + HASH);
+    const oid = pos + STAT_BYTES;
+    const flags = buf.readUInt16BE(oid + HASH);
     if (flags & FLAG_STAGE) return null;
-    let nameAt = oidAt + HASH + 2;
+    let name = oid + HASH + 2;
     if (flags & FLAG_EXTENDED) {
-      if (version < 3 || nameAt + 2 > end) return null;
-      const ext = buf.readUInt16BE(nameAt);
-      if (ext & ~EXT_SKIP_WORKTREE) return null; // intent-to-add (0x2000), or a bit git does not define
-      nameAt += 2;
+      if (version < 3 || name + 2 > end) return null;
+      if (buf.readUInt16BE(name) & ~EXT_SKIP_WORKTREE) return null; // intent-to-add (0x2000), or a bit git does not define
+      name += 2;
     }
     if (mode !== MODE_FILE && mode !== MODE_EXEC && mode !== MODE_LINK && mode !== MODE_GITLINK) return null;
-    let path: string;
+    modes[i] = mode;
+    oidAt[i] = oid;
     if (version === 4) {
-      // A varint (git's varint.c: each continuation adds one) of bytes to drop from the end of
-      // the previous path, then the rest of this path up to a NUL; no padding.
-      if (nameAt >= end) return null;
-      let c = buf[nameAt++];
+      // A varint (git's varint.c: each continuation byte adds one) of bytes to drop from the end
+      // of the previous path, then the rest of this path up to a NUL; no padding.
+      if (name >= end) return null;
+      let c = buf[name++];
       let drop = c & 127;
       while (c & 128) {
-        if (nameAt >= end || drop > 0xffffff) return null;
-        c = buf[nameAt++];
+        if (name >= end || drop > 0xffffff) return null;
+        c = buf[name++];
         drop = ((drop + 1) << 7) | (c & 127);
       }
+      const prevLen = i === 0 ? 0 : pathEnd[i - 1] - pathStart[i - 1];
       if (drop > prevLen) return null;
-      const nul = buf.indexOf(0, nameAt);
+      const nul = buf.indexOf(0, name);
       if (nul === -1 || nul >= end) return null;
-      const len = prevLen - drop + (nul - nameAt);
-      if (len > prev.length) {
-        const grown = Buffer.alloc(len * 2);
-        prev.copy(grown, 0, 0, prevLen);
-        prev = grown;
+      const keep = prevLen - drop;
+      const len = keep + (nul - name);
+      if (len === 0 || (flags & NAME_MASK) !== Math.min(len, NAME_MASK)) return null;
+      if (used + len > paths.length) {
+        const grown = Buffer.allocUnsafe(Math.max(paths.length * 2, used + len));
+        paths.copy(grown, 0, 0, used);
+        paths = grown;
       }
-      buf.copy(prev, prevLen - drop, nameAt, nul);
-      prevLen = len;
-      if ((flags & NAME_MASK) !== Math.min(len, NAME_MASK)) return null;
-      path = pathString(prev, 0, len);
+      if (keep) paths.copy(paths, used, pathStart[i - 1], pathStart[i - 1] + keep);
+      buf.copy(paths, used + keep, name, nul);
+      pathStart[i] = used;
+      used += len;
+      pathEnd[i] = used;
       pos = nul + 1;
     } else {
-      let nul = nameAt + (flags & NAME_MASK);
-      if ((flags & NAME_MASK) === NAME_MASK) nul = buf.indexOf(0, nameAt + NAME_MASK);
-      if (nul < 0 || nul >= end || buf[nul] !== 0) return null;
-      path = pathString(buf, nameAt, nul);
+      let nul = name + (flags & NAME_MASK);
+      if ((flags & NAME_MASK) === NAME_MASK) nul = buf.indexOf(0, nul);
+      if (nul <= name || nul >= end || buf[nul] !== 0) return null;
+      pathStart[i] = name;
+      pathEnd[i] = nul;
       // Entries are padded with 1 to 8 NULs to a multiple of 8 bytes.
       pos += (nul - pos + 8) & ~7;
     }
-    if (path === '') return null;
-    entries.set(path, { mode, oid: buf.toString('hex', oidAt, oidAt + HASH) });
   }
-  if (entries.size !== count) return null; // a path twice
   // Extensions: a 4-byte signature and a 32-bit length each, up to the checksum.
   while (pos < end) {
     if (pos + 8 > end) return null;
     const first = buf[pos];
-    const size = buf.readUInt32BE(pos + 4);
     // An upper-case signature is optional (TREE, REUC, UNTR, FSMN, EOIE, IEOT); any other (link:
     // split index, sdir: sparse index) changes what the entries mean.
     if (first < 0x41 || first > 0x5a) return null;
-    pos += 8 + size;
+    pos += 8 + buf.readUInt32BE(pos + 4);
   }
   if (pos !== end) return null;
-  return { version, entries };
+  return { version, entries: new FlatTree(count, paths, pathStart, pathEnd, buf, oidAt, modes) };
 }
 
-/**
- * The recorded form of the path bytes `buf[start, end)`, as `recordPath` gives it. Decoding first
- * is the fast way for the usual name: bytes that are not UTF-8 always decode to U+FFFD, and UTF-8
- * never does unless it spells U+FFFD, so only those names (and names starting with a double
- * quote) go through `recordPath`.
- */
-function pathString(buf: Buffer, start: number, end: number): string {
-  const s = buf.toString('utf8', start, end);
-  return s.charCodeAt(0) === 0x22 || s.includes('\ufffd') ? recordPath(buf.subarray(start, end)) : s;
-}
+const HEX = (() => {
+  const t = new Int8Array(128).fill(-1);
+  for (let d = 0; d < 16; d++) t['0123456789abcdef'.charCodeAt(d)] = d;
+  return t;
+})();
 
 /**
- * HEAD's flat tree from `git ls-tree -r -z --full-tree <tree>` output (in the same form as
- * `readIndex`'s entries), or null when a line is not `<mode> <type> <40-hex id>\t<path>`.
+ * HEAD's flat tree from `git ls-tree -r -z --full-tree <tree>` output, or null when a line is
+ * not `<6 octal digits> <type> <40 hex digits>\t<path>`, is a tree, or the paths are not in
+ * git's order. Modes are as git reads them from the
+ * tree (a regular file is 100644 or 100755 whatever the tree holds), as the index compares.
  */
 export function parseLsTree(buf: Buffer): FlatTree | null {
-  const tree: FlatTree = new Map();
+  let n = 0;
+  for (let p = buf.indexOf(0); p !== -1; p = buf.indexOf(0, p + 1)) n++;
+  if (buf.length && buf[buf.length - 1] !== 0) n++;
+  const pathStart = new Uint32Array(n);
+  const pathEnd = new Uint32Array(n);
+  const oidAt = new Uint32Array(n);
+  const modes = new Uint32Array(n);
+  const oids = Buffer.allocUnsafe(n * HASH);
   let pos = 0;
-  while (pos < buf.length) {
-    const nul = buf.indexOf(0, pos);
-    const stop = nul === -1 ? buf.length : nul;
-    const sp = buf.indexOf(0x20, pos);
-    const tab = buf.indexOf(0x09, pos);
-    if (sp === -1 || tab === -1 || sp > tab || tab > stop || tab < HASH * 2 + 1 || buf[tab - HASH * 2 - 1] !== 0x20) return null;
-    const mode = buf.toString('latin1', pos, sp);
-    const oid = buf.toString('latin1', tab - HASH * 2, tab);
-    if (!/^[0-7]{6}$/.test(mode) || !/^[0-9a-f]{40}$/.test(oid) || tab + 1 === stop) return null;
-    tree.set(pathString(buf, tab + 1, stop), { mode: Number.parseInt(mode, 8), oid });
+  for (let i = 0; i < n; i++) {
+    let mode = 0;
+    let p = pos;
+    for (; p < pos + 6; p++) {
+      const d = buf[p] - 0x30;
+      if (!(d >= 0 && d <= 7)) return null;
+      mode = mode * 8 + d;
+    }
+    if (buf[p] !== 0x20 || mode === 0o040000) return null; // a tree: not a flat listing
+    const sp = buf.indexOf(0x20, p + 1);
+    if (sp === -1 || sp - p > 10 || buf[sp + 1 + HASH * 2] !== 0x09) return null;
+    for (let k = 0; k < HASH; k++) {
+      const hi = HEX[buf[sp + 1 + 2 * k]] ?? -1;
+      const lo = HEX[buf[sp + 2 + 2 * k]] ?? -1;
+      if (hi < 0 || lo < 0) return null;
+      oids[i * HASH + k] = (hi << 4) | lo;
+    }
+    const start = sp + 2 + HASH * 2;
+    let stop = buf.indexOf(0, start);
+    if (stop === -1) stop = buf.length;
+    if (stop === start) return null;
+    modes[i] = mode;
+    oidAt[i] = i * HASH;
+    pathStart[i] = start;
+    pathEnd[i] = stop;
     pos = stop + 1;
   }
+  const tree = new FlatTree(n, buf, pathStart, pathEnd, oids, oidAt, modes);
+  // The staged-paths walk relies on git's order; a listing out of it is not git's.
+  for (let i = 1; i < n; i++) if (comparePaths(tree, i - 1, tree, i) >= 0) return null;
   return tree;
 }
 
 /**
  * Every path that differs between HEAD's flat tree `head` and the index (added, deleted, or a
  * new id or mode), as `stagedPaths` in lib/git/diff.ts gives it (`git diff --cached --name-only
- * --no-renames --ignore-submodules=none`): each once, in git's order (the bytes of the paths).
- * A repository without commits has an empty `head`.
+ * --no-renames --ignore-submodules=none`): each once, in git's order (the bytes of the paths),
+ * in the recorded form. A repository without commits has an empty `head` (`FlatTree.empty()`).
+ * Null when the index is not in git's order (git never writes one so; ask git).
  */
-export function stagedPathsFrom(index: IndexSnapshot, head: FlatTree): string[] {
-  const changed: string[] = [];
-  let kept = 0;
-  for (const [path, e] of index.entries) {
-    const h = head.get(path);
-    if (h === undefined) changed.push(path);
-    else {
-      kept++;
-      if (h.oid !== e.oid || h.mode !== e.mode) changed.push(path);
+export function stagedPathsFrom(index: IndexSnapshot, head: FlatTree): string[] | null {
+  const a = index.entries;
+  const out: string[] = [];
+  let i = 0;
+  let j = 0;
+  // Both lists are sorted the same way: one merge walk, comparing bytes, no string per file.
+  // `head` is in strict order (parseLsTree checks it), so two index entries in a row that both
+  // match head entries are in order too; every other index entry is checked against the one
+  // before it.
+  let prevMatched = true;
+  const inOrder = (matched: boolean): boolean => {
+    const ok = i === 0 || (prevMatched && matched) || comparePaths(a, i - 1, a, i) < 0;
+    prevMatched = matched;
+    return ok;
+  };
+  while (i < a.size && j < head.size) {
+    const c = comparePaths(a, i, head, j);
+    if (c > 0) {
+      out.push(head.pathOf(j++));
+      continue;
     }
+    if (!inOrder(c === 0)) return null;
+    if (c < 0) out.push(a.pathOf(i));
+    else {
+      if (a.modes[i] !== head.modes[j] || !sameOid(a, i, head, j)) out.push(a.pathOf(i));
+      j++;
+    }
+    i++;
   }
-  if (kept === head.size) return changed;
-  const deleted: string[] = [];
-  for (const path of head.keys()) if (!index.entries.has(path)) deleted.push(path);
-  // Both lists are in git's order already; the sort (a merge of two runs) puts them together.
-  return changed.concat(deleted).sort(comparePaths);
+  for (; i < a.size; i++) {
+    if (!inOrder(false)) return null;
+    out.push(a.pathOf(i));
+  }
+  while (j < head.size) out.push(head.pathOf(j++));
+  return out;
 }
 
-/** Orders recorded paths as git orders their bytes. */
-export function comparePaths(a: string, b: string): number {
-  if (a.charCodeAt(0) === 0x22 || b.charCodeAt(0) === 0x22) return Buffer.compare(unquoteBytes(a), unquoteBytes(b));
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    // UTF-16 units sort surrogates (code points above U+FFFF) before U+E000-U+FFFF; UTF-8 bytes
-    // sort by code point.
-    if (x !== y) return codePointRank(x) - codePointRank(y);
-  }
-  return a.length - b.length;
+/** Orders entry `i` of `a` and entry `j` of `b` by the bytes of their paths. */
+function comparePaths(a: FlatTree, i: number, b: FlatTree, j: number): number {
+  const ap = a.paths;
+  const bp = b.paths;
+  let x = a.pathStart[i];
+  let y = b.pathStart[j];
+  const xl = a.pathEnd[i] - x;
+  const yl = b.pathEnd[j] - y;
+  const stop = x + Math.min(xl, yl);
+  for (; x < stop; x++, y++) if (ap[x] !== bp[y]) return ap[x] - bp[y];
+  return xl - yl;
 }
 
-function codePointRank(unit: number): number {
-  if (unit < 0xd800) return unit;
-  return unit < 0xe000 ? unit + 0x2000 : unit - 0x800;
+function sameOid(a: FlatTree, i: number, b: FlatTree, j: number): boolean {
+  const ao = a.oids;
+  const bo = b.oids;
+  const x = a.oidAt[i];
+  const y = b.oidAt[j];
+  for (let k = 0; k < HASH; k++) if (ao[x + k] !== bo[y + k]) return false;
+  return true;
 }

@@ -7,7 +7,7 @@ import { chmodSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, unl
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stagedPaths } from '../../lib/git/diff.js';
-import { parseIndex, parseLsTree, readIndex, stagedPathsFrom, type FlatTree } from '../../lib/git/index-file.js';
+import { FlatTree, parseIndex, parseLsTree, readIndex, stagedPathsFrom } from '../../lib/git/index-file.js';
 import { splitNulPaths } from '../../lib/git/paths.js';
 import { git, makeRepo, prng, writeFiles } from '../helpers.js';
 
@@ -21,7 +21,7 @@ function gitBytes(cwd: string, args: string[], env: Record<string, string> = {})
 /** HEAD's flat tree (empty before the first commit). */
 function headTree(dir: string): FlatTree {
   const has = spawnSync('git', ['rev-parse', '-q', '--verify', 'HEAD^{tree}'], { cwd: dir, encoding: 'utf8' });
-  if (has.status !== 0) return new Map();
+  if (has.status !== 0) return FlatTree.empty();
   const tree = parseLsTree(gitBytes(dir, ['ls-tree', '-r', '-z', '--full-tree', 'HEAD']));
   expect(tree).not.toBeNull();
   return tree!;
@@ -337,9 +337,47 @@ describe('what the reader leaves to git (null)', () => {
     expect(parseIndex(optional)).not.toBeNull();
     // The first entry's mode (offset 12 + 24) as one git never writes.
     expect(edit(36, (b) => b.writeUInt32BE(0o100664, 36))).toBeNull();
-    expect(edit(36, (b) => b.writeUInt32BE(0o100755, 36))?.entries.values().next().value?.mode).toBe(0o100755);
+    expect(edit(36, (b) => b.writeUInt32BE(0o100755, 36))?.entries.modes[0]).toBe(0o100755);
     // A stage in the first entry's flags; an unknown extended flag.
     expect(edit(12 + 60, (b) => b.writeUInt16BE(b.readUInt16BE(72) | 0x1000, 72))).toBeNull();
+  });
+
+  it("an index or a listing out of git's order, a listing with a tree or a bad line, a lone unmerged entry", () => {
+    const dir = makeRepo({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' });
+    const whole = readFileSync(indexOf(dir));
+    const head = headTree(dir);
+    expect(stagedPathsFrom(parseIndex(whole)!, head)).toEqual([]);
+    // The entries of a.txt and b.txt (same length: 72 bytes each) swapped.
+    const swapped = Buffer.from(whole);
+    whole.copy(swapped, 12, 12 + 72, 12 + 144);
+    whole.copy(swapped, 12 + 72, 12, 12 + 72);
+    expect(swapped.toString('latin1', 12 + 62, 12 + 67)).toBe('b.txt');
+    const index = parseIndex(swapped);
+    expect(index).not.toBeNull(); // well formed, so only the walk can tell
+    expect(stagedPathsFrom(index!, head)).toBeNull();
+    expect(stagedPathsFrom(index!, FlatTree.empty())).toBeNull();
+    // The same entry twice.
+    const twice = Buffer.from(whole);
+    whole.copy(twice, 12 + 72, 12, 12 + 72);
+    expect(stagedPathsFrom(parseIndex(twice)!, head)).toBeNull();
+
+    const ls = gitBytes(dir, ['ls-tree', '-r', '-z', '--full-tree', 'HEAD']);
+    const lines = ls.toString('latin1').split('\0').filter(Boolean);
+    expect(parseLsTree(ls)?.size).toBe(3);
+    expect(parseLsTree(Buffer.from(`${[lines[1], lines[0], lines[2]].join('\0')}\0`, 'latin1'))).toBeNull();
+    expect(parseLsTree(gitBytes(dir, ['ls-tree', '-r', '-t', '-z', '--full-tree', 'HEAD']))).not.toBeNull(); // no tree in this one
+    writeFiles(dir, { 'd/e.txt': 'e\n' });
+    commitAll(dir);
+    expect(parseLsTree(gitBytes(dir, ['ls-tree', '-r', '-t', '-z', '--full-tree', 'HEAD']))).toBeNull();
+    expect(parseLsTree(Buffer.from(lines[0].replace(/ blob [0-9a-f]/, ' blob g'), 'latin1'))).toBeNull();
+    expect(parseLsTree(Buffer.from(lines[0].replace('100644', '10064'), 'latin1'))).toBeNull();
+    expect(parseLsTree(Buffer.alloc(0))?.size).toBe(0);
+
+    // One entry at stage 1 and nothing else for its path: only the stage says it is unmerged.
+    const blob = git(dir, 'rev-parse', 'HEAD:a.txt').trim();
+    run(dir, ['update-index', '--index-info'], `100644 ${blob} 1\tz.txt\n`);
+    expect(git(dir, 'ls-files', '-s', 'z.txt')).toMatch(/ 1\tz\.txt/);
+    expect(readIndex(indexOf(dir))).toBeNull();
   });
 
   it('a conflicted merge', () => {
