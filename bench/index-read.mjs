@@ -67,11 +67,12 @@ try {
       const compare = medianOf(() => stagedPathsFrom(read.out, head));
       const checksum = medianOf(() => createHash('sha1').update(bytes.subarray(0, bytes.length - 20)).digest());
       const ls = medianOf(() => parseLsTree(lsTree));
+      const lsGit = medianOf(() => spawnSync('git', ['ls-tree', '-r', '-z', '--full-tree', 'HEAD'], { cwd: dir, maxBuffer: 1 << 30 }).stdout);
       const expected = viaGit.out.toString('latin1').split('\0').filter(Boolean);
       if (JSON.stringify(inProcess.out) !== JSON.stringify(expected)) throw new Error(`n=${n} v${version}: ${JSON.stringify(inProcess.out)} != git's ${JSON.stringify(expected)}`);
       rows.push({
         files: n, version, indexKB: Math.round(bytes.length / 1024), git: viaGit.ms, inProcess: inProcess.ms, cold: cold.ms,
-        readFile: read.ms - parse.ms, parse: parse.ms, compare: compare.ms, sha1: checksum.ms, lsTreeParse: ls.ms,
+        readFile: read.ms - parse.ms, parse: parse.ms, compare: compare.ms, sha1: checksum.ms, lsTreeParse: ls.ms, lsTreeGit: lsGit.ms,
       });
     }
     removeTree(dir);
@@ -81,7 +82,7 @@ try {
 }
 const f = (x) => x.toFixed(2);
 console.log(`medians of ${reps} (ms); node ${process.version}`);
-console.log('files    v  index KB  git diff --cached  in-process (first call)  = read + parse + compare   sha1 of index  parseLsTree');
+console.log('files    v  index KB  git diff --cached  in-process (first call)  = read + parse + compare   sha1 of index  git ls-tree + parseLsTree');
 for (const r of rows) {
-  console.log(`${String(r.files).padStart(6)}  ${r.version}  ${String(r.indexKB).padStart(8)}  ${f(r.git).padStart(17)}  ${f(r.inProcess).padStart(10)} (${f(r.cold).padStart(7)})    ${f(r.readFile)} + ${f(r.parse)} + ${f(r.compare)}   ${f(r.sha1).padStart(13)}  ${f(r.lsTreeParse).padStart(11)}`);
+  console.log(`${String(r.files).padStart(6)}  ${r.version}  ${String(r.indexKB).padStart(8)}  ${f(r.git).padStart(17)}  ${f(r.inProcess).padStart(10)} (${f(r.cold).padStart(7)})    ${f(r.readFile)} + ${f(r.parse)} + ${f(r.compare)}   ${f(r.sha1).padStart(13)}  ${f(r.lsTreeGit).padStart(11)} + ${f(r.lsTreeParse)}`);
 }

@@ -15,13 +15,26 @@ export interface FlatEntry {
   oid: string;
 }
 
+/** A directory whose tree id is known: its files are entries `start .. start + count` of its list. */
+export interface KnownDir {
+  oid: string;
+  start: number;
+  count: number;
+}
+
 /**
  * A flat list of files sorted as git sorts them (by the bytes of their full paths), each with a
  * mode and an object id: HEAD's tree flattened (`parseLsTree`) or the index's entries
  * (`readIndex`). Entry `i`'s path is `paths[pathStart[i] .. pathEnd[i])`, its id the 20 bytes at
  * `oids[oidAt[i]]`: views into the bytes read, so building one allocates no string per file.
+ * `dirs` holds the directories (not the root) whose tree id is known (keyed by their path's
+ * bytes as latin1):
+ * from `ls-tree -t`'s tree lines, or the index's cache tree (its valid nodes); a directory with
+ * the same id on both sides holds the same files, and the walk skips it as git does.
  */
 export class FlatTree {
+  readonly dirs = new Map<string, KnownDir>();
+
   constructor(
     readonly size: number,
     readonly paths: Buffer,
@@ -139,8 +152,10 @@ export function parseIndex(buf: Buffer): IndexSnapshot | null {
       }
       const prevLen = i === 0 ? 0 : pathEnd[i - 1] - pathStart[i - 1];
       if (drop > prevLen) return null;
-      const nul = buf.indexOf(0, name);
-      if (nul === -1 || nul >= end) return null;
+      // Byte loops, not indexOf and copy: a path is short, and a native call per path costs more.
+      let nul = name;
+      while (nul < end && buf[nul] !== 0) nul++;
+      if (nul >= end) return null;
       const keep = prevLen - drop;
       const len = keep + (nul - name);
       if (len === 0 || (flags & NAME_MASK) !== Math.min(len, NAME_MASK)) return null;
@@ -149,8 +164,9 @@ export function parseIndex(buf: Buffer): IndexSnapshot | null {
         paths.copy(grown, 0, 0, used);
         paths = grown;
       }
-      if (keep) paths.copy(paths, used, pathStart[i - 1], pathStart[i - 1] + keep);
-      buf.copy(paths, used + keep, name, nul);
+      const from = i === 0 ? 0 : pathStart[i - 1];
+      for (let k = 0; k < keep; k++) paths[used + k] = paths[from + k];
+      for (let k = name, to = used + keep; k < nul; k++, to++) paths[to] = buf[k];
       pathStart[i] = used;
       used += len;
       pathEnd[i] = used;
@@ -166,16 +182,78 @@ export function parseIndex(buf: Buffer): IndexSnapshot | null {
     }
   }
   // Extensions: a 4-byte signature and a 32-bit length each, up to the checksum.
+  let tree: [number, number] | null = null;
   while (pos < end) {
     if (pos + 8 > end) return null;
     const first = buf[pos];
     // An upper-case signature is optional (TREE, REUC, UNTR, FSMN, EOIE, IEOT); any other (link:
     // split index, sdir: sparse index) changes what the entries mean.
     if (first < 0x41 || first > 0x5a) return null;
-    pos += 8 + buf.readUInt32BE(pos + 4);
+    const size = buf.readUInt32BE(pos + 4);
+    if (pos + 8 + size > end) return null;
+    if (buf.readUInt32BE(pos) === 0x54524545) tree = [pos + 8, pos + 8 + size]; // "TREE"
+    pos += 8 + size;
   }
   if (pos !== end) return null;
-  return { version, entries: new FlatTree(count, paths, pathStart, pathEnd, buf, oidAt, modes) };
+  const entries = new FlatTree(count, paths, pathStart, pathEnd, buf, oidAt, modes);
+  if (tree) readCacheTree(buf, tree[0], tree[1], entries);
+  return { version, entries };
+}
+
+/**
+ * The valid nodes of the index's cache tree (the TREE extension: per directory, depth first, its
+ * name, NUL, its entry count (-1: invalidated) and number of subtrees as text, LF, then its tree
+ * id when valid) into `entries.dirs`. git reads past a cache tree it cannot parse, and so does
+ * this: then no directory is known (every entry is compared).
+ */
+function readCacheTree(buf: Buffer, pos: number, end: number, entries: FlatTree): void {
+  const stack: { path: string; left: number }[] = [];
+  let root = false;
+  while (pos < end) {
+    const nul = buf.indexOf(0, pos);
+    const lf = nul === -1 ? -1 : buf.indexOf(0x0a, nul);
+    const m = lf === -1 || lf >= end ? null : /^(-1|\d+) (\d+)$/.exec(buf.toString('latin1', nul + 1, lf));
+    if (!m) return entries.dirs.clear();
+    const name = buf.toString('latin1', pos, nul);
+    while (stack.length && stack[stack.length - 1].left === 0) stack.pop();
+    const parent = stack[stack.length - 1];
+    // One root (named ""), first; every other node is some directory's subtree.
+    if (parent === undefined ? root || name !== '' : name === '') return entries.dirs.clear();
+    root = true;
+    if (parent) parent.left--;
+    const path = parent === undefined || parent.path === '' ? name : `${parent.path}/${name}`;
+    pos = lf + 1;
+    const count = Number(m[1]);
+    if (count >= 0) {
+      if (pos + HASH > end) return entries.dirs.clear();
+      const range = path === '' ? [0, entries.size] : rangeOf(entries, Buffer.from(path, 'latin1'));
+      if (range[1] - range[0] !== count) return entries.dirs.clear();
+      // git skips by the cache tree below the root only (unpack-trees' traverse_by_cache_tree).
+      if (path !== '') entries.dirs.set(path, { oid: buf.toString('hex', pos, pos + HASH), start: range[0], count });
+      pos += HASH;
+    }
+    stack.push({ path, left: Number(m[2]) });
+  }
+}
+
+/** The entries under directory `dir` (its path's bytes): `[start, end)`. */
+function rangeOf(tree: FlatTree, dir: Buffer): [number, number] {
+  const key = Buffer.concat([dir, Buffer.from('/')]);
+  const start = lowerBound(tree, key);
+  key[key.length - 1] = 0x30; // '/' + 1: the first path past every "dir/..."
+  return [start, lowerBound(tree, key)];
+}
+
+/** The first entry whose path is not below `key` in byte order. */
+function lowerBound(tree: FlatTree, key: Buffer): number {
+  let lo = 0;
+  let hi = tree.size;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (tree.paths.compare(key, 0, key.length, tree.pathStart[mid], tree.pathEnd[mid]) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 const HEX = (() => {
@@ -186,9 +264,10 @@ const HEX = (() => {
 
 /**
  * HEAD's flat tree from `git ls-tree -r -z --full-tree <tree>` output, or null when a line is
- * not `<6 octal digits> <type> <40 hex digits>\t<path>`, is a tree, or the paths are not in
- * git's order. Modes are as git reads them from the
- * tree (a regular file is 100644 or 100755 whatever the tree holds), as the index compares.
+ * not `<6 octal digits> <type> <40 hex digits>\t<path>` or the paths are not in git's order.
+ * With `-t`, the tree lines give the directories' ids, and `stagedPathsFrom` skips a directory
+ * whose id the index's cache tree has too, as git does. Modes are as git reads them from the tree
+ * (a regular file is 100644 or 100755 whatever the tree holds), as the index compares.
  */
 export function parseLsTree(buf: Buffer): FlatTree | null {
   let n = 0;
@@ -199,8 +278,10 @@ export function parseLsTree(buf: Buffer): FlatTree | null {
   const oidAt = new Uint32Array(n);
   const modes = new Uint32Array(n);
   const oids = Buffer.allocUnsafe(n * HASH);
+  const dirs: [path: string, oid: string][] = [];
+  let files = 0;
   let pos = 0;
-  for (let i = 0; i < n; i++) {
+  for (let line = 0; line < n; line++) {
     let mode = 0;
     let p = pos;
     for (; p < pos + 6; p++) {
@@ -208,28 +289,38 @@ export function parseLsTree(buf: Buffer): FlatTree | null {
       if (!(d >= 0 && d <= 7)) return null;
       mode = mode * 8 + d;
     }
-    if (buf[p] !== 0x20 || mode === 0o040000) return null; // a tree: not a flat listing
+    if (buf[p] !== 0x20) return null;
     const sp = buf.indexOf(0x20, p + 1);
     if (sp === -1 || sp - p > 10 || buf[sp + 1 + HASH * 2] !== 0x09) return null;
+    const at = files * HASH;
     for (let k = 0; k < HASH; k++) {
       const hi = HEX[buf[sp + 1 + 2 * k]] ?? -1;
       const lo = HEX[buf[sp + 2 + 2 * k]] ?? -1;
       if (hi < 0 || lo < 0) return null;
-      oids[i * HASH + k] = (hi << 4) | lo;
+      oids[at + k] = (hi << 4) | lo;
     }
     const start = sp + 2 + HASH * 2;
     let stop = buf.indexOf(0, start);
     if (stop === -1) stop = buf.length;
     if (stop === start) return null;
-    modes[i] = mode;
-    oidAt[i] = i * HASH;
-    pathStart[i] = start;
-    pathEnd[i] = stop;
     pos = stop + 1;
+    if (mode === 0o040000) {
+      dirs.push([buf.toString('latin1', start, stop), oids.toString('hex', at, at + HASH)]);
+      continue;
+    }
+    modes[files] = mode;
+    oidAt[files] = at;
+    pathStart[files] = start;
+    pathEnd[files] = stop;
+    files++;
   }
-  const tree = new FlatTree(n, buf, pathStart, pathEnd, oids, oidAt, modes);
+  const tree = new FlatTree(files, buf, pathStart, pathEnd, oids, oidAt, modes);
   // The staged-paths walk relies on git's order; a listing out of it is not git's.
-  for (let i = 1; i < n; i++) if (comparePaths(tree, i - 1, tree, i) >= 0) return null;
+  for (let i = 1; i < files; i++) if (comparePaths(tree, i - 1, tree, i) >= 0) return null;
+  for (const [path, oid] of dirs) {
+    const [start, end] = rangeOf(tree, Buffer.from(path, 'latin1'));
+    tree.dirs.set(path, { oid, start, count: end - start });
+  }
   return tree;
 }
 
@@ -255,7 +346,19 @@ export function stagedPathsFrom(index: IndexSnapshot, head: FlatTree): string[] 
     prevMatched = matched;
     return ok;
   };
+  const skips = sameDirs(a, head);
   while (i < a.size && j < head.size) {
+    const same = skips.get(i);
+    if (same !== undefined) {
+      // A directory with the same tree id on both sides, starting here on both: the same files.
+      const d = same.find((x) => x.head === j);
+      if (d !== undefined) {
+        i += d.count;
+        j += d.count;
+        prevMatched = true;
+        continue;
+      }
+    }
     const c = comparePaths(a, i, head, j);
     if (c > 0) {
       out.push(head.pathOf(j++));
@@ -274,6 +377,24 @@ export function stagedPathsFrom(index: IndexSnapshot, head: FlatTree): string[] 
     out.push(a.pathOf(i));
   }
   while (j < head.size) out.push(head.pathOf(j++));
+  return out;
+}
+
+/**
+ * The directories with the same tree id and number of files in `a` and `b`, by their first
+ * entry in `a` (outermost first): where the walk may skip.
+ */
+function sameDirs(a: FlatTree, b: FlatTree): Map<number, { head: number; count: number }[]> {
+  const out = new Map<number, { head: number; count: number }[]>();
+  if (!a.dirs.size || !b.dirs.size) return out;
+  for (const [path, d] of a.dirs) {
+    const h = b.dirs.get(path);
+    if (h === undefined || h.oid !== d.oid || h.count !== d.count || d.count === 0) continue;
+    const list = out.get(d.start) ?? [];
+    list.push({ head: h.start, count: d.count });
+    out.set(d.start, list);
+  }
+  for (const list of out.values()) list.sort((x, y) => y.count - x.count);
   return out;
 }
 

@@ -18,11 +18,12 @@ function gitBytes(cwd: string, args: string[], env: Record<string, string> = {})
   return r.stdout;
 }
 
-/** HEAD's flat tree (empty before the first commit). */
-function headTree(dir: string): FlatTree {
+/** HEAD's flat tree (empty before the first commit); with `dirs`, its directories' ids too (`-t`). */
+function headTree(dir: string, dirs = false): FlatTree {
   const has = spawnSync('git', ['rev-parse', '-q', '--verify', 'HEAD^{tree}'], { cwd: dir, encoding: 'utf8' });
+  expect(has.stderr).toBe('');
   if (has.status !== 0) return FlatTree.empty();
-  const tree = parseLsTree(gitBytes(dir, ['ls-tree', '-r', '-z', '--full-tree', 'HEAD']));
+  const tree = parseLsTree(gitBytes(dir, ['ls-tree', '-r', ...(dirs ? ['-t'] : []), '-z', '--full-tree', 'HEAD']));
   expect(tree).not.toBeNull();
   return tree!;
 }
@@ -33,11 +34,17 @@ function gitStaged(dir: string, indexFile: string): string[] {
   return splitNulPaths(gitBytes(dir, args, { GIT_INDEX_FILE: indexFile }));
 }
 
-/** The staged paths from the index file and HEAD's tree; fails the test when the reader gives up. */
-function ours(dir: string, indexFile = join(dir, '.git', 'index')): string[] {
+/**
+ * The staged paths from the index file and HEAD's tree; fails the test when the reader gives up,
+ * or when the walk that skips directories known on both sides (HEAD's from `ls-tree -t`, the
+ * index's from its cache tree) finds other paths than the one that compares every file.
+ */
+function ours(dir: string, indexFile = join(dir, '.git', 'index')): string[] | null {
   const index = readIndex(indexFile);
   expect(index, `readIndex(${indexFile}) gave null`).not.toBeNull();
-  return stagedPathsFrom(index!, headTree(dir));
+  const every = stagedPathsFrom(index!, headTree(dir));
+  expect(stagedPathsFrom(index!, headTree(dir, true)), 'with directories skipped').toEqual(every);
+  return every;
 }
 
 /** Asserts the reader agrees with git (`stagedPaths`) and returns git's list. */
@@ -268,6 +275,49 @@ describe('staged paths from the index file and HEAD', () => {
   });
 });
 
+describe('directories known on both sides (the cache tree and `ls-tree -t`)', () => {
+  it('are skipped as git skips them: an entry changed behind a valid cache tree is not seen by git, nor by the walk', () => {
+    const dir = makeRepo({ 'a.txt': 'a\n', 'd/x.txt': 'x\n', 'd/y.txt': 'y\n', 'e/z.txt': 'z\n' });
+    expect(hasBytes(dir, 'TREE')).toBe(true);
+    const index = readIndex(indexOf(dir))!;
+    expect(index.entries.dirs.has('')).toBe(false); // git skips below the root only
+    expect(index.entries.dirs.get('d')).toEqual({ oid: git(dir, 'rev-parse', 'HEAD:d').trim(), start: 1, count: 2 });
+    // A doctored index: the id of d/x.txt (and of a.txt) changed, the cache tree left valid.
+    const doctored = readFileSync(indexOf(dir));
+    for (const name of ['d/x.txt', 'a.txt']) {
+      const at = doctored.indexOf(`${name}\0`) - 62 + 40;
+      doctored[at] ^= 0xff;
+    }
+    writeFileSync(indexOf(dir), doctored);
+    expect(git(dir, 'ls-files', '-s', 'd/x.txt')).not.toContain(git(dir, 'rev-parse', 'HEAD:d/x.txt').trim());
+    expect(stagedPaths(dir)).toEqual(['a.txt']); // git trusts the cache tree of d/
+    const read = readIndex(indexOf(dir))!;
+    expect(stagedPathsFrom(read, headTree(dir, true))).toEqual(['a.txt']);
+    expect(stagedPathsFrom(read, headTree(dir))).toEqual(['a.txt', 'd/x.txt']); // every file compared
+  });
+
+  it('an invalidated directory is compared file by file; a cache tree that does not fit the entries is ignored', () => {
+    const dir = makeRepo({ 'a.txt': 'a\n', 'd/x.txt': 'x\n', 'd/y.txt': 'y\n', 'e/z.txt': 'z\n' });
+    writeFiles(dir, { 'd/x.txt': 'x2\n' });
+    git(dir, 'add', 'd/x.txt');
+    const index = readIndex(indexOf(dir))!;
+    expect(index.entries.dirs.has('d')).toBe(false);
+    expect(index.entries.dirs.has('e')).toBe(true);
+    expect(agree(dir)).toEqual(['d/x.txt']);
+    // The cache tree's count for "e" made wrong (1 -> 2): no directory is trusted.
+    const whole = readFileSync(indexOf(dir));
+    const tree = whole.indexOf('TREE');
+    const e = whole.indexOf('e\x001 0\n', tree);
+    expect(e).toBeGreaterThan(tree);
+    const bad = Buffer.from(whole);
+    bad.write('2', e + 2, 'latin1');
+    const read = parseIndex(bad);
+    expect(read?.entries.size).toBe(4);
+    expect(read?.entries.dirs.size).toBe(0);
+    expect(stagedPathsFrom(read!, headTree(dir, true))).toEqual(['d/x.txt']);
+  });
+});
+
 describe('what the reader leaves to git (null)', () => {
   it('a split index, an intent-to-add entry, a sparse index, a conflict', () => {
     const dir = makeRepo({ 'a.txt': 'a\n', 'x/1.txt': '1\n', 'y/2.txt': '2\n' });
@@ -368,7 +418,9 @@ describe('what the reader leaves to git (null)', () => {
     expect(parseLsTree(gitBytes(dir, ['ls-tree', '-r', '-t', '-z', '--full-tree', 'HEAD']))).not.toBeNull(); // no tree in this one
     writeFiles(dir, { 'd/e.txt': 'e\n' });
     commitAll(dir);
-    expect(parseLsTree(gitBytes(dir, ['ls-tree', '-r', '-t', '-z', '--full-tree', 'HEAD']))).toBeNull();
+    const withDirs = parseLsTree(gitBytes(dir, ['ls-tree', '-r', '-t', '-z', '--full-tree', 'HEAD']));
+    expect(withDirs?.size).toBe(4); // the tree line is a directory, not a file
+    expect(withDirs?.dirs.get('d')).toEqual({ oid: git(dir, 'rev-parse', 'HEAD:d').trim(), start: 3, count: 1 });
     expect(parseLsTree(Buffer.from(lines[0].replace(/ blob [0-9a-f]/, ' blob g'), 'latin1'))).toBeNull();
     expect(parseLsTree(Buffer.from(lines[0].replace('100644', '10064'), 'latin1'))).toBeNull();
     expect(parseLsTree(Buffer.alloc(0))?.size).toBe(0);
