@@ -66,7 +66,7 @@ async function dispatch(hook: string, ctx: HookContext, stdin: () => string, arg
   const { cwd, env } = ctx;
   switch (hook) {
     case 'pre-commit':
-      return commitCheck(async () => (await import('./pre-commit.js')).checkStagedCommit(cwd, env), 'intent: commit blocked.');
+      return commitCheck(async () => (await import('./pre-commit.js')).checkStagedCommit(cwd, env), 'intent: commit blocked.', true);
     case 'prepare-commit-msg':
       // An intent worktree's commit that pre-commit did not see (cherry-pick, revert, --no-verify):
       // the same check, here (see WORKTREE_ONLY_HOOKS in install.ts).
@@ -109,9 +109,12 @@ async function dispatch(hook: string, ctx: HookContext, stdin: () => string, arg
       try {
         const { recordCommit, bypassWarning } = await import('./post-commit.js');
         // In the hook server: what was read ahead after pre-commit (lib/hooks/prefetch.ts).
-        const prefetched = ctx.defer ? await (await import('./prefetch.js')).takePrefetched(cwd, env) : null;
+        const ahead = ctx.defer ? await import('./prefetch.js') : null;
+        const prefetched = ahead ? await ahead.takePrefetched(cwd, env) : null;
         let readAhead = false;
         const record = recordCommit(cwd, env, { madeNow: true, warn: ctx.warn, prefetched, readAhead: (used) => { readAhead = used; } });
+        // The commit is the index read ahead: its flat tree is HEAD's for the next pre-commit.
+        if (readAhead && record && prefetched) ahead!.rememberHead(record.vcs.revision, prefetched);
         return { code: 0, stderr: bypassWarning(record), trace: { readAhead } };
       } catch (e) {
         return {
@@ -161,10 +164,11 @@ async function dispatch(hook: string, ctx: HookContext, stdin: () => string, arg
  * A hook that checks the commit about to be made: it fails closed (any error blocks, with its
  * message and then `blocked`); when the check passes, its warnings (conflicts ahead) go to stderr.
  */
-async function commitCheck(check: () => Promise<{ governed: boolean; warnings?: string[] }>, blocked: string): Promise<HookOutcome> {
+async function commitCheck(check: () => Promise<{ governed: boolean; warnings?: string[]; inProcess?: boolean }>, blocked: string, traced = false): Promise<HookOutcome> {
   try {
     const r = await check();
-    return { code: 0, stderr: r.governed && r.warnings?.length ? r.warnings.join('\n') + '\n' : '' };
+    const stderr = r.governed && r.warnings?.length ? r.warnings.join('\n') + '\n' : '';
+    return traced && r.governed ? { code: 0, stderr, trace: { stagedInProcess: !!r.inProcess } } : { code: 0, stderr };
   } catch (e) {
     return { code: 1, stderr: `${describe(e)}\n${blocked}\n` };
   }

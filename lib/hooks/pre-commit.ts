@@ -17,7 +17,7 @@ import { otherIntentBranchesMayExist } from '../intents/branch-tips.js';
 /** What the pre-commit check decided. */
 export type PreCommitResult =
   | { governed: false; reason: string }
-  | { governed: true; intent: Intent; paths: string[]; warnings: string[] };
+  | { governed: true; intent: Intent; paths: string[]; warnings: string[]; inProcess?: boolean };
 
 /** Refusals that count towards an intent's circuit breaker (and leave a lesson). */
 /**
@@ -55,8 +55,11 @@ export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = ho
   // In the hook server, the prediction (and the worker) come after the answer, from what is read
   // ahead for post-commit (prefetch.ts): only the paths are needed now. Otherwise one git process
   // lists the staged paths and, for the prediction, the TS/JS files' patch.
+  // Served, after a commit the server recorded: the paths from the index in-process (prefetch.ts).
   const served = !!activeHookContext()?.defer;
-  const staged: Staged = served ? { paths: stagedPaths(repo.root), parent: headOid(repo), patch: null } : stagedForCommit(repo, env);
+  const head = served ? headOid(repo) : null;
+  const inProcess = served ? (await import('./prefetch.js')).stagedPathsInProcess(repo, env, head) : null;
+  const staged: Staged = served ? { paths: inProcess ?? stagedPaths(repo.root), parent: head, patch: null } : stagedForCommit(repo, env);
   const registryFile = orchestrationPath(repo, 'active_intents.yaml');
   let registry: Registry | null = null;
   let intent: Intent | null = null;
@@ -105,7 +108,7 @@ export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = ho
   }
   // In the hook server: post-commit's git work, read ahead once git has its answer (prefetch.ts).
   if (served) (await import('./prefetch.js')).prefetchCommit(repo, env, staged.parent);
-  return { governed: true, intent, paths, warnings };
+  return { governed: true, intent, paths, warnings, ...(inProcess ? { inProcess: true } : {}) };
 }
 
 /**

@@ -15,6 +15,7 @@ import { join, resolve } from 'node:path';
 import { activeHookContext, withHookContextSync, type HookContext } from '../core/hook-context.js';
 import { treeDiffAsync } from '../git/diff.js';
 import { gitRawAsync } from '../git/process.js';
+import { readIndex, stagedPathsFrom, type FlatTree } from '../git/index-file.js';
 import { readObjectsPreferLoose } from '../git/loose.js';
 import { predictsSyntaxOf } from '../mutation/ahead.js';
 import { syntaxOf } from '../mutation/languages.js';
@@ -28,7 +29,51 @@ const WAIT_MS = 3000;
 /** A commit refused after pre-commit (commit-msg, a hook after ours) leaves its work unused this long at most. */
 const KEEP_MS = 60_000;
 
-const jobs = new Map<string, { at: number; done: Promise<Prefetched | null> }>();
+/** What a job read ahead, with the flat tree of the index it committed: HEAD's, once the commit is made from it. */
+export interface ReadAhead extends Prefetched {
+  entries: FlatTree | null;
+}
+
+const jobs = new Map<string, { at: number; done: Promise<ReadAhead | null> }>();
+/**
+ * HEAD's flat tree by commit id, for the staged paths of the next pre-commit (readIndex +
+ * stagedPathsFrom: no `git diff --cached`): the index each recorded commit was made from. Objects
+ * never change, so an entry is right for as long as it is kept; the last few, within a budget.
+ */
+const heads = new Map<string, FlatTree>();
+const HEADS = 4;
+const HEADS_BYTES = 24 * 1024 * 1024;
+
+/** The index file git commits from: GIT_INDEX_FILE (relative to the hook's directory), else the worktree's own. */
+function indexFile(repo: Repo, env: NodeJS.ProcessEnv, cwd: string): string {
+  return env.GIT_INDEX_FILE ? resolve(cwd, env.GIT_INDEX_FILE) : join(repo.gitDir, 'index');
+}
+
+/**
+ * pre-commit, served: the staged paths, read from the index in this process when the server holds
+ * `head`'s flat tree (the commit before was recorded here); null when not (the caller asks git).
+ */
+export function stagedPathsInProcess(repo: Repo, env: NodeJS.ProcessEnv, head: string | null): string[] | null {
+  const ctx = activeHookContext();
+  const tree = head && ctx?.defer ? heads.get(head) : undefined;
+  if (!tree || !ctx) return null;
+  const index = readIndex(indexFile(repo, env, ctx.cwd));
+  return index ? stagedPathsFrom(index, tree) : null;
+}
+
+/** post-commit, served: `commit` was made from the index read ahead (`pre.entries`): keep its flat tree. */
+export function rememberHead(commit: string, pre: ReadAhead): void {
+  if (!pre.entries || !/^[0-9a-f]{40}$/.test(commit)) return;
+  heads.delete(commit);
+  heads.set(commit, pre.entries);
+  let bytes = 0;
+  for (const t of heads.values()) bytes += t.paths.length;
+  for (const [k, t] of heads) {
+    if (heads.size <= HEADS && bytes <= HEADS_BYTES) break;
+    heads.delete(k);
+    bytes -= t.paths.length;
+  }
+}
 
 /**
  * pre-commit, served, the commit allowed: copies the index git commits from (a temporary one for
@@ -42,13 +87,13 @@ export function prefetchCommit(repo: Repo, env: NodeJS.ProcessEnv, parent: strin
   const copy = join(dir, `index.${process.pid}.${randomBytes(6).toString('hex')}`);
   try {
     mkdirSync(dir, { recursive: true });
-    copyFileSync(env.GIT_INDEX_FILE ? resolve(ctx.cwd, env.GIT_INDEX_FILE) : join(repo.gitDir, 'index'), copy);
+    copyFileSync(indexFile(repo, env, ctx.cwd), copy);
   } catch {
     rmSync(copy, { force: true });
     return;
   }
   let start: () => void = () => {};
-  const done = new Promise<Prefetched | null>((res) => {
+  const done = new Promise<ReadAhead | null>((res) => {
     start = () => void prefetch(ctx, repo, parent, copy).catch(() => null).then(res);
   });
   jobs.set(repo.gitDir, { at: Date.now(), done });
@@ -59,7 +104,7 @@ export function prefetchCommit(repo: Repo, env: NodeJS.ProcessEnv, parent: strin
  * post-commit, served: what pre-commit's job learnt for this worktree (waiting for it a while), or
  * null. Taken once.
  */
-export async function takePrefetched(cwd: string, env: NodeJS.ProcessEnv): Promise<Prefetched | null> {
+export async function takePrefetched(cwd: string, env: NodeJS.ProcessEnv): Promise<ReadAhead | null> {
   if (!jobs.size) return null;
   const key = openHookRepo(cwd, env).gitDir;
   const job = jobs.get(key);
@@ -74,14 +119,17 @@ export async function takePrefetched(cwd: string, env: NodeJS.ProcessEnv): Promi
   }
 }
 
-async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: string): Promise<Prefetched | null> {
+async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: string): Promise<ReadAhead | null> {
   // Each git process starts with the hook's environment (the server may be serving another hook by then).
   const inCtx = <T>(fn: () => T): T => withHookContextSync(ctx, fn);
   let tree: string;
+  let entries: FlatTree | null;
   try {
     const res = await inCtx(() => gitRawAsync(['write-tree'], { cwd: repo.root, inheritRepoEnv: true, env: { GIT_INDEX_FILE: copy } }));
     tree = res.stdout.trim();
     if (res.status !== 0 || !/^[0-9a-f]{40}$/.test(tree)) return null;
+    // The tree just written, as a flat list (write-tree filled the copy's cache tree in).
+    entries = readIndex(copy)?.entries ?? null;
   } finally {
     rmSync(copy, { force: true });
   }
@@ -92,5 +140,5 @@ async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: stri
     const blobs = inCtx(() => readObjectsPreferLoose(repo, changes.filter((c) => syntaxOf(c.path)).flatMap((c) => [c.oldOid, c.newOid]), ctx.env));
     if (predictsSyntaxOf(changes, new Map([...blobs].map(([k, o]) => [k, o.data])))) await classifyAheadOf(repo, parent, tree, ctx.env);
   }
-  return { parent, tree, changes };
+  return { parent, tree, changes, entries };
 }

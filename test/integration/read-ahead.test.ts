@@ -28,13 +28,14 @@ function setup(): { repo: string; wt: string; trace: string; env: Record<string,
   return { repo, wt, trace, env: { INTENT_HOOK_SERVER: '1', INTENT_HOOK_SERVER_MS: '60000', INTENT_HOOK_SERVER_TRACE: trace } };
 }
 
-/** The post-commit requests the server traced, in order. */
-function postCommits(trace: string): { server: number; readAhead?: boolean }[] {
+/** The requests the server traced for `hook`, in order. */
+function traced(trace: string, hook: string): { server: number; code: number; readAhead?: boolean; stagedInProcess?: boolean }[] {
   if (!existsSync(trace)) return [];
   const lines = readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
   for (const l of lines) servers.add(l.server);
-  return lines.filter((l) => l.hook === 'post-commit');
+  return lines.filter((l) => l.hook === hook);
 }
+const postCommits = (trace: string) => traced(trace, 'post-commit');
 
 /** The parts of HEAD's note that are the same for two recordings of one commit. */
 function stable(wt: string): unknown {
@@ -74,12 +75,46 @@ describe('reading ahead for post-commit in the hook server', () => {
       expect(c.stderr, name).not.toMatch(/WARNING/);
       await until(() => postCommits(trace).length > before, `the server traced the post-commit of "${name}"`);
       expect(postCommits(trace).at(-1)!.readAhead, `${name}: recorded from what was read ahead`).toBe(true);
+      // From the second served commit on, pre-commit read the staged paths from the index in-process.
+      if (name !== 'modify') expect(traced(trace, 'pre-commit').at(-1)!.stagedInProcess, `${name}: staged paths in-process`).toBe(true);
       const served = stable(wt);
       recordUnserved(repo, wt);
       expect(stable(wt), name).toEqual(served);
     }
     const v = intent(repo, ['verify']);
     expect(v.status, v.stdout + v.stderr).toBe(0);
+  });
+
+  it('staged paths read in-process still refuse what leaves the scope, in the index git commits from (commit -a, commit -- path)', async () => {
+    const { repo, wt, trace, env } = setup();
+    for (const [i, v] of [[1, 2], [2, 3], [3, 4]]) {
+      writeFiles(wt, { 'src/a.ts': `export const a = ${v};\n` });
+      git(wt, 'add', '-A');
+      expect(run('git', ['commit', '-q', '-m', `in scope ${i}`], wt, env).status).toBe(0);
+      if (i === 1) await until(() => existsSync(join(repo, '.git', 'intent', 'server', 'pid')), 'the server runs');
+    }
+    await until(() => traced(trace, 'pre-commit').length > 0, 'a served pre-commit');
+    expect(traced(trace, 'pre-commit').at(-1)!.stagedInProcess).toBe(true);
+    const head = git(wt, 'rev-parse', 'HEAD').trim();
+    // Staged outside the scope: refused, whichever index git names.
+    writeFiles(wt, { 'README.md': '# changed\n', 'src/a.ts': 'export const a = 5;\n' });
+    git(wt, 'add', 'README.md');
+    const plain = run('git', ['commit', '-q', '-m', 'out'], wt, env);
+    expect(plain.status).not.toBe(0);
+    expect(plain.stderr).toMatch(/README\.md/);
+    git(wt, 'reset', '-q', 'README.md');
+    const all = run('git', ['commit', '-q', '-a', '-m', 'out -a'], wt, env);
+    expect(all.status).not.toBe(0);
+    expect(all.stderr).toMatch(/README\.md/);
+    const paths = run('git', ['commit', '-q', '-m', 'out --', '--', 'README.md'], wt, env);
+    expect(paths.status).not.toBe(0);
+    expect(paths.stderr).toMatch(/README\.md/);
+    expect(git(wt, 'rev-parse', 'HEAD').trim()).toBe(head);
+    // And the in-scope part alone goes through, its paths read in-process.
+    const ok = run('git', ['commit', '-q', '-m', 'in -- path', '--', 'src/a.ts'], wt, env);
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(traced(trace, 'pre-commit').at(-1)!.stagedInProcess).toBe(true);
+    expect(git(wt, 'show', '--name-only', '--format=', 'HEAD').trim()).toBe('src/a.ts');
   });
 
   it('a commit that is not what pre-commit allowed (a hook after ours staged more) is recorded from git\'s diff of it', async () => {
