@@ -3,10 +3,11 @@
 // versions of intent against each other, interleaved in one run. Each bench dir is one that
 // `BENCH_ONLY=11 BENCH_QUICK=1 BENCH_KEEP=1 node bench/run.mjs` kept, run from each version's
 // checkout (its repository's hooks run that version's package copy). Each round makes, in each
-// version's BENCH worktree (the order alternating), a plain commit (hooks off) and a governed one of
-// the same kind of change; prints per version the medians and the paired governed/plain ratio.
+// version's repository (the order alternating), a plain commit (hooks off, in a second worktree:
+// plainTwin) and a governed one of the same kind of change in its BENCH worktree; prints per version the medians and the paired governed/plain ratio.
 import { join } from 'node:path';
 import { git, median, stageEdit } from './util.mjs';
+import { plainTwin } from './plain-vs-governed.mjs';
 
 const [rounds, kind, ...versions] = process.argv.slice(2);
 if (!versions.length || !['ordinary', 'comment'].includes(kind)) {
@@ -18,18 +19,20 @@ const V = versions.map((s) => {
   const wt = join(dir, 'repo-1000.worktrees', 'BENCH');
   const env = { ...process.env, GIT_CONFIG_GLOBAL: join(dir, 'gitconfig'), GIT_CONFIG_NOSYSTEM: '1' };
   const files = git(wt, ['ls-files', 'src'], { env }).stdout.trim().split('\n').slice(80, 83);
-  return { name, wt, env, files, plain: [], governed: [], ratio: [] };
+  // Plain commits in a second worktree of the repository (plain-vs-governed.mjs plainTwin).
+  const twin = plainTwin({ main: join(dir, 'repo-1000'), wt });
+  return { name, wt, twin, env, files, plain: [], governed: [], ratio: [] };
 });
 let seq = Date.now() % 100000;
-const commit = (v, extra) => git(v.wt, [...extra, 'commit', '-q', '-m', `ab ${seq}`], { env: v.env }).ms;
+const commit = (v, cwd, extra) => git(cwd, [...extra, 'commit', '-q', '-m', `ab ${seq}`], { env: v.env }).ms;
 for (let i = -2; i < Number(rounds); i++) {
   for (const v of i % 2 ? [...V].reverse() : V) {
     let p = 0;
     let g = 0;
     for (const o of i % 2 ? ['g', 'p'] : ['p', 'g']) {
-      stageEdit(v.wt, v.files, ++seq, kind);
-      if (o === 'p') p = commit(v, ['-c', 'core.hooksPath=/dev/null']);
-      else g = commit(v, []);
+      stageEdit(o === 'p' ? v.twin : v.wt, v.files, ++seq, kind);
+      if (o === 'p') p = commit(v, v.twin, ['-c', 'core.hooksPath=/dev/null']);
+      else g = commit(v, v.wt, []);
     }
     if (i < 0) continue; // two warm-up rounds
     v.plain.push(p);

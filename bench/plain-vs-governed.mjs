@@ -18,13 +18,14 @@ function traced(file, from) {
 
 /**
  * `reps` pairs for each kind of change (order alternating within a pair): a commit with hooks
- * disabled (`-c core.hooksPath=/dev/null`: the same repository, the same kind of change) and a
- * governed commit through the installed hooks and the hook server. The governed commit's time is
+ * disabled (`-c core.hooksPath=/dev/null`, in `plainTwin`: the same repository, the same kind of
+ * change) and a governed commit through the installed hooks and the hook server. The governed commit's time is
  * split into the served hooks' own work (the server's trace: claim to answer) and the rest
  * (git's extra hook runs, the shell wrappers and runner: sh start-up, mkfifo, the FIFO round trip).
  */
 export function plainVsGoverned(repo, reps, traceFile) {
   const { wt, hot } = repo;
+  const twin = plainTwin(repo);
   const env = { ...getEnv(), INTENT_HOOK_SERVER_TRACE: traceFile };
   rmSync(traceFile, { force: true });
   let seq = 10_000;
@@ -34,14 +35,17 @@ export function plainVsGoverned(repo, reps, traceFile) {
     const plain = [];
     const governed = [];
     const phases = { 'pre-commit': [], 'post-commit': [], other: [] };
+    // How often the served hooks took their in-process paths (lib/hooks/prefetch.ts): pre-commit's
+    // staged paths from the index, post-commit's diff read ahead.
+    const fast = { stagedInProcess: 0, readAhead: 0, commits: 0 };
     for (let r = -2; r < reps; r++) { // two warm-ups (the first starts the server)
       let p = 0;
       let g = 0;
       let served = [];
       for (const which of r % 2 ? ['governed', 'plain'] : ['plain', 'governed']) {
-        stage(wt, hot, ++seq);
+        stage(which === 'plain' ? twin : wt, hot, ++seq);
         if (which === 'plain') {
-          p = git(wt, ['-c', 'core.hooksPath=/dev/null', 'commit', '-q', '-m', `plain ${kind} ${seq}`], { env }).ms;
+          p = git(twin, ['-c', 'core.hooksPath=/dev/null', 'commit', '-q', '-m', `plain ${kind} ${seq}`], { env }).ms;
         } else {
           const before = traced(traceFile, 0).length;
           const c = git(wt, ['commit', '-q', '-m', `governed ${kind} ${seq}`], { env, servers: true });
@@ -59,11 +63,15 @@ export function plainVsGoverned(repo, reps, traceFile) {
       phases['pre-commit'].push(hook('pre-commit'));
       phases['post-commit'].push(hook('post-commit'));
       phases.other.push(g - p - hook('pre-commit') - hook('post-commit'));
+      fast.commits++;
+      if (served.some((s) => s.hook === 'pre-commit' && s.stagedInProcess)) fast.stagedInProcess++;
+      if (served.some((s) => s.hook === 'post-commit' && s.readAhead)) fast.readAhead++;
     }
     const ratios = governed.map((g, i) => g / plain[i]);
     out[kind] = {
       plain: stats(plain), governed: stats(governed), ratio: stats(ratios),
       phases: Object.fromEntries(Object.entries(phases).map(([k, xs]) => [k, stats(xs)])),
+      fast,
     };
   }
   // Every governed commit got its note (the plain ones, made with hooks off, have none).
@@ -71,6 +79,17 @@ export function plainVsGoverned(repo, reps, traceFile) {
   const missing = governedShas.filter((c) => !noted.has(c));
   check(missing.length === 0, `item 11: governed commits without a note: ${missing.join(' ')}`);
   return out;
+}
+
+/**
+ * A second worktree of the repository, at the intent worktree's commit (the same files, the same
+ * index size), where the plain commits are made: each governed commit then follows a governed one
+ * in its worktree, as in use (the hook server keeps HEAD's flat tree from the commit it recorded).
+ */
+export function plainTwin(repo) {
+  const twin = `${repo.main}.plain-twin`;
+  if (!existsSync(twin)) git(repo.wt, ['-c', 'core.hooksPath=/dev/null', 'worktree', 'add', '-q', '--detach', twin, 'HEAD']);
+  return twin;
 }
 
 /**

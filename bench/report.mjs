@@ -431,13 +431,15 @@ export function writeReport(R, file) {
   if (R.plainVsGoverned) {
     L.push('', '## 11. A governed commit against a plain `git commit`', '');
     L.push(`In item 1's repository of ${kfiles(R.hooks?.[0]?.n ?? 1000)} files, in the intent's worktree (bench/plain-vs-governed.mjs): for each kind of change, pairs of commits of the same kind ` +
-      '(10 files, 4 hunks each; comment-only: the first line of each file, a comment), one with hooks disabled (`git -c core.hooksPath=/dev/null commit`: the same repository, the same index size) ' +
+      '(10 files, 4 hunks each; comment-only: the first line of each file, a comment), one with hooks disabled (`git -c core.hooksPath=/dev/null commit`, in a second worktree of the same repository: the same files, the same index size; each governed commit follows a governed one, as in use) ' +
       'and one governed (every hook, through the hook server), the order alternating within each pair, two warm-up pairs not counted; the ratio is taken pair by pair. The governed time is split with the ' +
       "server's trace (each request's time from its claim to its answer) into the served pre-commit and post-commit and the rest: git running the hook files (pre-commit, prepare-commit-msg, commit-msg, " +
-      "post-commit, post-index-change; each a `sh` reading the chain cache), and for the two served hooks the runner (sourced by the hook's own `sh`): `mkfifo`, its watch and the FIFO round trip. Every governed commit's note is checked.", '');
-    L.push(table(['change', 'plain', 'governed', 'ratio (paired median)', 'served pre-commit', 'served post-commit', 'the rest'],
+      "post-commit, post-index-change; each a `sh` reading the chain cache), and for the two served hooks the runner (sourced by the hook's own `sh`) and the round trip. " +
+      'The last column: how many served pre-commits read the staged paths from the index in-process, and how many post-commits used the diff the server read ahead (lib/hooks/prefetch.ts). Every governed commit\'s note is checked.', '');
+    L.push(table(['change', 'plain', 'governed', 'ratio (paired median)', 'served pre-commit', 'served post-commit', 'the rest', 'in-process staged paths / diff read ahead'],
       Object.entries(R.plainVsGoverned).map(([kind, k]) => [kind, range(k.plain, 1), range(k.governed, 1), `${f(k.ratio.median, 2)}× (${f(k.ratio.p25, 2)}–${f(k.ratio.p75, 2)})`,
-        msf(k.phases['pre-commit'].median, 1), msf(k.phases['post-commit'].median, 1), msf(k.phases.other.median, 1)])));
+        msf(k.phases['pre-commit'].median, 1), msf(k.phases['post-commit'].median, 1), msf(k.phases.other.median, 1),
+        k.fast ? `${k.fast.stagedInProcess}/${k.fast.commits} / ${k.fast.readAhead}/${k.fast.commits}` : '—'])));
     const m = R.serverMemory;
     if (m) {
       L.push('', `The hook server's resident memory over ${m.commits} more governed commits (alternating ordinary and comment-only; ${m.servers} server${m.servers === 1 ? '' : 's'}): ` +

@@ -10,7 +10,7 @@
  * the classify-ahead worker from here (the guess needs the diff; unserved, pre-commit makes it).
  */
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { activeHookContext, withHookContextSync, type HookContext } from '../core/hook-context.js';
 import { treeDiffAsync } from '../git/diff.js';
@@ -43,6 +43,17 @@ const jobs = new Map<string, { at: number; done: Promise<ReadAhead | null> }>();
 const heads = new Map<string, FlatTree>();
 const HEADS = 4;
 const HEADS_BYTES = 24 * 1024 * 1024;
+
+/** Removes index copies older than KEEP_MS (their job is long over: a server killed during one). */
+function sweepCopies(dir: string): void {
+  for (const n of readdirSync(dir)) {
+    if (!n.startsWith('index.')) continue;
+    const f = join(dir, n);
+    try {
+      if (Date.now() - statSync(f).mtimeMs > KEEP_MS) rmSync(f, { force: true });
+    } catch { /* gone */ }
+  }
+}
 
 /** The index file git commits from: GIT_INDEX_FILE (relative to the hook's directory), else the worktree's own. */
 function indexFile(repo: Repo, env: NodeJS.ProcessEnv, cwd: string): string {
@@ -83,10 +94,11 @@ export function prefetchCommit(repo: Repo, env: NodeJS.ProcessEnv, parent: strin
   const ctx = activeHookContext();
   if (!ctx?.defer || !parent || !/^[0-9a-f]{40}$/.test(parent)) return;
   for (const [k, j] of jobs) if (Date.now() - j.at > KEEP_MS) jobs.delete(k);
-  const dir = join(stateDir(repo), 'prefetch');
+  // In the server's folder (uninstall removes it); a copy a killed server left is swept later.
+  const dir = join(stateDir(repo), 'server');
   const copy = join(dir, `index.${process.pid}.${randomBytes(6).toString('hex')}`);
   try {
-    mkdirSync(dir, { recursive: true });
+    sweepCopies(dir);
     copyFileSync(indexFile(repo, env, ctx.cwd), copy);
   } catch {
     rmSync(copy, { force: true });
