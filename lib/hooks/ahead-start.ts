@@ -54,6 +54,19 @@ export async function startClassifyAhead(repo: Repo, { parent, patch }: Staged, 
     const res = gitRaw(['write-tree'], { cwd: repo.root, inheritRepoEnv: true });
     const tree = res.stdout.trim();
     if (res.status !== 0 || !/^[0-9a-f]{40,64}$/.test(tree)) return null;
+    return await classifyAheadOf(repo, parent, tree, env);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Hands `parent` → `tree` (a tree git wrote from the staged index) to the repository's resident
+ * worker, or to a new one started detached; returns its pid or null (post-commit then classifies
+ * by itself). The hook server's read-ahead (prefetch.ts) calls it after pre-commit's answer.
+ */
+export async function classifyAheadOf(repo: Repo, parent: string, tree: string, env: NodeJS.ProcessEnv): Promise<number | null> {
+  try {
     const dir = aheadDir(stateDir(repo));
     if (pendingAlive(dir, parent, tree)) return null;
     const resident = await askResident(dir, parent, tree);

@@ -6,10 +6,8 @@
  * HEAD, with post-commit's own pinned options. post-commit takes the diff only when the commit it
  * records has exactly that parent and that tree (read from the loose commit object): then it is
  * the commit's own diff, byte for byte; otherwise post-commit runs git. Only in the hook server: a
- * hook's own node exits when it has answered. With the diff come both sides of every change and
- * the commit's mutation classes: the server keeps the TypeScript compiler loaded, so a refactor-like
- * change's syntax comparison costs it milliseconds here, before the commit is made, and no
- * classify-ahead worker is asked (unserved, pre-commit still hands such a change to one).
+ * hook's own node exits when it has answered. A TS/JS change that looks like a refactor goes to
+ * the classify-ahead worker from here (the guess needs the diff; unserved, pre-commit makes it).
  */
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -19,8 +17,10 @@ import { treeDiffAsync } from '../git/diff.js';
 import { gitRawAsync } from '../git/process.js';
 import { readIndex, stagedPathsFrom, type FlatTree } from '../git/index-file.js';
 import { readObjectsPreferLoose } from '../git/loose.js';
-import { classifyChanges } from '../mutation/classify.js';
-import { useTypeScriptCodeCache } from '../mutation/ts-cache.js';
+import { predictsSyntaxOf } from '../mutation/ahead.js';
+import { syntaxOf } from '../mutation/languages.js';
+import { readSettings } from '../core/settings.js';
+import { classifyAheadOf } from './ahead-start.js';
 import { openHookRepo, stateDir, type Repo } from '../git/repo.js';
 import type { Prefetched } from '../trace/record-commit.js';
 
@@ -146,11 +146,11 @@ async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: stri
     rmSync(copy, { force: true });
   }
   const changes = await inCtx(() => treeDiffAsync(repo.root, parent, tree));
-  // Both sides of every change (loose objects, in-process), and the commit's mutation classes from
-  // them, as post-commit would compute them (unclaimed: a claim in the message is post-commit's
-  // to check): here, before the commit is made, instead of in post-commit or a worker.
-  const objects = inCtx(() => readObjectsPreferLoose(repo, changes.flatMap((c) => [c.oldOid, c.newOid]), ctx.env));
-  useTypeScriptCodeCache(stateDir(repo));
-  const classes = classifyChanges(changes, new Map([...objects].map(([k, o]) => [k, o.data])));
-  return { parent, tree, changes, objects, classes, entries };
+  // A refactor-like TS/JS change goes to the classify-ahead worker from here, as unserved
+  // pre-commit does from its own patch: the guess reads both sides (loose objects, in-process).
+  if (readSettings(ctx.env).classifyAhead && changes.some((c) => syntaxOf(c.path))) {
+    const blobs = inCtx(() => readObjectsPreferLoose(repo, changes.filter((c) => syntaxOf(c.path)).flatMap((c) => [c.oldOid, c.newOid]), ctx.env));
+    if (predictsSyntaxOf(changes, new Map([...blobs].map(([k, o]) => [k, o.data])))) await classifyAheadOf(repo, parent, tree, ctx.env);
+  }
+  return { parent, tree, changes, entries };
 }

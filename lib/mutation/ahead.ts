@@ -70,6 +70,36 @@ export function predictsSyntax(patch: string): boolean {
     else if (body && line.startsWith('-')) cur.removed.push(line.slice(1));
     else if (body && line.startsWith('+')) cur.added.push(line.slice(1));
   }
+  return looksSyntactic(files);
+}
+
+/**
+ * `predictsSyntax` from a change list and its blobs (both sides): the removed and added lines of
+ * each TS/JS file's hunks, the same guess. False when a side's bytes are missing.
+ */
+export function predictsSyntaxOf(changes: readonly FileChange[], blobs: ReadonlyMap<string, Buffer>): boolean {
+  const files: { removed: string[]; added: string[] }[] = [];
+  let chars = 0;
+  for (const c of changes) {
+    if (!syntaxOf(c.path)) continue;
+    const lines = (oid: string) => (/^0+$/.test(oid) ? [] : blobs.get(oid)?.toString('utf8').split('\n') ?? null);
+    const before = lines(c.oldOid);
+    const after = lines(c.newOid);
+    if (!before || !after) return false;
+    const f = { removed: [] as string[], added: [] as string[] };
+    for (const h of c.hunks) {
+      f.removed.push(...before.slice(h.oldStart - 1, h.oldStart - 1 + h.oldCount));
+      f.added.push(...after.slice(h.newStart - 1, h.newStart - 1 + h.newCount));
+    }
+    for (const l of [...f.removed, ...f.added]) chars += l.length + 1;
+    if (chars > MAX_PATCH_CHARS) return false;
+    files.push(f);
+  }
+  return looksSyntactic(files);
+}
+
+/** The guess itself: the same token signature removed and added, in one file or over all (a move). */
+function looksSyntactic(files: { removed: string[]; added: string[] }[]): boolean {
   const changed = files.filter((f) => f.removed.length || f.added.length);
   if (!changed.length || files.length > MAX_FILES) return false;
   const same = (r: string[], a: string[]) => tokenSignature(r.join('\n')) === tokenSignature(a.join('\n'));

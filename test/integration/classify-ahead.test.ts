@@ -21,11 +21,7 @@ let wtB: string;
 let traceDir: string;
 let n = 0;
 
-// The worker is the path of hooks that run in their own node: in the hook server a commit's classes
-// are computed ahead in the server itself (lib/hooks/prefetch.ts, test/integration/read-ahead.test.ts).
-const serverBefore = process.env.INTENT_HOOK_SERVER;
 beforeAll(() => forFile(() => {
-  process.env.INTENT_HOOK_SERVER = '0';
   repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }, { id: 'INT-002', scope: ['lib/**'] }], {
     'src/auth.ts': AUTH, 'src/math.ts': MATH, 'lib/auth.ts': AUTH, 'lib/math.ts': MATH, 'README.md': '# t\n',
   });
@@ -37,8 +33,6 @@ beforeAll(() => forFile(() => {
 const children: ChildProcess[] = [];
 afterAll(() => {
   for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-  if (serverBefore === undefined) delete process.env.INTENT_HOOK_SERVER;
-  else process.env.INTENT_HOOK_SERVER = serverBefore;
 });
 
 const aheadDir = () => join(repo, '.git', 'intent', 'classify-ahead');

@@ -559,9 +559,8 @@ describe('the hook server under faults: every wait bounded, nothing left behind'
     const { repo, wt, env } = setup();
     expect(commit(wt, env, { 'src/a.ts': 'export function login1(user: string) {\n  return user;\n}\n' }, 'start').status).toBe(0);
     const pid = await serverUp(repo);
-    // A rename of a function, committed with hooks in their own node (a served commit is
-    // classified in the server): refactor-like, pre-commit hands it to a worker that stays.
-    const r = commit(wt, { ...env, INTENT_HOOK_SERVER: '0', INTENT_CLASSIFY_RESIDENT_MS: '60000' }, { 'src/a.ts': 'export function login2(user: string) {\n  return user;\n}\n' }, 'rename');
+    // A rename of a function: refactor-like, pre-commit hands it to a worker that stays.
+    const r = commit(wt, { ...env, INTENT_CLASSIFY_RESIDENT_MS: '60000' }, { 'src/a.ts': 'export function login2(user: string) {\n  return user;\n}\n' }, 'rename');
     expect(r.status, r.stderr).toBe(0);
     const state = realpathSync(join(repo, '.git', 'intent'));
     await until(() => processesNaming(state).length === 2);
@@ -576,8 +575,8 @@ describe('the hook server under faults: every wait bounded, nothing left behind'
       const { repo, wt, env } = setup();
       expect(commit(wt, env, { 'src/a.ts': refactor(1) }, 'start').status).toBe(0);
       await serverUp(repo);
-      // A rename of a function, hooks in their own node: pre-commit hands it to a worker that stays.
-      const r = commit(wt, { ...env, INTENT_HOOK_SERVER: '0', INTENT_CLASSIFY_RESIDENT_MS: '60000' }, { 'src/a.ts': refactor(2) }, 'rename');
+      // A rename of a function: refactor-like, pre-commit hands it to a worker that stays.
+      const r = commit(wt, { ...env, INTENT_CLASSIFY_RESIDENT_MS: '60000' }, { 'src/a.ts': refactor(2) }, 'rename');
       expect(r.status, r.stderr).toBe(0);
       const state = realpathSync(join(repo, '.git', 'intent'));
       await until(() => processesNaming(state).length === 2);
