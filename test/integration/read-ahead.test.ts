@@ -65,7 +65,11 @@ describe('reading ahead for post-commit in the hook server', () => {
       ['binary', () => writeFileSync(join(wt, 'src', 'blob.bin'), Buffer.from([0, 1, 2, 0, 255, 10]))],
       ['mode', () => chmodSync(join(wt, 'src', 'a.ts'), 0o755)],
       ['comment only', () => writeFiles(wt, { 'src/a.ts': '// a comment\nexport const a = 3;\nexport const b = 4;\n' })],
+      ['rename a local', () => writeFiles(wt, { 'src/f.ts': 'export function f(x: number) {\n  const y = x + 1;\n  return y;\n}\n' })],
+      ['rename a local (refactor)', () => writeFiles(wt, { 'src/f.ts': 'export function f(x: number) {\n  const next = x + 1;\n  return next;\n}\n' })],
+      ['same tokens, new behaviour', () => writeFiles(wt, { 'src/f.ts': 'export function f(x: number) {\n  const next = x - 1;\n  return next;\n}\n' })],
     ];
+    const classes: Record<string, string> = {};
     for (const [name, change] of steps) {
       const before = postCommits(trace).length;
       change();
@@ -78,9 +82,15 @@ describe('reading ahead for post-commit in the hook server', () => {
       // From the second served commit on, pre-commit read the staged paths from the index in-process.
       if (name !== 'modify') expect(traced(trace, 'pre-commit').at(-1)!.stagedInProcess, `${name}: staged paths in-process`).toBe(true);
       const served = stable(wt);
+      classes[name] = noteOf(wt)!.record.metadata['dev.intent'].mutation_class;
       recordUnserved(repo, wt);
       expect(stable(wt), name).toEqual(served);
     }
+    // The classes, the syntax comparison's included (a refactor-like change goes to the worker from the read-ahead).
+    expect(classes['comment only']).toBe('AST_REFACTOR');
+    expect(classes['rename a local (refactor)']).toBe('AST_REFACTOR');
+    expect(classes['same tokens, new behaviour']).toBe('INTENT_EVOLUTION');
+    expect(classes.modify).toBe('INTENT_EVOLUTION');
     const v = intent(repo, ['verify']);
     expect(v.status, v.stdout + v.stderr).toBe(0);
   });
