@@ -18,7 +18,7 @@ import { gitRawAsync } from '../git/process.js';
 import { readIndex, stagedPathsFrom, type FlatTree } from '../git/index-file.js';
 import { readObjectsPreferLoose } from '../git/loose.js';
 import { predictsSyntaxOf } from '../mutation/ahead.js';
-import { syntaxOf } from '../mutation/languages.js';
+import { cheapClasses } from '../mutation/classify.js';
 import { readSettings } from '../core/settings.js';
 import { classifyAheadOf } from './ahead-start.js';
 import { openHookRepo, stateDir, type Repo } from '../git/repo.js';
@@ -146,11 +146,13 @@ async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: stri
     rmSync(copy, { force: true });
   }
   const changes = await inCtx(() => treeDiffAsync(repo.root, parent, tree));
-  // A refactor-like TS/JS change goes to the classify-ahead worker from here, as unserved
-  // pre-commit does from its own patch: the guess reads both sides (loose objects, in-process).
-  if (readSettings(ctx.env).classifyAhead && changes.some((c) => syntaxOf(c.path))) {
-    const blobs = inCtx(() => readObjectsPreferLoose(repo, changes.filter((c) => syntaxOf(c.path)).flatMap((c) => [c.oldOid, c.newOid]), ctx.env));
-    if (predictsSyntaxOf(changes, new Map([...blobs].map(([k, o]) => [k, o.data])))) await classifyAheadOf(repo, parent, tree, ctx.env);
-  }
-  return { parent, tree, changes, entries };
+  // Both sides of every change (loose objects, in-process), for post-commit and for the classes.
+  const objects = inCtx(() => readObjectsPreferLoose(repo, changes.flatMap((c) => [c.oldOid, c.newOid]), ctx.env));
+  const blobs = new Map([...objects].map(([k, o]) => [k, o.data]));
+  // The classes, when the cheap rules settle every change (what post-commit's classification
+  // starts with; a claim in the message is post-commit's to check). A refactor-like TS/JS change
+  // goes to the classify-ahead worker from here, as unserved pre-commit does from its own patch.
+  const cheap = cheapClasses(changes, blobs);
+  if (cheap.survivors.length && readSettings(ctx.env).classifyAhead && predictsSyntaxOf(changes, blobs)) await classifyAheadOf(repo, parent, tree, ctx.env);
+  return { parent, tree, changes, objects, ...(cheap.survivors.length ? {} : { classes: cheap.out }), entries };
 }

@@ -8,10 +8,13 @@ import { resolveIntentId } from '../intents/active.js';
 import { authorsOfCommitted, readAttribution, updateAttribution, type PathAttribution } from './line-credit.js';
 import { commitHeaders, readLoose, readObjectsPreferLoose } from '../git/loose.js';
 import type { FileChange } from '../git/hunks.js';
+import type { GitObject } from '../git/blobs.js';
+import type { FileClasses } from '../mutation/classify.js';
 import { noteObjectNames, writeNoteInProcess } from '../git/notes-write.js';
 import { NOTES_REF } from '../core/version.js';
 import { applyPool, creditPool } from './credit-carry.js';
 import { classifyCommitChanges } from '../mutation/classify-commit.js';
+import { trace as traceClasses } from '../mutation/ahead.js';
 import { claimsRefactor, unmetClaimWarning } from '../mutation/claim.js';
 import { git } from '../git/process.js';
 import { useTypeScriptCodeCache } from '../mutation/ts-cache.js';
@@ -33,12 +36,17 @@ import { hostEnv, readSettings } from '../core/settings.js';
 
 /**
  * What the hook server read ahead for the commit being made (lib/hooks/prefetch.ts): HEAD and the
- * tree of the index as pre-commit allowed it, and their diff with commitDiff's options.
+ * tree of the index as pre-commit allowed it, their diff with commitDiff's options, both sides of
+ * each change, and their classes when no syntax comparison is needed.
  */
 export interface Prefetched {
   parent: string;
   tree: string;
   changes: FileChange[];
+  /** Both sides of every change, by id. */
+  objects: Map<string, GitObject>;
+  /** The classes, when the cheap rules settled every change (`cheapClasses`, no claim). */
+  classes?: FileClasses;
 }
 
 /** Path of the shared ledger (in the main worktree, one for all worktrees). */
@@ -95,7 +103,10 @@ export function recordCommit(
   // read in this process where they are loose objects, by one `git cat-file --batch` otherwise.
   const inProcess = readSettings(env).notesInProcess;
   const noteNames = inProcess ? noteObjectNames(NOTES_REF, diff.sha) : [];
-  const objects = readObjectsPreferLoose(repo, [...oids, ...credited.map(([, e]) => e.blob), diff.sha, ...noteNames], env);
+  const wanted = [...oids, ...credited.map(([, e]) => e.blob), diff.sha, ...noteNames];
+  const pre = ahead ? opts.prefetched! : null;
+  const objects = readObjectsPreferLoose(repo, pre ? wanted.filter((n) => !pre.objects.has(n)) : wanted, env);
+  if (pre) for (const [k, o] of pre.objects) objects.set(k, o);
   const blobs = new Map([...objects].map(([name, o]) => [name, o.data]));
   const commitObject = blobs.get(diff.sha);
   for (const name of [diff.sha, ...noteNames]) blobs.delete(name);
@@ -114,7 +125,9 @@ export function recordCommit(
   // The decision the commit-msg hook held a claimed refactor to (lib/mutation/claim.ts); a
   // refactor-like change may have been classified ahead by a worker pre-commit started.
   const claimed = claimsRefactor(commitMessage(repo.root, diff.sha, commitObject));
-  const classified = classifyCommitChanges(stateDir(repo), diff.changes, blobs, diff.parents[0], env, claimed);
+  const settled = pre?.classes && !claimed ? pre.classes : null;
+  if (settled) traceClasses(env, { outcome: 'no-syntax' });
+  const classified = settled ? { classes: settled, warning: '' } : classifyCommitChanges(stateDir(repo), diff.changes, blobs, diff.parents[0], env, claimed);
   const warn = opts.warn ?? warnActive;
   if (classified.warning) warn(classified.warning);
   if (claimed) warn(unmetClaimWarning(diff.sha, diff.changes, blobs, classified.classes));
