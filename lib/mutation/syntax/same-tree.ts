@@ -1,0 +1,69 @@
+/*
+ * The comparison's shortcut for changes that leave every file's syntax tree as it was (comments,
+ * blank lines, indentation, optional semicolons, quote style): each side parsed alone, the two trees
+ * walked together. Equal trees are what the full comparison (match.ts: a program and a checker per
+ * side, units, renames, moves) finds equal first of all, at a fraction of its cost; anything else,
+ * or any doubt (a parse error, a renamed file, an added or deleted one), goes to it.
+ */
+import type * as TS from 'typescript';
+import { syntaxOf } from '../languages.js';
+import type { Entry } from './entries.js';
+import type { Ts } from './sides.js';
+
+/**
+ * Whether every entry in `entries` (changed TS/JS files) parses, old and new, to the same tree:
+ * the same nodes in the same order, each with the same properties (sameProps). The files keep
+ * their paths (no rename) and both sides exist.
+ */
+export function sameTrees(ts: Ts, entries: readonly Entry[]): boolean {
+  for (const e of entries) {
+    if (e.old === null || e.new === null || e.oldPath !== e.path) return false;
+    const a = parse(ts, e.path, e.old);
+    const b = a && parse(ts, e.path, e.new);
+    if (!a || !b || !sameNode(ts, a, b, true)) return false;
+  }
+  return true;
+}
+
+function parse(ts: Ts, path: string, text: string): TS.SourceFile | null {
+  const kind = syntaxOf(path) ?? 'ts';
+  const scriptKind = { ts: ts.ScriptKind.TS, tsx: ts.ScriptKind.TSX, js: ts.ScriptKind.JS, jsx: ts.ScriptKind.JSX }[kind];
+  const sf = ts.createSourceFile(`/intent-same/${kind}.${kind}`, text, { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode?.ParseNone }, false, scriptKind);
+  // A file that does not parse is the full comparison's to judge (and to explain).
+  const errors = (sf as unknown as { parseDiagnostics?: unknown[] }).parseDiagnostics;
+  return Array.isArray(errors) && errors.length === 0 ? sf : null;
+}
+
+/**
+ * Properties of a node that are not what it says: where it is, and what a later pass caches on it
+ * (none is set by a parse alone, but a node seen by a checker would carry them). A quote style
+ * or a block, list or literal written on several lines (`multiLine`) is no difference either. Every other own property that is not an object (kind, flags, names,
+ * texts, operators, `isTypeOnly`, `isExportEquals`, literal flags…) must be equal.
+ */
+const WHERE = new Set(['pos', 'end', 'id', 'parent', 'original', 'emitNode', 'symbol', 'localSymbol', 'locals', 'nextContainer', 'flowNode', 'endFlowNode', 'returnFlowNode', 'modifierFlagsCache', 'jsDoc', 'jsDocCache', 'singleQuote', 'multiLine']);
+
+function sameNode(ts: Ts, a: TS.Node, b: TS.Node, root = false): boolean {
+  if (a.kind !== b.kind) return false;
+  // A source file's own properties are about the file (its text, line map, counts): its statements say the rest.
+  if (!root && !sameProps(a, b)) return false;
+  const ka: TS.Node[] = [];
+  const kb: TS.Node[] = [];
+  ts.forEachChild(a, (n) => void ka.push(n));
+  ts.forEachChild(b, (n) => void kb.push(n));
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) if (!sameNode(ts, ka[i], kb[i])) return false;
+  return true;
+}
+
+function sameProps(a: TS.Node, b: TS.Node): boolean {
+  const ra = a as unknown as Record<string, unknown>;
+  const rb = b as unknown as Record<string, unknown>;
+  for (const [x, y] of [[ra, rb], [rb, ra]]) {
+    for (const k of Object.keys(x)) {
+      const v = x[k];
+      if (WHERE.has(k) || (v !== null && (typeof v === 'object' || typeof v === 'function'))) continue;
+      if (v !== y[k]) return false;
+    }
+  }
+  return true;
+}
