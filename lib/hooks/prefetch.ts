@@ -18,7 +18,7 @@ import { gitRawAsync } from '../git/process.js';
 import { readIndex, stagedPathsFrom, type FlatTree } from '../git/index-file.js';
 import { readObjectsPreferLoose } from '../git/loose.js';
 import { predictsSyntaxOf } from '../mutation/ahead.js';
-import { cheapClasses } from '../mutation/classify.js';
+import { cheapClasses, unchangedTreeClasses } from '../mutation/classify.js';
 import { readSettings } from '../core/settings.js';
 import { classifyAheadOf } from './ahead-start.js';
 import { openHookRepo, stateDir, type Repo } from '../git/repo.js';
@@ -153,6 +153,10 @@ async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: stri
   // starts with; a claim in the message is post-commit's to check). A refactor-like TS/JS change
   // goes to the classify-ahead worker from here, as unserved pre-commit does from its own patch.
   const cheap = cheapClasses(changes, blobs);
-  if (cheap.survivors.length && readSettings(ctx.env).classifyAhead && predictsSyntaxOf(changes, blobs)) await classifyAheadOf(repo, parent, tree, ctx.env);
-  return { parent, tree, changes, objects, ...(cheap.survivors.length ? {} : { classes: cheap.out }), entries };
+  // What survives them and only reformats (comments, layout: the same parse trees) is settled here
+  // too (parsing, no checker); a real refactor-like change goes to the worker.
+  const same = cheap.survivors.length ? unchangedTreeClasses(cheap.out, cheap.survivors) : null;
+  const settled = cheap.survivors.length ? (same ? { classes: same, settledBy: 'same-tree' as const } : null) : { classes: cheap.out, settledBy: 'no-syntax' as const };
+  if (!settled && readSettings(ctx.env).classifyAhead && predictsSyntaxOf(changes, blobs)) await classifyAheadOf(repo, parent, tree, ctx.env);
+  return { parent, tree, changes, objects, ...settled, entries };
 }

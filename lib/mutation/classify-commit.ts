@@ -11,7 +11,7 @@ import { aheadDir, aheadKey, readEntry, remove, trace, validEntry, waitBound, wo
 import { hostEnv } from '../core/settings.js';
 
 /** How post-commit got its classes: for the trace (INTENT_CLASSIFY_TRACE) and the tests. */
-export type AheadOutcome = 'no-syntax' | 'no-compiler' | 'waiting' | 'cache' | 'waited' | 'computed' | 'timeout' | 'worker-gone' | 'rejected';
+export type AheadOutcome = 'no-syntax' | 'same-tree' | 'no-compiler' | 'waiting' | 'cache' | 'waited' | 'computed' | 'timeout' | 'worker-gone' | 'rejected';
 
 /**
  * post-commit's classification of a commit (`parent` → the commit): the cheap rules here; what

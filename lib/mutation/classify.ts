@@ -9,7 +9,7 @@
  * claimed refactor is compared by syntax without the token filter, so an accepted claim is recorded
  * as AST_REFACTOR; a change over the size limits is an evolution, claimed or not).
  */
-import { classifyChange as astClassify } from './syntax/index.js';
+import { classifyChange as astClassify, unchangedTrees } from './syntax/index.js';
 import { isBinary } from '../git/blobs.js';
 import type { FileChange } from '../git/hunks.js';
 import { classifyFile, type MutationClass } from './classes.js';
@@ -93,6 +93,18 @@ export function syntaxClasses(out: FileClasses, survivors: Survivor[]): FileClas
     const v = verdict.files[x.c.path] ?? { class: verdict.class, reason: verdict.reason };
     out.set(x.c.path, { cls: v.class, ...(v.reason ? { reason: v.reason } : {}) });
   }
+  return out;
+}
+
+/**
+ * `syntaxClasses` when the survivors are TS/JS files whose parse trees did not change
+ * (syntax/same-tree.ts: comments, layout): each AST_REFACTOR, found by parsing alone, no
+ * checker. Null otherwise: the full comparison is needed.
+ */
+export function unchangedTreeClasses(out: FileClasses, survivors: Survivor[]): FileClasses | null {
+  if (!survivors.length || survivors.some((x) => x.c.oldPath)) return null;
+  if (!unchangedTrees(survivors.map((x) => ({ path: x.c.path, oldText: x.oldText, newText: x.newText })))) return null;
+  for (const x of survivors) out.set(x.c.path, { cls: 'AST_REFACTOR' });
   return out;
 }
 

@@ -45,8 +45,9 @@ export interface Prefetched {
   changes: FileChange[];
   /** Both sides of every change, by id. */
   objects: Map<string, GitObject>;
-  /** The classes, when the cheap rules settled every change (`cheapClasses`, no claim). */
+  /** The classes, when the cheap rules (`no-syntax`) or the same parse trees (`same-tree`) settled every change (no claim). */
   classes?: FileClasses;
+  settledBy?: 'no-syntax' | 'same-tree';
 }
 
 /** Path of the shared ledger (in the main worktree, one for all worktrees). */
@@ -126,7 +127,7 @@ export function recordCommit(
   // refactor-like change may have been classified ahead by a worker pre-commit started.
   const claimed = claimsRefactor(commitMessage(repo.root, diff.sha, commitObject));
   const settled = pre?.classes && !claimed ? pre.classes : null;
-  if (settled) traceClasses(env, { outcome: 'no-syntax' });
+  if (settled) traceClasses(env, { outcome: pre!.settledBy ?? 'no-syntax' });
   const classified = settled ? { classes: settled, warning: '' } : classifyCommitChanges(stateDir(repo), diff.changes, blobs, diff.parents[0], env, claimed);
   const warn = opts.warn ?? warnActive;
   if (classified.warning) warn(classified.warning);

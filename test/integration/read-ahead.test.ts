@@ -74,7 +74,8 @@ describe('reading ahead for post-commit in the hook server', () => {
       const before = postCommits(trace).length;
       change();
       git(wt, 'add', '-A');
-      const c = run('git', ['commit', '-q', '-m', name], wt, env);
+      const classTrace = join(tempDir('intent-read-ahead-classes-'), 'classes.jsonl');
+      const c = run('git', ['commit', '-q', '-m', name], wt, { ...env, INTENT_CLASSIFY_TRACE: classTrace });
       expect(c.status, c.stderr).toBe(0);
       expect(c.stderr, name).not.toMatch(/WARNING/);
       await until(() => postCommits(trace).length > before, `the server traced the post-commit of "${name}"`);
@@ -83,6 +84,10 @@ describe('reading ahead for post-commit in the hook server', () => {
       if (name !== 'modify') expect(traced(trace, 'pre-commit').at(-1)!.stagedInProcess, `${name}: staged paths in-process`).toBe(true);
       const served = stable(wt);
       classes[name] = noteOf(wt)!.record.metadata['dev.intent'].mutation_class;
+      const outcomes = existsSync(classTrace) ? readFileSync(classTrace, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).outcome) : [];
+      // A change that only reformats is settled in the server by its parse trees, no worker asked.
+      if (name === 'comment only') expect(outcomes).toEqual(['same-tree']);
+      if (name === 'modify') expect(outcomes).toEqual(['no-syntax']);
       recordUnserved(repo, wt);
       expect(stable(wt), name).toEqual(served);
     }

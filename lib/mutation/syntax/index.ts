@@ -18,8 +18,10 @@
  * Its modules, by phase: classify (the flow: which comparison each file gets), entries (the files
  * of a change and the result types), fallback (the token comparison), sides (the compiler, each
  * side's parsed files), ast (helpers over the syntax tree: symbol keys, exports, labels), canon
- * (canonical token streams per unit), match (one bijection of renameable symbols over the change).
+ * (canonical token streams per unit), match (one bijection of renameable symbols over the change),
+ * same-tree (the shortcut for changes that leave every parse tree as it was: comments, layout).
  */
 export { classifyChange, classifySource, type MutationClass } from './classify.js';
 export type { AstVerdict, ChangeVerdict, SourceChange } from './entries.js';
 export { preloadCompiler } from './sides.js';
+export { unchangedTrees } from './same-tree.js';

@@ -7,8 +7,17 @@
  */
 import type * as TS from 'typescript';
 import { syntaxOf } from '../languages.js';
-import type { Entry } from './entries.js';
-import type { Ts } from './sides.js';
+import { toEntry, type Entry, type SourceChange } from './entries.js';
+import { loadTypeScript, type Ts } from './sides.js';
+
+/**
+ * Whether every file of a change (TS/JS, both sides present, no rename) parses to the same tree
+ * as before: then `classifyChange` finds it AST_REFACTOR by parsing alone. False without the compiler.
+ */
+export function unchangedTrees(files: readonly SourceChange[]): boolean {
+  const ts = files.length ? loadTypeScript() : null;
+  return !!ts && files.every((f) => syntaxOf(f.path)) && sameTrees(ts, files.map(toEntry));
+}
 
 /**
  * Whether every entry in `entries` (changed TS/JS files) parses, old and new, to the same tree:
