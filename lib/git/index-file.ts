@@ -15,7 +15,10 @@ export interface FlatEntry {
   oid: string;
 }
 
-/** A directory whose tree id is known: its files are entries `start .. start + count` of its list. */
+/**
+ * A directory whose tree id is known, with the number of files below it; in HEAD's list also
+ * where they start (`start`; -1 in the index's, where the walk finds it).
+ */
 export interface KnownDir {
   oid: string;
   start: number;
@@ -226,34 +229,13 @@ function readCacheTree(buf: Buffer, pos: number, end: number, entries: FlatTree)
     const count = Number(m[1]);
     if (count >= 0) {
       if (pos + HASH > end) return entries.dirs.clear();
-      const range = path === '' ? [0, entries.size] : rangeOf(entries, Buffer.from(path, 'latin1'));
-      if (range[1] - range[0] !== count) return entries.dirs.clear();
       // git skips by the cache tree below the root only (unpack-trees' traverse_by_cache_tree).
-      if (path !== '') entries.dirs.set(path, { oid: buf.toString('hex', pos, pos + HASH), start: range[0], count });
+      // Where a directory's entries start is found by the walk, which checks that they line up.
+      if (path !== '') entries.dirs.set(path, { oid: buf.toString('hex', pos, pos + HASH), start: -1, count });
       pos += HASH;
     }
     stack.push({ path, left: Number(m[2]) });
   }
-}
-
-/** The entries under directory `dir` (its path's bytes): `[start, end)`. */
-function rangeOf(tree: FlatTree, dir: Buffer): [number, number] {
-  const key = Buffer.concat([dir, Buffer.from('/')]);
-  const start = lowerBound(tree, key);
-  key[key.length - 1] = 0x30; // '/' + 1: the first path past every "dir/..."
-  return [start, lowerBound(tree, key)];
-}
-
-/** The first entry whose path is not below `key` in byte order. */
-function lowerBound(tree: FlatTree, key: Buffer): number {
-  let lo = 0;
-  let hi = tree.size;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (tree.paths.compare(key, 0, key.length, tree.pathStart[mid], tree.pathEnd[mid]) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 const HEX = (() => {
@@ -278,8 +260,17 @@ export function parseLsTree(buf: Buffer): FlatTree | null {
   const oidAt = new Uint32Array(n);
   const modes = new Uint32Array(n);
   const oids = Buffer.allocUnsafe(n * HASH);
-  const dirs: [path: string, oid: string][] = [];
+  const dirs = new Map<string, KnownDir>();
+  // The directories (tree lines) not yet closed, innermost last: a tree line comes before the
+  // files below it, and they end at the first line not below it.
+  const open: { from: number; to: number; oid: string; start: number }[] = [];
   let files = 0;
+  const close = (keep: number) => {
+    while (open.length > keep) {
+      const d = open.pop()!;
+      dirs.set(buf.toString('latin1', d.from, d.to), { oid: d.oid, start: d.start, count: files - d.start });
+    }
+  };
   let pos = 0;
   for (let line = 0; line < n; line++) {
     let mode = 0;
@@ -304,8 +295,11 @@ export function parseLsTree(buf: Buffer): FlatTree | null {
     if (stop === -1) stop = buf.length;
     if (stop === start) return null;
     pos = stop + 1;
+    let inside = open.length;
+    while (inside > 0 && !isBelow(buf, start, stop, open[inside - 1].from, open[inside - 1].to)) inside--;
+    close(inside);
     if (mode === 0o040000) {
-      dirs.push([buf.toString('latin1', start, stop), oids.toString('hex', at, at + HASH)]);
+      open.push({ from: start, to: stop, oid: oids.toString('hex', at, at + HASH), start: files });
       continue;
     }
     modes[files] = mode;
@@ -314,14 +308,20 @@ export function parseLsTree(buf: Buffer): FlatTree | null {
     pathEnd[files] = stop;
     files++;
   }
-  const tree = new FlatTree(files, buf, pathStart, pathEnd, oids, oidAt, modes);
+  close(0);
+  const flat = new FlatTree(files, buf, pathStart, pathEnd, oids, oidAt, modes);
+  for (const [path, d] of dirs) flat.dirs.set(path, d);
   // The staged-paths walk relies on git's order; a listing out of it is not git's.
-  for (let i = 1; i < files; i++) if (comparePaths(tree, i - 1, tree, i) >= 0) return null;
-  for (const [path, oid] of dirs) {
-    const [start, end] = rangeOf(tree, Buffer.from(path, 'latin1'));
-    tree.dirs.set(path, { oid, start, count: end - start });
-  }
-  return tree;
+  for (let i = 1; i < files; i++) if (comparePaths(flat, i - 1, flat, i) >= 0) return null;
+  return flat;
+}
+
+/** Whether the path `buf[from, to)` is below the directory `buf[dirFrom, dirTo)`. */
+function isBelow(buf: Buffer, from: number, to: number, dirFrom: number, dirTo: number): boolean {
+  const len = dirTo - dirFrom;
+  if (to - from <= len + 1 || buf[from + len] !== 0x2f) return false;
+  for (let k = 0; k < len; k++) if (buf[from + k] !== buf[dirFrom + k]) return false;
+  return true;
 }
 
 /**
@@ -348,18 +348,19 @@ export function stagedPathsFrom(index: IndexSnapshot, head: FlatTree): string[] 
   };
   const skips = sameDirs(a, head);
   while (i < a.size && j < head.size) {
-    const same = skips.get(i);
+    const c = comparePaths(a, i, head, j);
+    const same = c === 0 && skips.size ? skips.get(j) : undefined;
     if (same !== undefined) {
-      // A directory with the same tree id on both sides, starting here on both: the same files.
-      const d = same.find((x) => x.head === j);
-      if (d !== undefined) {
-        i += d.count;
-        j += d.count;
-        prevMatched = true;
+      // A directory with the same tree id on both sides, whose first file is here on both: the
+      // same files, if its last one lines up too.
+      const count = same.find((k) => i + k <= a.size && comparePaths(a, i + k - 1, head, j + k - 1) === 0);
+      if (count !== undefined) {
+        if (!inOrder(true)) return null;
+        i += count;
+        j += count;
         continue;
       }
     }
-    const c = comparePaths(a, i, head, j);
     if (c > 0) {
       out.push(head.pathOf(j++));
       continue;
@@ -381,20 +382,20 @@ export function stagedPathsFrom(index: IndexSnapshot, head: FlatTree): string[] 
 }
 
 /**
- * The directories with the same tree id and number of files in `a` and `b`, by their first
- * entry in `a` (outermost first): where the walk may skip.
+ * The directories with the same tree id and number of files in the index `a` and HEAD `b`, by
+ * where their files start in `b`: their counts, outermost first. Where the walk may skip.
  */
-function sameDirs(a: FlatTree, b: FlatTree): Map<number, { head: number; count: number }[]> {
-  const out = new Map<number, { head: number; count: number }[]>();
+function sameDirs(a: FlatTree, b: FlatTree): Map<number, number[]> {
+  const out = new Map<number, number[]>();
   if (!a.dirs.size || !b.dirs.size) return out;
   for (const [path, d] of a.dirs) {
     const h = b.dirs.get(path);
-    if (h === undefined || h.oid !== d.oid || h.count !== d.count || d.count === 0) continue;
-    const list = out.get(d.start) ?? [];
-    list.push({ head: h.start, count: d.count });
-    out.set(d.start, list);
+    if (h === undefined || h.start < 0 || h.oid !== d.oid || h.count !== d.count || d.count === 0) continue;
+    const list = out.get(h.start) ?? [];
+    list.push(d.count);
+    out.set(h.start, list);
   }
-  for (const list of out.values()) list.sort((x, y) => y.count - x.count);
+  for (const list of out.values()) list.sort((x, y) => y - x);
   return out;
 }
 

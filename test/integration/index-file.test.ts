@@ -281,7 +281,8 @@ describe('directories known on both sides (the cache tree and `ls-tree -t`)', ()
     expect(hasBytes(dir, 'TREE')).toBe(true);
     const index = readIndex(indexOf(dir))!;
     expect(index.entries.dirs.has('')).toBe(false); // git skips below the root only
-    expect(index.entries.dirs.get('d')).toEqual({ oid: git(dir, 'rev-parse', 'HEAD:d').trim(), start: 1, count: 2 });
+    expect(index.entries.dirs.get('d')).toEqual({ oid: git(dir, 'rev-parse', 'HEAD:d').trim(), start: -1, count: 2 });
+    expect(headTree(dir, true).dirs.get('d')).toEqual({ oid: git(dir, 'rev-parse', 'HEAD:d').trim(), start: 1, count: 2 });
     // A doctored index: the id of d/x.txt (and of a.txt) changed, the cache tree left valid.
     const doctored = readFileSync(indexOf(dir));
     for (const name of ['d/x.txt', 'a.txt']) {
@@ -296,7 +297,7 @@ describe('directories known on both sides (the cache tree and `ls-tree -t`)', ()
     expect(stagedPathsFrom(read, headTree(dir))).toEqual(['a.txt', 'd/x.txt']); // every file compared
   });
 
-  it('an invalidated directory is compared file by file; a cache tree that does not fit the entries is ignored', () => {
+  it('an invalidated directory is compared file by file; so is one whose count differs from HEAD\'s', () => {
     const dir = makeRepo({ 'a.txt': 'a\n', 'd/x.txt': 'x\n', 'd/y.txt': 'y\n', 'e/z.txt': 'z\n' });
     writeFiles(dir, { 'd/x.txt': 'x2\n' });
     git(dir, 'add', 'd/x.txt');
@@ -304,17 +305,20 @@ describe('directories known on both sides (the cache tree and `ls-tree -t`)', ()
     expect(index.entries.dirs.has('d')).toBe(false);
     expect(index.entries.dirs.has('e')).toBe(true);
     expect(agree(dir)).toEqual(['d/x.txt']);
-    // The cache tree's count for "e" made wrong (1 -> 2): no directory is trusted.
+    // e/z.txt's id changed behind e's valid cache tree: skipped, as git does; then the cache
+    // tree's count for "e" made wrong (1 -> 2): e is compared file by file.
     const whole = readFileSync(indexOf(dir));
+    whole[whole.indexOf('e/z.txt\0') - 62 + 40] ^= 0xff;
+    writeFileSync(indexOf(dir), whole);
+    expect(stagedPaths(dir)).toEqual(['d/x.txt']);
+    expect(stagedPathsFrom(parseIndex(whole)!, headTree(dir, true))).toEqual(['d/x.txt']);
     const tree = whole.indexOf('TREE');
     const e = whole.indexOf('e\x001 0\n', tree);
     expect(e).toBeGreaterThan(tree);
-    const bad = Buffer.from(whole);
-    bad.write('2', e + 2, 'latin1');
-    const read = parseIndex(bad);
-    expect(read?.entries.size).toBe(4);
-    expect(read?.entries.dirs.size).toBe(0);
-    expect(stagedPathsFrom(read!, headTree(dir, true))).toEqual(['d/x.txt']);
+    whole.write('2', e + 2, 'latin1');
+    const read = parseIndex(whole);
+    expect(read?.entries.dirs.get('e')?.count).toBe(2);
+    expect(stagedPathsFrom(read!, headTree(dir, true))).toEqual(['d/x.txt', 'e/z.txt']);
   });
 });
 
