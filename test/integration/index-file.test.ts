@@ -214,7 +214,7 @@ describe('staged paths from the index file and HEAD', () => {
   });
 
   it('an index of its own (GIT_INDEX_FILE), and the ones `commit -a` and `commit -- path` give the hook', () => {
-    const dir = makeRepo({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    const dir = makeRepo({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'd/e.txt': 'e\n', 'd/f.txt': 'f\n' });
     const other = join(dir, '.git', 'other-index');
     writeFiles(dir, { 'a.txt': 'a2\n', 'c.txt': 'c\n' });
     gitBytes(dir, ['read-tree', 'HEAD'], { GIT_INDEX_FILE: other });
@@ -230,18 +230,25 @@ describe('staged paths from the index file and HEAD', () => {
       `#!/bin/sh\nn=$(ls "${keep}" | grep -c '^index-')\ncp "$GIT_INDEX_FILE" "${keep}/index-$n"\n` +
       `git -c core.quotePath=true diff --cached --name-only -z --no-renames --no-relative --ignore-submodules=none > "${keep}/staged-$n"\n`, { mode: 0o755 });
     rmSync(join(dir, 'b.txt'));
+    writeFiles(dir, { 'd/e.txt': 'e2\n' });
     git(dir, 'commit', '-q', '-a', '-m', 'all');
     writeFiles(dir, { 'a.txt': 'a3\n', 'c.txt': 'c\n', 'd.txt': 'd\n' });
     git(dir, 'add', 'c.txt', 'd.txt');
     git(dir, 'commit', '-q', '-m', 'partial', '--', 'a.txt', 'c.txt');
     const head1 = parseLsTree(gitBytes(dir, ['ls-tree', '-r', '-z', '--full-tree', 'HEAD~2']))!;
     const head2 = parseLsTree(gitBytes(dir, ['ls-tree', '-r', '-z', '--full-tree', 'HEAD~1']))!;
-    const runs = [[head1, ['a.txt', 'b.txt']], [head2, ['a.txt', 'c.txt']]] as const;
-    runs.forEach(([head, expected], n) => {
+    const head1Dirs = parseLsTree(gitBytes(dir, ['ls-tree', '-r', '-t', '-z', '--full-tree', 'HEAD~2']))!;
+    const head2Dirs = parseLsTree(gitBytes(dir, ['ls-tree', '-r', '-t', '-z', '--full-tree', 'HEAD~1']))!;
+    const runs = [[head1, head1Dirs, ['a.txt', 'b.txt', 'd/e.txt']], [head2, head2Dirs, ['a.txt', 'c.txt']]] as const;
+    runs.forEach(([head, headDirs, expected], n) => {
       const said = splitNulPaths(readFileSync(join(keep, `staged-${n}`)));
       expect(said).toEqual(expected);
-      expect(stagedPathsFrom(readIndex(join(keep, `index-${n}`))!, head)).toEqual(said);
+      const index = readIndex(join(keep, `index-${n}`))!;
+      expect(stagedPathsFrom(index, head)).toEqual(said);
+      expect(stagedPathsFrom(index, headDirs)).toEqual(said);
     });
+    // `commit -a` updated the cache tree before the hook: d/ known, with its new id.
+    expect(readIndex(join(keep, 'index-0'))!.entries.dirs.get('d')?.oid).toBe(git(dir, 'rev-parse', 'HEAD~1:d').trim());
   });
 
   it('extensions are skipped: cache tree, untracked cache, end of index entries and its offset table, resolve-undo', () => {
@@ -319,6 +326,33 @@ describe('directories known on both sides (the cache tree and `ls-tree -t`)', ()
     const read = parseIndex(whole);
     expect(read?.entries.dirs.get('e')?.count).toBe(2);
     expect(stagedPathsFrom(read!, headTree(dir, true))).toEqual(['d/x.txt', 'e/z.txt']);
+  });
+
+  it('a directory with a new id is compared file by file, also where the cache tree is valid (as `git commit` leaves it for the hooks)', () => {
+    const dir = makeRepo({ 'a.txt': 'a\n', 'd/x.txt': 'x\n', 'd/y.txt': 'y\n', 'd/sub/s.txt': 's\n', 'e/z.txt': 'z\n' });
+    writeFiles(dir, { 'd/x.txt': 'x2\n' });
+    git(dir, 'add', 'd/x.txt');
+    git(dir, 'write-tree');
+    const index = readIndex(indexOf(dir))!;
+    expect(index.entries.dirs.get('d')?.oid).not.toBe(git(dir, 'rev-parse', 'HEAD:d').trim());
+    expect(index.entries.dirs.get('d/sub')?.oid).toBe(git(dir, 'rev-parse', 'HEAD:d/sub').trim());
+    expect(agree(dir)).toEqual(['d/x.txt']);
+  });
+
+  it('a directory whose cache tree claims HEAD\'s id but whose files do not line up is compared file by file', () => {
+    const dir = makeRepo({ 'a.txt': 'a\n', 'd/x.txt': 'x\n', 'd/y.txt': 'y\n' });
+    const headD = git(dir, 'rev-parse', 'HEAD:d').trim();
+    git(dir, 'rm', '-q', '--cached', 'd/y.txt');
+    writeFiles(dir, { 'd/z.txt': 'z\n' });
+    git(dir, 'add', 'd/z.txt');
+    git(dir, 'write-tree');
+    const whole = readFileSync(indexOf(dir));
+    const node = whole.indexOf('d\x002 0\n', whole.indexOf('TREE'));
+    expect(node).toBeGreaterThan(0);
+    Buffer.from(headD, 'hex').copy(whole, node + 6);
+    const read = parseIndex(whole)!;
+    expect(read.entries.dirs.get('d')).toEqual({ oid: headD, start: -1, count: 2 });
+    expect(stagedPathsFrom(read, headTree(dir, true))).toEqual(['d/y.txt', 'd/z.txt']);
   });
 });
 
@@ -470,7 +504,7 @@ describe('randomised against git', () => {
     };
     let seen = 0;
     for (let step = 0; step < 150; step++) {
-      const op = Math.floor(rnd() * 11);
+      const op = Math.floor(rnd() * 12);
       const p = pick(names);
       const label = `step ${step}: op ${op} on ${p}`;
       switch (op) {
@@ -521,6 +555,9 @@ describe('randomised against git', () => {
         }
         case 10: // restage everything from the work tree
           git(dir, 'add', '--sparse', '-A');
+          break;
+        case 11: // the cache tree brought up to date, as `git commit` does before its hooks
+          git(dir, 'write-tree');
           break;
       }
       const expected = stagedPaths(dir);
