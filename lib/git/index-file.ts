@@ -60,11 +60,6 @@ export class FlatTree {
     return { path: this.pathOf(i), mode: this.modes[i], oid: this.oids.toString('hex', at, at + HASH) };
   }
 
-  /** Every entry, in order. */
-  *entries(): IterableIterator<FlatEntry> {
-    for (let i = 0; i < this.size; i++) yield this.entry(i);
-  }
-
   /** Entry `i`'s path in its recorded form. */
   pathOf(i: number): string {
     return recordPath(this.paths.subarray(this.pathStart[i], this.pathEnd[i]));

@@ -66,6 +66,17 @@ function commitAll(dir: string, msg = 'c'): void {
   git(dir, 'commit', '-q', '--no-verify', '-m', msg);
 }
 
+/** Branch `side` and main both change a.txt, and main merges side: a.txt is left conflicted. */
+function conflict(dir: string): void {
+  git(dir, 'checkout', '-q', '-b', 'side');
+  writeFiles(dir, { 'a.txt': 'side\n' });
+  commitAll(dir, 'side');
+  git(dir, 'checkout', '-q', 'main');
+  writeFiles(dir, { 'a.txt': 'main\n' });
+  commitAll(dir, 'main');
+  expect(spawnSync('git', ['merge', '-q', 'side'], { cwd: dir }).status).not.toBe(0);
+}
+
 describe('staged paths from the index file and HEAD', () => {
   it('adds, modifications and deletions, in git order', () => {
     const dir = makeRepo({ 'a.txt': 'a\n', 'b/c.txt': 'c\n', 'b/d.txt': 'd\n', 'z.txt': 'z\n' });
@@ -117,6 +128,11 @@ describe('staged paths from the index file and HEAD', () => {
     const head = git(dir, 'rev-parse', 'HEAD').trim();
     git(dir, 'update-index', '--add', '--cacheinfo', `160000,${head},sub`);
     expect(agree(dir)).toEqual(['sub']);
+    const entries = readIndex(indexOf(dir))!.entries;
+    expect(Array.from({ length: entries.size }, (_, i) => entries.entry(i))).toEqual([
+      { path: 'a.txt', mode: 0o100644, oid: git(dir, 'rev-parse', 'HEAD:a.txt').trim() },
+      { path: 'sub', mode: 0o160000, oid: head },
+    ]);
     git(dir, 'commit', '-q', '--no-verify', '-m', 'sub');
     const second = git(dir, 'rev-parse', 'HEAD').trim();
     git(dir, 'update-index', '--cacheinfo', `160000,${second},sub`);
@@ -267,13 +283,7 @@ describe('staged paths from the index file and HEAD', () => {
 
     // A conflict resolved by `git add` leaves its stages in the resolve-undo extension.
     git(dir, 'commit', '-q', '--no-verify', '-m', 'c');
-    git(dir, 'checkout', '-q', '-b', 'side');
-    writeFiles(dir, { 'a.txt': 'side\n' });
-    commitAll(dir, 'side');
-    git(dir, 'checkout', '-q', 'main');
-    writeFiles(dir, { 'a.txt': 'main\n' });
-    commitAll(dir, 'main');
-    expect(spawnSync('git', ['merge', '-q', 'side'], { cwd: dir }).status).not.toBe(0);
+    conflict(dir);
     expect(readIndex(indexOf(dir))).toBeNull(); // unmerged entries
     writeFiles(dir, { 'a.txt': 'both\n' });
     git(dir, 'add', 'a.txt');
@@ -472,14 +482,8 @@ describe('what the reader leaves to git (null)', () => {
 
   it('a conflicted merge', () => {
     const dir = makeRepo({ 'a.txt': 'a\n' });
-    git(dir, 'checkout', '-q', '-b', 'side');
-    writeFiles(dir, { 'a.txt': 'side\n' });
-    commitAll(dir, 'side');
-    git(dir, 'checkout', '-q', 'main');
-    writeFiles(dir, { 'a.txt': 'main\n' });
-    commitAll(dir, 'main');
     expect(readIndex(indexOf(dir))).not.toBeNull();
-    expect(spawnSync('git', ['merge', '-q', 'side'], { cwd: dir }).status).not.toBe(0);
+    conflict(dir);
     expect(git(dir, 'ls-files', '-u')).toContain('a.txt');
     expect(readIndex(indexOf(dir))).toBeNull();
   });
