@@ -30,10 +30,10 @@ export interface KnownDir {
  * mode and an object id: HEAD's tree flattened (`parseLsTree`) or the index's entries
  * (`readIndex`). Entry `i`'s path is `paths[pathStart[i] .. pathEnd[i])`, its id the 20 bytes at
  * `oids[oidAt[i]]`: views into the bytes read, so building one allocates no string per file.
- * `dirs` holds the directories (not the root) whose tree id is known (keyed by their path's
- * bytes as latin1):
- * from `ls-tree -t`'s tree lines, or the index's cache tree (its valid nodes); a directory with
- * the same id on both sides holds the same files, and the walk skips it as git does.
+ * `dirs` holds the directories (not the root) whose tree id is known, keyed by their path's
+ * bytes as latin1: from `ls-tree -t`'s tree lines, or the index's cache tree (its valid nodes);
+ * a directory with the same id on both sides holds the same files, and the walk skips it as git
+ * does.
  */
 export class FlatTree {
   readonly dirs = new Map<string, KnownDir>();
@@ -145,9 +145,9 @@ export function parseIndex(buf: Buffer): IndexSnapshot | null {
       let c = buf[name++];
       let drop = c & 127;
       while (c & 128) {
-        if (name >= end || drop > 0xffffff) return null;
+        if (name >= end || drop > 0xffffff) return null; // past any path, before it overflows
         c = buf[name++];
-        drop = ((drop + 1) << 7) | (c & 127);
+        drop = (drop + 1) * 128 + (c & 127);
       }
       const prevLen = i === 0 ? 0 : pathEnd[i - 1] - pathStart[i - 1];
       if (drop > prevLen) return null;

@@ -436,6 +436,20 @@ describe('what the reader leaves to git (null)', () => {
     // The first entry's mode (offset 12 + 24) as one git never writes.
     expect(edit(36, (b) => b.writeUInt32BE(0o100664, 36))).toBeNull();
     expect(edit(36, (b) => b.writeUInt32BE(0o100755, 36))?.entries.modes[0]).toBe(0o100755);
+    // Version 4: a prefix to drop that no path has, in a varint worth 2^31 + 127 (0xffffff, then
+    // one more byte: past 32-bit shifts).
+    git(dir, 'update-index', '--index-version', '4');
+    const v4 = readFileSync(indexOf(dir));
+    expect(parseIndex(v4)?.entries.size).toBe(2);
+    const varint = v4.indexOf('b/c.txt\0') - 1; // drop all 5 bytes of "a.txt"
+    expect(v4[varint]).toBe(5);
+    const flagsAt = varint - 2; // b/c.txt has no extended flags
+    const huge = Buffer.concat([v4.subarray(0, varint), Buffer.from([0x86, 0xfe, 0xfe, 0xff, 0x7f]), v4.subarray(varint + 1)]);
+    huge.writeUInt16BE(huge.readUInt16BE(flagsAt) | 0x0fff, flagsAt);
+    expect(parseIndex(huge)).toBeNull();
+    const dropOne = Buffer.from(v4);
+    dropOne[varint] = 6; // one more than the path before has
+    expect(parseIndex(dropOne)).toBeNull();
     // A stage in the first entry's flags; an unknown extended flag.
     expect(edit(12 + 60, (b) => b.writeUInt16BE(b.readUInt16BE(72) | 0x1000, 72))).toBeNull();
   });
