@@ -83,6 +83,8 @@ const FLAG_EXTENDED = 0x4000;
 const FLAG_STAGE = 0x3000;
 const NAME_MASK = 0x0fff;
 const EXT_SKIP_WORKTREE = 0x4000;
+/** The most bytes of full paths a version-4 index is rebuilt into (100,000 paths of 2.5 KB). */
+const MAX_V4_PATH_BYTES = 256 * 1024 * 1024;
 
 /**
  * The index file `file` (the repository's, or the one `GIT_INDEX_FILE` names: `commit -a` and
@@ -158,6 +160,8 @@ export function parseIndex(buf: Buffer): IndexSnapshot | null {
       const keep = prevLen - drop;
       const len = keep + (nul - name);
       if (len === 0 || (flags & NAME_MASK) !== Math.min(len, NAME_MASK)) return null;
+      // Each entry may repeat a long prefix: a crafted file of a few MB could ask for many GB.
+      if (used + len > MAX_V4_PATH_BYTES) return null;
       if (used + len > paths.length) {
         const grown = Buffer.allocUnsafe(Math.max(paths.length * 2, used + len));
         paths.copy(grown, 0, 0, used);

@@ -447,6 +447,23 @@ describe('what the reader leaves to git (null)', () => {
     const huge = Buffer.concat([v4.subarray(0, varint), Buffer.from([0x86, 0xfe, 0xfe, 0xff, 0x7f]), v4.subarray(varint + 1)]);
     huge.writeUInt16BE(huge.readUInt16BE(flagsAt) | 0x0fff, flagsAt);
     expect(parseIndex(huge)).toBeNull();
+    // 200,000 entries that each repeat a 2,000-byte path: 400 MB of paths from a 14 MB file.
+    const long = 'p'.repeat(2000);
+    const entry = (drop: number, suffix: string) => {
+      const head = Buffer.alloc(62);
+      head.writeUInt32BE(0o100644, 24);
+      head.writeUInt16BE(long.length + 5, 60);
+      return Buffer.concat([head, Buffer.from([drop]), Buffer.from(`${suffix}\0`, 'latin1')]);
+    };
+    const many = 200_000;
+    const parts = [Buffer.from('DIRC\0\0\0\x04', 'latin1'), Buffer.alloc(4), entry(0, `${long}00000`)];
+    parts[1].writeUInt32BE(many);
+    for (let k = 1; k < many; k++) parts.push(entry(5, String(k).padStart(5, '0')));
+    parts.push(Buffer.alloc(20));
+    expect(parseIndex(Buffer.concat(parts))).toBeNull();
+    const fewer = Buffer.concat([...parts.slice(0, 1002), Buffer.alloc(20)]);
+    fewer.writeUInt32BE(1000, 8);
+    expect(parseIndex(fewer)?.entries.size).toBe(1000); // the same file, shorter, is read
     const dropOne = Buffer.from(v4);
     dropOne[varint] = 6; // one more than the path before has
     expect(parseIndex(dropOne)).toBeNull();
