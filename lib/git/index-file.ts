@@ -163,7 +163,7 @@ export function parseIndex(buf: Buffer): IndexSnapshot | null {
       // Each entry may repeat a long prefix: a crafted file of a few MB could ask for many GB.
       if (used + len > MAX_V4_PATH_BYTES) return null;
       if (used + len > paths.length) {
-        const grown = Buffer.allocUnsafe(Math.max(paths.length * 2, used + len));
+        const grown = Buffer.allocUnsafe(Math.min(Math.max(paths.length * 2, used + len), MAX_V4_PATH_BYTES));
         paths.copy(grown, 0, 0, used);
         paths = grown;
       }

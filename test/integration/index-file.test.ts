@@ -452,13 +452,13 @@ describe('what the reader leaves to git (null)', () => {
     const entry = (drop: number, suffix: string) => {
       const head = Buffer.alloc(62);
       head.writeUInt32BE(0o100644, 24);
-      head.writeUInt16BE(long.length + 5, 60);
+      head.writeUInt16BE(long.length + 6, 60);
       return Buffer.concat([head, Buffer.from([drop]), Buffer.from(`${suffix}\0`, 'latin1')]);
     };
     const many = 200_000;
-    const parts = [Buffer.from('DIRC\0\0\0\x04', 'latin1'), Buffer.alloc(4), entry(0, `${long}00000`)];
+    const parts = [Buffer.from('DIRC\0\0\0\x04', 'latin1'), Buffer.alloc(4), entry(0, `${long}000000`)];
     parts[1].writeUInt32BE(many);
-    for (let k = 1; k < many; k++) parts.push(entry(5, String(k).padStart(5, '0')));
+    for (let k = 1; k < many; k++) parts.push(entry(6, String(k).padStart(6, '0')));
     parts.push(Buffer.alloc(20));
     expect(parseIndex(Buffer.concat(parts))).toBeNull();
     const fewer = Buffer.concat([...parts.slice(0, 1002), Buffer.alloc(20)]);
