@@ -70,6 +70,11 @@ export class FlatTree {
 export interface IndexSnapshot {
   version: 2 | 3 | 4;
   entries: FlatTree;
+  /**
+   * The root's tree id when the cache tree has it (valid): the tree `git commit` writes, since it
+   * brings the cache tree up to date before it runs the hooks; else null.
+   */
+  tree: string | null;
 }
 
 const MODE_FILE = 0o100644;
@@ -199,8 +204,8 @@ export function parseIndex(buf: Buffer): IndexSnapshot | null {
   }
   if (pos !== end) return null;
   const entries = new FlatTree(count, paths, pathStart, pathEnd, buf, oidAt, modes);
-  if (tree) readCacheTree(buf, tree[0], tree[1], entries);
-  return { version, entries };
+  const root = tree ? readCacheTree(buf, tree[0], tree[1], entries) : null;
+  return { version, entries, tree: root };
 }
 
 /**
@@ -209,33 +214,71 @@ export function parseIndex(buf: Buffer): IndexSnapshot | null {
  * id when valid) into `entries.dirs`. git reads past a cache tree it cannot parse, and so does
  * this: then no directory is known (every entry is compared).
  */
-function readCacheTree(buf: Buffer, pos: number, end: number, entries: FlatTree): void {
+function readCacheTree(buf: Buffer, pos: number, end: number, entries: FlatTree): string | null {
   const stack: { path: string; left: number }[] = [];
   let root = false;
+  let rootOid: string | null = null;
+  const unusable = () => {
+    entries.dirs.clear();
+    return null;
+  };
   while (pos < end) {
     const nul = buf.indexOf(0, pos);
     const lf = nul === -1 ? -1 : buf.indexOf(0x0a, nul);
     const m = lf === -1 || lf >= end ? null : /^(-1|\d+) (\d+)$/.exec(buf.toString('latin1', nul + 1, lf));
-    if (!m) return entries.dirs.clear();
+    if (!m) return unusable();
     const name = buf.toString('latin1', pos, nul);
     while (stack.length && stack[stack.length - 1].left === 0) stack.pop();
     const parent = stack[stack.length - 1];
     // One root (named ""), first; every other node is some directory's subtree.
-    if (parent === undefined ? root || name !== '' : name === '') return entries.dirs.clear();
+    if (parent === undefined ? root || name !== '' : name === '') return unusable();
     root = true;
     if (parent) parent.left--;
     const path = parent === undefined || parent.path === '' ? name : `${parent.path}/${name}`;
     pos = lf + 1;
     const count = Number(m[1]);
     if (count >= 0) {
-      if (pos + HASH > end) return entries.dirs.clear();
+      if (pos + HASH > end) return unusable();
+      const oid = buf.toString('hex', pos, pos + HASH);
       // git skips by the cache tree below the root only (unpack-trees' traverse_by_cache_tree).
       // Where a directory's entries start is found by the walk, which checks that they line up.
-      if (path !== '') entries.dirs.set(path, { oid: buf.toString('hex', pos, pos + HASH), start: -1, count });
+      if (path !== '') entries.dirs.set(path, { oid, start: -1, count });
+      else if (count === entries.size) rootOid = oid;
       pos += HASH;
     }
     stack.push({ path, left: Number(m[2]) });
   }
+  return rootOid;
+}
+
+/**
+ * The index's entries as HEAD's flat tree, for after a commit written from this index (HEAD's
+ * tree is the snapshot's `tree`; the caller checks that): the same files, and the cache tree's
+ * directories with where their files start, so the next walk can skip them. No git process.
+ */
+export function headFromIndex(index: IndexSnapshot): FlatTree {
+  const a = index.entries;
+  const head = new FlatTree(a.size, a.paths, a.pathStart, a.pathEnd, a.oids, a.oidAt, a.modes);
+  if (!a.dirs.size) return head;
+  const p = a.paths;
+  for (let i = 0; i < a.size; i++) {
+    const s = a.pathStart[i];
+    const e = a.pathEnd[i];
+    // The directories this path enters that the one before it was not in start here.
+    let common = 0;
+    if (i > 0) {
+      const ps = a.pathStart[i - 1];
+      const pl = a.pathEnd[i - 1] - ps;
+      while (common < pl && s + common < e && p[ps + common] === p[s + common]) common++;
+    }
+    for (let k = s + common; k < e; k++) {
+      if (p[k] !== 0x2f) continue;
+      const key = p.toString('latin1', s, k);
+      const d = a.dirs.get(key);
+      if (d !== undefined) head.dirs.set(key, { oid: d.oid, start: i, count: d.count });
+    }
+  }
+  return head;
 }
 
 const HEX = (() => {
