@@ -6,15 +6,16 @@
 // (in the temporary folder, removed after) with 5 staged changes, index versions 2 and 4.
 // HEAD's flat tree from `git ls-tree -r -t` (directories known: the walk skips those the index's
 // cache tree shares) and from `git ls-tree -r` (every file compared). Also: `git ls-tree` and
-// `parseLsTree` (the head's cost, paid in the background), and what verifying the index's
-// trailing SHA-1 would add. Prints medians (ms) as a Markdown table; the first in-process call
+// `parseLsTree` (the head's cost, paid in the background), `headFromIndex` (the head taken from
+// the index a commit was written from instead), and what verifying the index's trailing SHA-1
+// would add. Prints medians (ms) as a Markdown table; the first in-process call
 // (cold JIT) is shown apart.
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseIndex, parseLsTree, readIndex, stagedPathsFrom } from '../dist/lib/git/index-file.js';
+import { headFromIndex, parseIndex, parseLsTree, readIndex, stagedPathsFrom } from '../dist/lib/git/index-file.js';
 import { GLOBAL_GITCONFIG, benchEnv, git, median, removeTree, setEnv, syntheticRepo, genPath } from './util.mjs';
 
 const sizes = (process.argv[2] ?? '1000,20000,100000').split(',').map(Number);
@@ -77,13 +78,14 @@ try {
       const checksum = medianOf(() => createHash('sha1').update(bytes.subarray(0, bytes.length - 20)).digest());
       const lsGit = medianOf(() => lsTree(dir, true));
       const lsParse = medianOf(() => parseLsTree(dirsOut));
+      const fromIndex = medianOf(() => headFromIndex(parse.out));
       const expected = viaGit.out.toString('latin1').split('\0').filter(Boolean);
       for (const got of [skip.out, every.out]) {
         if (JSON.stringify(got) !== JSON.stringify(expected)) throw new Error(`n=${n} v${version}: ${JSON.stringify(got)} != git's ${JSON.stringify(expected)}`);
       }
       rows.push({
         files: n, version, indexKB: Math.round(bytes.length / 1024), git: viaGit.ms, skip: skip.ms, cold: cold.ms, every: every.ms,
-        read: read.ms, parse: parse.ms, walkSkip: walkSkip.ms, walkEvery: walkEvery.ms, sha1: checksum.ms, lsGit: lsGit.ms, lsParse: lsParse.ms,
+        read: read.ms, parse: parse.ms, walkSkip: walkSkip.ms, walkEvery: walkEvery.ms, sha1: checksum.ms, lsGit: lsGit.ms, lsParse: lsParse.ms, fromIndex: fromIndex.ms,
       });
     }
     removeTree(dir);
@@ -93,8 +95,8 @@ try {
 }
 const f = (x) => x.toFixed(2);
 console.log(`medians of ${reps} (ms); node ${process.version}; in-process = readFileSync + parseIndex + walk`);
-console.log('| files | index | git diff --cached | in-process (first call) | without ls-tree -t | readFileSync | parseIndex | walk (without -t) | SHA-1 of the index | git ls-tree -r -t | parseLsTree |');
-console.log('|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+console.log('| files | index | git diff --cached | in-process (first call) | without ls-tree -t | readFileSync | parseIndex | walk (without -t) | SHA-1 of the index | git ls-tree -r -t | parseLsTree | headFromIndex |');
+console.log('|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const r of rows) {
-  console.log(`| ${r.files} | v${r.version}, ${r.indexKB} KB | ${f(r.git)} | ${f(r.skip)} (${f(r.cold)}) | ${f(r.every)} | ${f(r.read)} | ${f(r.parse)} | ${f(r.walkSkip)} (${f(r.walkEvery)}) | ${f(r.sha1)} | ${f(r.lsGit)} | ${f(r.lsParse)} |`);
+  console.log(`| ${r.files} | v${r.version}, ${r.indexKB} KB | ${f(r.git)} | ${f(r.skip)} (${f(r.cold)}) | ${f(r.every)} | ${f(r.read)} | ${f(r.parse)} | ${f(r.walkSkip)} (${f(r.walkEvery)}) | ${f(r.sha1)} | ${f(r.lsGit)} | ${f(r.lsParse)} | ${f(r.fromIndex)} |`);
 }
