@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { stagedPaths } from '../../lib/git/diff.js';
 import { FlatTree, headFromIndex, parseIndex, parseLsTree, readIndex, stagedPathsFrom } from '../../lib/git/index-file.js';
 import { splitNulPaths } from '../../lib/git/paths.js';
-import { git, makeRepo, prng, writeFiles } from '../helpers.js';
+import { git, makeRepo, prng, tempDir, writeFiles } from '../helpers.js';
 
 /** Runs git with `env` added; stdout as bytes. */
 function gitBytes(cwd: string, args: string[], env: Record<string, string> = {}): Buffer {
@@ -89,6 +89,15 @@ describe('staged paths from the index file and HEAD', () => {
     // Staged then unstaged back to HEAD's content: nothing.
     git(dir, 'reset', '-q');
     expect(agree(dir)).toEqual([]);
+  });
+
+  it('before the first commit (HEAD unborn: everything staged is added)', () => {
+    const dir = tempDir();
+    git(dir, 'init', '-q', '-b', 'main');
+    writeFiles(dir, { 'b.txt': 'b\n', 'a/c.txt': 'c\n' });
+    git(dir, 'add', '-A');
+    expect(agree(dir)).toEqual(['a/c.txt', 'b.txt']);
+    expect(stagedPathsFrom(readIndex(indexOf(dir))!, FlatTree.empty())).toEqual(['a/c.txt', 'b.txt']);
   });
 
   it('the executable bit, a symbolic link, a file that becomes a link with the same bytes', () => {
