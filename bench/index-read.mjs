@@ -4,15 +4,18 @@
 // `stagedPathsFrom` against HEAD's flat tree held in memory, as the hook server will) against one
 // `git diff --cached --name-only -z` process, on synthetic repositories of 1k, 20k and 100k files
 // (in the temporary folder, removed after) with 5 staged changes, index versions 2 and 4.
-// Also: `parseLsTree` of `git ls-tree -r` (the head map's cost, paid in the background), and what
-// verifying the index's trailing SHA-1 would add. Prints medians (ms); the first in-process call
+// HEAD's flat tree from `git ls-tree -r -t` (directories known: the walk skips those the index's
+// cache tree shares) and from `git ls-tree -r` (every file compared). Also: `git ls-tree` and
+// `parseLsTree` (the head's cost, paid in the background), `headFromIndex` (the head taken from
+// the index a commit was written from instead), and what verifying the index's trailing SHA-1
+// would add. Prints medians (ms) as a Markdown table; the first in-process call
 // (cold JIT) is shown apart.
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseIndex, parseLsTree, readIndex, stagedPathsFrom } from '../dist/lib/git/index-file.js';
+import { headFromIndex, parseIndex, parseLsTree, readIndex, stagedPathsFrom } from '../dist/lib/git/index-file.js';
 import { GLOBAL_GITCONFIG, benchEnv, git, median, removeTree, setEnv, syntheticRepo, genPath } from './util.mjs';
 
 const sizes = (process.argv[2] ?? '1000,20000,100000').split(',').map(Number);
@@ -41,6 +44,7 @@ function medianOf(fn) {
 }
 
 const rows = [];
+const lsTree = (dir, dirs) => spawnSync('git', ['ls-tree', '-r', ...(dirs ? ['-t'] : []), '-z', '--full-tree', 'HEAD'], { cwd: dir, maxBuffer: 1 << 30 }).stdout;
 try {
   for (const n of sizes) {
     const dir = join(root, `r${n}`);
@@ -53,26 +57,35 @@ try {
     git(dir, ['update-index', '--force-remove', genPath(2)]);
     const third = git(dir, ['rev-parse', `HEAD:${genPath(3)}`]).stdout.trim();
     git(dir, ['update-index', '--cacheinfo', `100755,${third},${genPath(3)}`]);
+    // What a pre-commit hook sees: `git commit` updates the cache tree before it runs the hooks.
+    git(dir, ['write-tree']);
     const indexFile = join(dir, '.git', 'index');
-    const lsTree = spawnSync('git', ['ls-tree', '-r', '-z', '--full-tree', 'HEAD'], { cwd: dir, maxBuffer: 1 << 30 }).stdout;
-    const head = parseLsTree(lsTree);
+    const flatOut = lsTree(dir, false);
+    const dirsOut = lsTree(dir, true);
+    const flat = parseLsTree(flatOut);
+    const withDirs = parseLsTree(dirsOut);
     for (const version of ['2', '4']) {
       git(dir, ['update-index', '--index-version', version]);
       const bytes = readFileSync(indexFile);
       const viaGit = medianOf(() => spawnSync('git', DIFF, { cwd: dir, maxBuffer: 1 << 30 }).stdout);
-      const cold = time(() => stagedPathsFrom(readIndex(indexFile), head));
-      const inProcess = medianOf(() => stagedPathsFrom(readIndex(indexFile), head));
-      const read = medianOf(() => readIndex(indexFile));
+      const cold = time(() => stagedPathsFrom(readIndex(indexFile), withDirs));
+      const skip = medianOf(() => stagedPathsFrom(readIndex(indexFile), withDirs));
+      const every = medianOf(() => stagedPathsFrom(readIndex(indexFile), flat));
+      const read = medianOf(() => readFileSync(indexFile));
       const parse = medianOf(() => parseIndex(bytes));
-      const compare = medianOf(() => stagedPathsFrom(read.out, head));
+      const walkSkip = medianOf(() => stagedPathsFrom(parse.out, withDirs));
+      const walkEvery = medianOf(() => stagedPathsFrom(parse.out, flat));
       const checksum = medianOf(() => createHash('sha1').update(bytes.subarray(0, bytes.length - 20)).digest());
-      const ls = medianOf(() => parseLsTree(lsTree));
-      const lsGit = medianOf(() => spawnSync('git', ['ls-tree', '-r', '-z', '--full-tree', 'HEAD'], { cwd: dir, maxBuffer: 1 << 30 }).stdout);
+      const lsGit = medianOf(() => lsTree(dir, true));
+      const lsParse = medianOf(() => parseLsTree(dirsOut));
+      const fromIndex = medianOf(() => headFromIndex(parse.out));
       const expected = viaGit.out.toString('latin1').split('\0').filter(Boolean);
-      if (JSON.stringify(inProcess.out) !== JSON.stringify(expected)) throw new Error(`n=${n} v${version}: ${JSON.stringify(inProcess.out)} != git's ${JSON.stringify(expected)}`);
+      for (const got of [skip.out, every.out]) {
+        if (JSON.stringify(got) !== JSON.stringify(expected)) throw new Error(`n=${n} v${version}: ${JSON.stringify(got)} != git's ${JSON.stringify(expected)}`);
+      }
       rows.push({
-        files: n, version, indexKB: Math.round(bytes.length / 1024), git: viaGit.ms, inProcess: inProcess.ms, cold: cold.ms,
-        readFile: read.ms - parse.ms, parse: parse.ms, compare: compare.ms, sha1: checksum.ms, lsTreeParse: ls.ms, lsTreeGit: lsGit.ms,
+        files: n, version, indexKB: Math.round(bytes.length / 1024), git: viaGit.ms, skip: skip.ms, cold: cold.ms, every: every.ms,
+        read: read.ms, parse: parse.ms, walkSkip: walkSkip.ms, walkEvery: walkEvery.ms, sha1: checksum.ms, lsGit: lsGit.ms, lsParse: lsParse.ms, fromIndex: fromIndex.ms,
       });
     }
     removeTree(dir);
@@ -81,8 +94,9 @@ try {
   removeTree(root);
 }
 const f = (x) => x.toFixed(2);
-console.log(`medians of ${reps} (ms); node ${process.version}`);
-console.log('files    v  index KB  git diff --cached  in-process (first call)  = read + parse + compare   sha1 of index  git ls-tree + parseLsTree');
+console.log(`medians of ${reps} (ms); node ${process.version}; in-process = readFileSync + parseIndex + walk`);
+console.log('| files | index | git diff --cached | in-process (first call) | without ls-tree -t | readFileSync | parseIndex | walk (without -t) | SHA-1 of the index | git ls-tree -r -t | parseLsTree | headFromIndex |');
+console.log('|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const r of rows) {
-  console.log(`${String(r.files).padStart(6)}  ${r.version}  ${String(r.indexKB).padStart(8)}  ${f(r.git).padStart(17)}  ${f(r.inProcess).padStart(10)} (${f(r.cold).padStart(7)})    ${f(r.readFile)} + ${f(r.parse)} + ${f(r.compare)}   ${f(r.sha1).padStart(13)}  ${f(r.lsTreeGit).padStart(11)} + ${f(r.lsTreeParse)}`);
+  console.log(`| ${r.files} | v${r.version}, ${r.indexKB} KB | ${f(r.git)} | ${f(r.skip)} (${f(r.cold)}) | ${f(r.every)} | ${f(r.read)} | ${f(r.parse)} | ${f(r.walkSkip)} (${f(r.walkEvery)}) | ${f(r.sha1)} | ${f(r.lsGit)} | ${f(r.lsParse)} | ${f(r.fromIndex)} |`);
 }
