@@ -15,7 +15,7 @@ import { join, resolve } from 'node:path';
 import { activeHookContext, withHookContextSync, type HookContext } from '../core/hook-context.js';
 import { treeDiffAsync } from '../git/diff.js';
 import { gitRawAsync } from '../git/process.js';
-import { readIndex, stagedPathsFrom, type FlatTree } from '../git/index-file.js';
+import { headFromIndex, readIndex, stagedPathsFrom, type FlatTree } from '../git/index-file.js';
 import { readObjectsPreferLoose } from '../git/loose.js';
 import { predictsSyntaxOf } from '../mutation/ahead.js';
 import { cheapClasses, unchangedTreeClasses } from '../mutation/classify.js';
@@ -140,8 +140,10 @@ async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: stri
     const res = await inCtx(() => gitRawAsync(['write-tree'], { cwd: repo.root, inheritRepoEnv: true, env: { GIT_INDEX_FILE: copy } }));
     tree = res.stdout.trim();
     if (res.status !== 0 || !/^[0-9a-f]{40}$/.test(tree)) return null;
-    // The tree just written, as a flat list (write-tree filled the copy's cache tree in).
-    entries = readIndex(copy)?.entries ?? null;
+    // The tree just written, as HEAD's flat tree for after the commit (write-tree filled the
+    // copy's cache tree in: its root is that tree, and its directories let the next walk skip).
+    const index = readIndex(copy);
+    entries = index && index.tree === tree ? headFromIndex(index) : null;
   } finally {
     rmSync(copy, { force: true });
   }
