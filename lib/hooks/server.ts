@@ -254,7 +254,7 @@ export async function serveHooks(
   const inputFd = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
   const input = new Socket({ fd: inputFd, readable: true, writable: false });
   input.setEncoding('utf8');
-  replaceFile(pidFile, `${process.pid}\n${tag}\n${inputFd}\n`);
+  replaceFile(pidFile, `${process.pid}\n${tag}\n${inputFd}\n${PIPE_PROTOCOL}\n`);
   // Past starting (see starting()): a server that takes over from now on need not wait for us.
   writeFileSync(join(lock, 'serving'), '');
   const inputIdentity = fstatSync(inputFd);
@@ -320,45 +320,27 @@ export async function serveHooks(
     while ((nl = buf.indexOf('\n')) !== -1) {
       const line = buf.slice(0, nl);
       buf = buf.slice(nl + 1);
-      // `<pid> <argc> <hook>` (the arguments after the hook's name are the last argc of the
-      // runner's command line); `<pid> <argc>` from a runner written before (the hook's name and
-      // its arguments are the last argc).
-      const m = /^([1-9][0-9]{0,9}) ([0-9]{1,4})(?: ([a-z][a-z-]{0,39}))?$/.exec(line);
+      // `<pid> <argc> <hook> <start time>` (the arguments after the hook's name are the last argc
+      // of the runner's command line; the answer goes into its pipe); `<pid> <argc> <hook>` (into
+      // its FIFO) and `<pid> <argc>` (the hook's name and its arguments are the last argc) from
+      // runners written before.
+      const m = /^([1-9][0-9]{0,9}) ([0-9]{1,4})(?: ([a-z][a-z-]{0,39})(?: ([0-9]{1,20}))?)?$/.exec(line);
       if (!m || (m[3] === undefined && m[2] === '0')) continue;
       rearm();
-      queue = queue.then(() => serveOne(Number(m[1]), Number(m[2]), m[3])).catch(() => { /* the runner's watch covers it */ }).finally(rearm);
+      queue = queue.then(() => serveOne(Number(m[1]), Number(m[2]), m[3], m[4])).catch(() => { /* the runner's watch covers it */ }).finally(rearm);
     }
     if (buf.length > 4096) buf = '';
   });
   input.on('error', leave);
   rearm();
 
-  async function serveOne(pid: number, argc: number, named?: string): Promise<void> {
+  async function serveOne(pid: number, argc: number, named?: string, start?: string): Promise<void> {
     // What the kernel queued before the request (the watch on refs/heads/intent/ in
     // intents/branch-tips.ts) is delivered first: the second hop comes after a poll phase that
     // began after this point (the first may be in the poll phase under way).
     for (let hop = 0; hop < 2; hop++) await new Promise<void>((resolve) => setImmediate(resolve));
-    let fd: number;
-    const claimed = join(dir, `r.${pid}.claimed`);
-    // Only a runner of this server's user is served; another's request is left unclaimed (its
-    // runner does not ask a server of another user; this covers an older runner).
-    if (processUid(pid) !== process.getuid?.()) return;
-    try {
-      // The claim: after it, the runner's watch can no longer give up on us by removing the FIFO
-      // (it removes it only while it is there: one of the two renames or removes it, not both).
-      renameSync(join(dir, `r.${pid}`), claimed);
-    } catch {
-      return;
-    }
-    try {
-      // Non-blocking: a runner that is gone has no reader open, and the open fails (ENXIO).
-      fd = openSync(claimed, constants.O_WRONLY | constants.O_NONBLOCK);
-    } catch {
-      rmSync(claimed, { force: true });
-      return;
-    }
-    rmSync(claimed, { force: true });
-    if (!fstatSync(fd).isFIFO()) return void closeQuietly(fd);
+    const fd = claimReply(dir, pid, start);
+    if (fd === null) return;
     const reply = new Socket({ fd, readable: false, writable: true });
     reply.on('error', () => { /* the runner went away */ });
     let out: (HookOutcome & { hook: string }) | null = null;
@@ -414,6 +396,61 @@ export async function serveHooks(
 function memory(): { rss: number; heap: number; heapTotal: number; external: number } {
   const m = process.memoryUsage();
   return { rss: m.rss, heap: m.heapUsed, heapTotal: m.heapTotal, external: m.external };
+}
+
+/** What the pid file's 4th line says to runners: this server answers into their pipe. */
+const PIPE_PROTOCOL = '2';
+/** The runner's reply pipe: its descriptor 4, an empty here-document (git-hooks/runner.sh). */
+const REPLY_FD = 4;
+
+/** When process `pid` started (/proc/<pid>/stat, field 22, clock ticks since boot), or null. */
+function startTime(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Claims runner `pid`'s request and opens its reply channel for writing (non-blocking: a runner
+ * that is gone has no reader open, and the open fails), or returns null: not ours to answer. Only
+ * a runner of this server's user is served (another's request is left unclaimed: its runner does
+ * not ask a server of another user; this covers an older runner). The claim renames `r.<pid>`:
+ * after it, the runner's watch can no longer give up on us by removing it (one of the two renames
+ * or removes it, not both). With a start time (the pipe protocol) `r.<pid>` is a plain marker and
+ * the channel the runner's descriptor 4, opened through /proc, only while `pid` is the very process
+ * that asked (its start time; checked again once open); without one, `r.<pid>` is the runner's FIFO.
+ */
+function claimReply(dir: string, pid: number, start: string | undefined): number | null {
+  const marker = join(dir, `r.${pid}`);
+  const uid = processUid(pid);
+  if (uid === null) {
+    // Gone (killed while it waited): its marker or FIFO goes too.
+    rmSync(marker, { force: true });
+    return null;
+  }
+  if (uid !== process.getuid?.() || (start !== undefined && startTime(pid) !== start)) return null;
+  const claimed = `${marker}.claimed`;
+  try {
+    renameSync(marker, claimed);
+  } catch {
+    return null;
+  }
+  let fd: number;
+  try {
+    fd = openSync(start === undefined ? claimed : `/proc/${pid}/fd/${REPLY_FD}`, constants.O_WRONLY | constants.O_NONBLOCK);
+  } catch {
+    rmSync(claimed, { force: true });
+    return null;
+  }
+  rmSync(claimed, { force: true });
+  if (!fstatSync(fd).isFIFO() || (start !== undefined && startTime(pid) !== start)) {
+    closeQuietly(fd);
+    return null;
+  }
+  return fd;
 }
 
 function closeQuietly(fd: number): void {
