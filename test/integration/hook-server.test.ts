@@ -103,17 +103,19 @@ function stable(wt: string): unknown {
  * A stand-in for the server: holds the repository's `in` FIFO open and names itself in the pid
  * file as a server does. `die`: takes the first request (renames the reply FIFO, as the server
  * claims it) and exits without an answer; `hold`: claims every request, keeps its reply FIFO open
- * and never answers; `never`: never reads. Each request it claims is a line in `took`.
+ * and never answers; `never`: never reads. Each request it claims is a line in `took`. `pipe`: it
+ * names the pipe protocol in its pid file, as servers do now: the runner's `r.<pid>` is a plain
+ * marker and the reply channel the runner's descriptor 4, which `hold` opens through /proc.
  */
-async function standIn(repo: string, mode: 'die' | 'hold' | 'never'): Promise<ChildProcess> {
+async function standIn(repo: string, mode: 'die' | 'hold' | 'never', proto: 'fifo' | 'pipe' = 'fifo'): Promise<ChildProcess> {
   const dir = serverDir(repo);
   writeFiles(dir, { '.keep': '' });
   const phys = realpathSync(dir);
   run('mkfifo', [join(dir, 'in')], repo);
   const tag = `${process.execPath}|${join(PKG_ROOT, 'dist', 'bin', 'hook.cjs')}|${phys}`;
-  const script = `const fs = require('fs'); const dir = ${JSON.stringify(phys)}; const mode = ${JSON.stringify(mode)};
+  const script = `const fs = require('fs'); const dir = ${JSON.stringify(phys)}; const mode = ${JSON.stringify(mode)}; const pipe = ${proto === 'pipe'};
     const fd = fs.openSync(dir + '/in', fs.constants.O_RDWR);
-    fs.writeFileSync(dir + '/pid', process.pid + '\\n' + ${JSON.stringify(tag)} + '\\n' + fd + '\\n');
+    fs.writeFileSync(dir + '/pid', process.pid + '\\n' + ${JSON.stringify(tag)} + '\\n' + fd + '\\n' + (pipe ? '2\\n' : ''));
     const held = [];
     while (mode !== 'never') {
       const b = Buffer.alloc(64); const n = fs.readSync(fd, b);
@@ -121,7 +123,7 @@ async function standIn(repo: string, mode: 'die' | 'hold' | 'never'): Promise<Ch
         const pid = line.split(' ')[0];
         try {
           fs.renameSync(dir + '/r.' + pid, dir + '/r.' + pid + '.claimed');
-          if (mode === 'hold') held.push(fs.openSync(dir + '/r.' + pid + '.claimed', 'r+'));
+          if (mode === 'hold') held.push(pipe ? fs.openSync('/proc/' + pid + '/fd/4', fs.constants.O_WRONLY | fs.constants.O_NONBLOCK) : fs.openSync(dir + '/r.' + pid + '.claimed', 'r+'));
           fs.appendFileSync(dir + '/took', pid + '\\n');
         } catch {}
         if (mode === 'die') process.exit(0);
@@ -594,6 +596,123 @@ describe('the hook server under faults: every wait bounded, nothing left behind'
         await until(() => processesNaming(state).length === 0);
       }
     }
+  });
+});
+
+/** When process `pid` started (/proc/<pid>/stat, field 22), as the runner names itself in its request. */
+function startOf(pid: number): bigint {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return BigInt(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]!);
+}
+
+/**
+ * A process that waits for an answer as the runner does: an empty here-document as descriptor 4 (a
+ * pipe; it holds a writer itself, so its read waits), its marker `r.<pid>` in the server's folder;
+ * what it reads goes to `answer.<pid>` there.
+ */
+async function waiter(dir: string, cwd: string): Promise<ChildProcess> {
+  const script = 'exec 4<<EOF\nEOF\nexec 5>/proc/self/fd/4\n: >"$1/r.$$"\nread -r code n <&4\necho "$code $n" >"$1/answer.$$"\n';
+  const child = spawn('/bin/sh', ['-c', script, 'waiter', dir], { cwd, stdio: 'ignore' });
+  children.push(child);
+  await until(() => existsSync(join(dir, `r.${child.pid}`)), 'the waiter made its marker');
+  return child;
+}
+
+describe('the reply pipe: no FIFO per request', () => {
+  it('a served commit leaves nothing in the server folder and names the protocol in the pid file', async () => {
+    const { repo, wt, trace, env } = setup();
+    expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
+    await serverUp(repo);
+    expect(readFileSync(join(serverDir(repo), 'pid'), 'utf8').split('\n')[3]).toBe('2');
+    const before = served(trace).length;
+    const r = commit(wt, env, { 'src/a.ts': 'export const a = 3;\n' }, 'through the pipe');
+    expect(r.status, r.stderr).toBe(0);
+    expect(served(trace).slice(before).map((h) => h.hook)).toEqual(['pre-commit', 'post-commit']);
+    expect(readdirSync(serverDir(repo)).filter((f) => f.startsWith('r.'))).toEqual([]);
+  });
+
+  it('a runner that speaks the FIFO protocol (every runner written before) is still served', async () => {
+    const { repo, wt, trace, env } = setup();
+    expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
+    const server = await serverUp(repo);
+    // The installed runner, made to ask as a runner from before this protocol does: a reply FIFO
+    // of its own and a request of three fields.
+    const runner = join(repo, '.git', 'intent', 'bin', 'hook');
+    const text = readFileSync(runner, 'utf8');
+    expect(text).toContain('if [ "$intent_proto" = 2 ]; then');
+    writeFileSync(runner, text.replace('if [ "$intent_proto" = 2 ]; then', 'if false; then'));
+    const before = served(trace).length;
+    for (let i = 3; i < 5; i++) {
+      const r = commit(wt, env, { 'src/a.ts': `export const a = ${i};\n` }, `old runner ${i}`);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stderr).toBe('');
+      expect(noteOf(wt)?.summary).toMatch(/^INT-001 /);
+    }
+    const now = served(trace).slice(before);
+    expect(now.map((h) => h.hook)).toEqual(['pre-commit', 'post-commit', 'pre-commit', 'post-commit']);
+    expect(new Set(now.map((h) => h.server))).toEqual(new Set([server]));
+    expect(readdirSync(serverDir(repo)).filter((f) => f.startsWith('r.'))).toEqual([]);
+  });
+
+  it('a stand-in that claims every request, holds the runner\'s pipe and never answers: the commit is done within 10 s, with its note', async () => {
+    const { repo, wt, trace, env } = setup();
+    const dir = serverDir(repo);
+    const standIn_ = await standIn(repo, 'hold', 'pipe');
+    writeFiles(wt, { 'src/a.ts': 'export const a = 70;\n' });
+    git(wt, 'add', '-A');
+    const r = commitWithin(wt, env, 'past a stand-in', 10_000);
+    expect(r.signal, 'the commit hung').toBeNull();
+    expect(r.status, r.stderr).toBe(0);
+    expect(noteOf(wt)?.summary).toMatch(/^INT-001 /);
+    // It was asked once (it claimed the marker and opened the runner's pipe), then dropped.
+    expect(readFileSync(join(dir, 'took'), 'utf8').trim().split('\n')).toHaveLength(1);
+    expect(serverPid(repo)).not.toBe(standIn_.pid);
+    const real = await serverUp(repo);
+    const before = served(trace).length;
+    expect(commit(wt, env, { 'src/a.ts': 'export const a = 71;\n' }, 'served again').status).toBe(0);
+    expect(served(trace).slice(before).map((h) => h.server)).toContain(real);
+    standIn_.kill('SIGKILL');
+  });
+
+  it('a stand-in that dies in the middle of a request: the runner runs the hook itself', async () => {
+    const { repo, wt, env } = setup();
+    await standIn(repo, 'die', 'pipe');
+    writeFiles(wt, { 'src/a.ts': 'export const a = 7;\n' });
+    git(wt, 'add', '-A');
+    const r = commitWithin(wt, { ...env, INTENT_HOOK_SERVER_MS: '0' }, 'after a death', 10_000);
+    expect(r.signal, 'the commit hung').toBeNull();
+    expect(r.status, r.stderr).toBe(0);
+    expect(existsSync(join(serverDir(repo), 'took'))).toBe(true);
+    expect(noteOf(wt)?.summary).toMatch(/^INT-001 /);
+  });
+
+  it('answers only the very process that asked: another start time is not claimed nor written to, a runner that is gone leaves no marker', async () => {
+    const { repo, wt, trace, env } = setup();
+    expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
+    await serverUp(repo);
+    const dir = realpathSync(serverDir(repo));
+    // A request naming a live process of ours with a pipe as descriptor 4 and a marker, but not the
+    // start time it has (a runner that was killed, its pid since given to another process).
+    const other = await waiter(dir, wt);
+    // A request of a runner that is gone, its marker left behind.
+    const gone = spawnSync('/bin/sh', ['-c', 'echo $$']);
+    const gonePid = Number(gone.stdout.toString().trim());
+    writeFileSync(join(dir, `r.${gonePid}`), '');
+    // Then one with the right start time: answered (the positive signal that the two before it
+    // were handled, requests being served in order).
+    const asked = await waiter(dir, wt);
+    writeFileSync(join(dir, 'in'), `${other.pid} 0 pre-commit ${startOf(other.pid!) + 1n}\n${gonePid} 0 pre-commit 1\n${asked.pid} 0 pre-commit ${startOf(asked.pid!)}\n`);
+    await until(() => existsSync(join(dir, `answer.${asked.pid}`)) && readFileSync(join(dir, `answer.${asked.pid}`), 'utf8').endsWith('\n'), 'the process that asked got its answer');
+    expect(readFileSync(join(dir, `answer.${asked.pid}`), 'utf8')).toMatch(/^[0-9]+ [0-9]+\n$/);
+    expect(served(trace).map((h) => (h as { runner?: number }).runner)).toContain(asked.pid);
+    expect(served(trace).map((h) => (h as { runner?: number }).runner)).not.toContain(other.pid);
+    // The other process: its marker not claimed, nothing written into its pipe.
+    expect(existsSync(join(dir, `r.${other.pid}`))).toBe(true);
+    expect(existsSync(join(dir, `answer.${other.pid}`))).toBe(false);
+    expect(alive(other.pid!)).toBe(true);
+    // The gone runner's marker is removed.
+    expect(existsSync(join(dir, `r.${gonePid}`))).toBe(false);
+    other.kill('SIGKILL');
   });
 });
 
