@@ -27,15 +27,24 @@ intent_exec_node() {
   exec "$node" "$entry" "$@"
 }
 
+# intent_stopped <pid>: whether process <pid> is stopped (SIGSTOP, a debugger: state T or t), from
+# the State line of /proc/<pid>/status (the shell's read takes a byte a call: a few dozen bytes
+# there, some 300 to field 3 of /proc/<pid>/stat).
+intent_stopped() {
+  {
+    while IFS= read -r intent_l; do
+      case $intent_l in State:?[Tt]' '*) return 0 ;; State:*) return 1 ;; esac
+    done <"/proc/$1/status"
+  } 2>/dev/null
+  return 1
+}
+
 # The watch (intent_hook_run, below), run in the background while a runner waits for the server:
 # answers `x 0` or `- 0` on descriptor 5, a writer of the reply channel the runner reads.
 intent_watch() {
   n=0 c=0
   while [ -e "/proc/$intent_pid/fd/$intent_fd" ]; do
-    st=
-    { read -r st <"/proc/$intent_pid/stat"; } 2>/dev/null
-    st=${st##*) }
-    case ${st%% *} in T | t) rm -f "$srv/r.$$"; echo 'x 0' >&5; return ;; esac
+    if intent_stopped "$intent_pid"; then rm -f "$srv/r.$$"; echo 'x 0' >&5; return; fi
     if [ -e "$srv/r.$$" ]; then
       if [ $n -ge 3 ] && rm "$srv/r.$$" 2>/dev/null; then echo 'x 0' >&5; return; fi
     elif [ $c -ge 5 ]; then
@@ -50,39 +59,33 @@ intent_watch() {
   echo '- 0' >&5
 }
 
-# intent_ask: sends the request `$intent_req` and reads the answer from descriptor 4 (the reply
-# channel), with the watch writing to it through `$intent_w`; sets intent_code.
+# intent_ask: starts the watch (writing through `$intent_w`), sends the request `$intent_req` (and
+# the watch's pid, for a server of the pipe protocol) and reads the answer from descriptor 4, the
+# reply channel; sets intent_code.
 intent_ask() {
   { (intent_watch) </dev/null >/dev/null 2>&1 4<&- & } 5>"$intent_w"
   intent_wpid=$!
-  if printf '%s\n' "$intent_req" 1<>"$srv/in"; then
+  if printf '%s\n' "$intent_req${intent_asked:+ $intent_wpid}" 1<>"$srv/in"; then
     read -r intent_code intent_n <&4 || intent_code=-
     case $intent_n in '' | *[!0-9]*) intent_code=- ;; 0) ;; *) head -c "$intent_n" <&4 >&2 ;; esac
   fi
-  kill "$intent_wpid" 2>/dev/null
+  kill "$intent_wpid" 2>/dev/null || :
 }
 
 # intent_ask_pipe <hook> [args]: asks a server that answers into a pipe (pid file's 4th line `2`),
 # descriptor 4 being an empty here-document: a pipe in dash, busybox ash and bash 5.1 or later
 # (no process, no file). The claim token is a plain file, `r.<our pid>`, made by a redirection; the
-# request names our start time (/proc/self/stat, field 22), so a request left by a runner that is
-# gone is never answered into another process that got its pid. Not a pipe (an older bash): asks
-# nothing, the FIFO below does.
+# request names our watch, a child of ours, so a request left by a runner that is gone (its watch
+# no longer our child) is never answered into another process that got its pid. Not a pipe (an
+# older bash), or not run in the process `$$` names (a subshell): asks nothing, the FIFO below does.
+# The watch's `sleep` and `rm` and the stderr's `head` must be there (a PATH of only git and sh:
+# a watch without `sleep` would give up at once, and the hook run twice), as the FIFO needs `mkfifo`.
 intent_ask_pipe() {
-  [ -p /proc/self/fd/4 ] || return 0
-  intent_t=
-  { read -r intent_t </proc/self/stat; } 2>/dev/null
-  intent_t=${intent_t##*) }
-  intent_i=0
-  while [ $intent_i -lt 19 ]; do
-    intent_t=${intent_t#* }
-    intent_i=$((intent_i + 1))
-  done
-  intent_t=${intent_t%% *}
-  case $intent_t in '' | *[!0-9]*) return 0 ;; esac
+  [ -p /proc/self/fd/4 ] && [ /proc/self -ef "/proc/$$" ] || return 0
+  { command -v sleep && command -v rm && command -v head; } >/dev/null 2>&1 || return 0
   { : 1<>"$srv/r.$$"; } 2>/dev/null || return 0
   intent_asked=1
-  intent_w=/proc/self/fd/4 intent_req="$$ $(($# - 1)) $1 $intent_t"
+  intent_w=/proc/self/fd/4 intent_req="$$ $(($# - 1)) $1"
   intent_ask
 }
 
@@ -113,14 +116,14 @@ intent_hook_run() {
     return 1
   fi
   # The per-commit hooks go to the repository's hook server when one runs (lib/hooks/server.ts,
-  # Linux): no node starts for them. We write `<our pid> <argument count> <hook> <our start time>`
+  # Linux): no node starts for them. We write `<our pid> <argument count> <hook> <our watch's pid>`
   # to the server's FIFO `in` (the arguments after the hook's name, which are the last ones of our
   # command line, in either mode); it reads our environment, working directory and arguments from
   # /proc, claims the request (renames our marker `r.<our pid>` away), opens our descriptor 4 (an
   # empty here-document: a pipe) through /proc and answers there `<code> <stderr bytes>` and the
   # bytes, or `-`: run it yourself. (A server that names no protocol in its pid file, from before,
   # or a shell whose here-documents are files: the reply channel is a FIFO we make, `r.<our pid>`,
-  # which the server claims, opens and removes, and the request has no start time.) Every wait is
+  # which the server claims, opens and removes, and the request names no watch.) Every wait is
   # bounded, whoever is on the other end: a background watch answers `-` when the server dies (a
   # server that has gone holds no FIFO open, nor does a dead one not yet reaped), and `x` (give up
   # on it) when it is stopped, has not claimed the request after 3 s (busy, or stuck: it then
@@ -145,10 +148,9 @@ intent_hook_run() {
       # stderr of that moment, so 2>/dev/null comes first.)
       if { read -r intent_pid && read -r intent_tag && read -r intent_fd && { read -r intent_proto || :; }; } 2>/dev/null <"$srv/pid" &&
         [ "$intent_tag" = "$tag" ] && [ -O "/proc/$intent_pid" ]; then
-        { read -r intent_st <"/proc/$intent_pid/stat"; } 2>/dev/null
-        intent_st=${intent_st##*) }
-        case ${intent_st%% *} in
-          T | t) intent_code=x ;;
+        if intent_stopped "$intent_pid"; then intent_st=T; fi
+        case $intent_st in
+          T) intent_code=x ;;
           *)
             if [ -p "$srv/in" ] && [ "$srv/in" -ef "/proc/$intent_pid/fd/$intent_fd" ]; then
               intent_asked=

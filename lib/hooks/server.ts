@@ -7,14 +7,22 @@
  *
  * Its folder, `<git-common-dir>/intent/server/`:
  *   lock/     made (mkdir) by the server that owns the folder; lock/pid names it
- *   in        FIFO; a request is one line, `<runner pid> <argument count>\n` (one write of less than
- *             PIPE_BUF bytes: requests from concurrent runners do not mix)
- *   pid       `<pid>\n<tag>\n<fd>\n`: the runner asks only a server whose tag is its own
+ *   in        FIFO; a request is one line, `<runner pid> <argument count> <hook> <watch pid>` (one
+ *             write of less than PIPE_BUF bytes: requests from concurrent runners do not mix);
+ *             `<pid> <argc> <hook>` and `<pid> <argc>` from runners written before
+ *   pid       `<pid>\n<tag>\n<fd>\n2\n`: the runner asks only a server whose tag is its own
  *             `<node>|<entry>|<folder>` (the Node.js and hook program `intent init` wrote into it)
- *             and that holds this very `in` open as `<fd>`
- *   r.<pid>   the runner's reply FIFO, made and opened by the runner before it asks; the server
- *             claims it (renames it to r.<pid>.claimed), opens it, removes it, and writes
- *             `<exit code> <stderr bytes>\n<stderr>`, or `- 0\n`: not served, run the hook yourself
+ *             and that holds this very `in` open as `<fd>`; `2`: it answers into the runner's pipe
+ *   r.<pid>   the runner's claim token, made by the runner (a shell redirection) before it asks; the
+ *             server claims it (renames it to r.<pid>.claimed) and removes it. The answer,
+ *             `<exit code> <stderr bytes>\n<stderr>` or `- 0\n` (not served, run the hook
+ *             yourself), goes into the runner's descriptor 4, an empty here-document (a pipe: no
+ *             process, no file), opened for writing through /proc/<pid>/fd/4, only while <pid> is
+ *             still the process that asked: the parent of the watch it named (the background
+ *             process that bounds its wait; a pid given to another process since is not written
+ *             to). A request of a runner that is gone has its token removed. A runner from before
+ *             (no watch named), or one whose shell makes here-documents as files, makes `r.<pid>`
+ *             a FIFO: the server claims, opens and removes it, and answers there.
  * The runner asks only a server of its own user that is not stopped, and watches
  * `/proc/<pid>/fd/<fd>` while it waits: a server that dies mid-request, is stopped, has not claimed
  * the request within 3 s or has not answered within 5 s of the claim makes the runner run the hook
@@ -320,26 +328,26 @@ export async function serveHooks(
     while ((nl = buf.indexOf('\n')) !== -1) {
       const line = buf.slice(0, nl);
       buf = buf.slice(nl + 1);
-      // `<pid> <argc> <hook> <start time>` (the arguments after the hook's name are the last argc
+      // `<pid> <argc> <hook> <watch pid>` (the arguments after the hook's name are the last argc
       // of the runner's command line; the answer goes into its pipe); `<pid> <argc> <hook>` (into
       // its FIFO) and `<pid> <argc>` (the hook's name and its arguments are the last argc) from
       // runners written before.
-      const m = /^([1-9][0-9]{0,9}) ([0-9]{1,4})(?: ([a-z][a-z-]{0,39})(?: ([0-9]{1,20}))?)?$/.exec(line);
+      const m = /^([1-9][0-9]{0,9}) ([0-9]{1,4})(?: ([a-z][a-z-]{0,39})(?: ([1-9][0-9]{0,9}))?)?$/.exec(line);
       if (!m || (m[3] === undefined && m[2] === '0')) continue;
       rearm();
-      queue = queue.then(() => serveOne(Number(m[1]), Number(m[2]), m[3], m[4])).catch(() => { /* the runner's watch covers it */ }).finally(rearm);
+      queue = queue.then(() => serveOne(Number(m[1]), Number(m[2]), m[3], m[4] === undefined ? undefined : Number(m[4]))).catch(() => { /* the runner's watch covers it */ }).finally(rearm);
     }
     if (buf.length > 4096) buf = '';
   });
   input.on('error', leave);
   rearm();
 
-  async function serveOne(pid: number, argc: number, named?: string, start?: string): Promise<void> {
+  async function serveOne(pid: number, argc: number, named?: string, watch?: number): Promise<void> {
     // What the kernel queued before the request (the watch on refs/heads/intent/ in
     // intents/branch-tips.ts) is delivered first: the second hop comes after a poll phase that
     // began after this point (the first may be in the poll phase under way).
     for (let hop = 0; hop < 2; hop++) await new Promise<void>((resolve) => setImmediate(resolve));
-    const fd = claimReply(dir, pid, start);
+    const fd = claimReply(dir, pid, watch);
     if (fd === null) return;
     const reply = new Socket({ fd, readable: false, writable: true });
     reply.on('error', () => { /* the runner went away */ });
@@ -403,11 +411,11 @@ const PIPE_PROTOCOL = '2';
 /** The runner's reply pipe: its descriptor 4, an empty here-document (git-hooks/runner.sh). */
 const REPLY_FD = 4;
 
-/** When process `pid` started (/proc/<pid>/stat, field 22, clock ticks since boot), or null. */
-function startTime(pid: number): string | null {
+/** The parent of process `pid` (/proc/<pid>/stat, field 4), or null when it is gone. */
+function parentOf(pid: number): number | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
   } catch {
     return null;
   }
@@ -419,11 +427,13 @@ function startTime(pid: number): string | null {
  * a runner of this server's user is served (another's request is left unclaimed: its runner does
  * not ask a server of another user; this covers an older runner). The claim renames `r.<pid>`:
  * after it, the runner's watch can no longer give up on us by removing it (one of the two renames
- * or removes it, not both). With a start time (the pipe protocol) `r.<pid>` is a plain marker and
- * the channel the runner's descriptor 4, opened through /proc, only while `pid` is the very process
- * that asked (its start time; checked again once open); without one, `r.<pid>` is the runner's FIFO.
+ * or removes it, not both). With a watch (the pipe protocol) `r.<pid>` is a plain marker and the
+ * channel the runner's descriptor 4, opened through /proc, only while `pid` is the very process
+ * that asked: the parent of the watch it names, a process of our user (checked again once open;
+ * a pid given to another process since is not written to). Without one, `r.<pid>` is the runner's
+ * FIFO.
  */
-function claimReply(dir: string, pid: number, start: string | undefined): number | null {
+function claimReply(dir: string, pid: number, watch: number | undefined): number | null {
   const marker = join(dir, `r.${pid}`);
   const uid = processUid(pid);
   if (uid === null) {
@@ -431,7 +441,8 @@ function claimReply(dir: string, pid: number, start: string | undefined): number
     rmSync(marker, { force: true });
     return null;
   }
-  if (uid !== process.getuid?.() || (start !== undefined && startTime(pid) !== start)) return null;
+  const asked = () => watch === undefined || (parentOf(watch) === pid && processUid(watch) === uid);
+  if (uid !== process.getuid?.() || !asked()) return null;
   const claimed = `${marker}.claimed`;
   try {
     renameSync(marker, claimed);
@@ -440,13 +451,13 @@ function claimReply(dir: string, pid: number, start: string | undefined): number
   }
   let fd: number;
   try {
-    fd = openSync(start === undefined ? claimed : `/proc/${pid}/fd/${REPLY_FD}`, constants.O_WRONLY | constants.O_NONBLOCK);
+    fd = openSync(watch === undefined ? claimed : `/proc/${pid}/fd/${REPLY_FD}`, constants.O_WRONLY | constants.O_NONBLOCK);
   } catch {
     rmSync(claimed, { force: true });
     return null;
   }
   rmSync(claimed, { force: true });
-  if (!fstatSync(fd).isFIFO() || (start !== undefined && startTime(pid) !== start)) {
+  if (!fstatSync(fd).isFIFO() || !asked()) {
     closeQuietly(fd);
     return null;
   }
@@ -459,7 +470,7 @@ function closeQuietly(fd: number): void {
   } catch { /* closed */ }
 }
 
-/** Removes reply FIFOs of runners that are gone (killed while they waited). */
+/** Removes the claim tokens (markers, reply FIFOs) of runners that are gone (killed while they waited). */
 function sweepReplies(dir: string): void {
   try {
     for (const n of readdirSync(dir)) {

@@ -599,23 +599,19 @@ describe('the hook server under faults: every wait bounded, nothing left behind'
   });
 });
 
-/** When process `pid` started (/proc/<pid>/stat, field 22), as the runner names itself in its request. */
-function startOf(pid: number): bigint {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return BigInt(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]!);
-}
-
 /**
  * A process that waits for an answer as the runner does: an empty here-document as descriptor 4 (a
- * pipe; it holds a writer itself, so its read waits), its marker `r.<pid>` in the server's folder;
- * what it reads goes to `answer.<pid>` there.
+ * pipe; it holds a writer itself, so its read waits), a background child (its watch, whose pid is
+ * in `watch.<pid>`), its marker `r.<pid>` in the server's folder; what it reads goes to
+ * `answer.<pid>` there.
  */
-async function waiter(dir: string, cwd: string): Promise<ChildProcess> {
-  const script = 'exec 4<<EOF\nEOF\nexec 5>/proc/self/fd/4\n: >"$1/r.$$"\nread -r code n <&4\necho "$code $n" >"$1/answer.$$"\n';
+async function waiter(dir: string, cwd: string): Promise<{ child: ChildProcess; pid: number; watch: number }> {
+  const script = 'exec 4<<EOF\nEOF\nexec 5>/proc/self/fd/4\nsleep 60 </dev/null >/dev/null 2>&1 4<&- 5>&- &\n' +
+    'echo $! >"$1/watch.$$"\n: >"$1/r.$$"\nread -r code n <&4\necho "$code $n" >"$1/answer.$$"\nkill $!\n';
   const child = spawn('/bin/sh', ['-c', script, 'waiter', dir], { cwd, stdio: 'ignore' });
   children.push(child);
   await until(() => existsSync(join(dir, `r.${child.pid}`)), 'the waiter made its marker');
-  return child;
+  return { child, pid: child.pid!, watch: Number(readFileSync(join(dir, `watch.${child.pid}`), 'utf8')) };
 }
 
 describe('the reply pipe: no FIFO per request', () => {
@@ -686,33 +682,36 @@ describe('the reply pipe: no FIFO per request', () => {
     expect(noteOf(wt)?.summary).toMatch(/^INT-001 /);
   });
 
-  it('answers only the very process that asked: another start time is not claimed nor written to, a runner that is gone leaves no marker', async () => {
+  it('answers only the very process that asked: a request naming a process that is not its child is not claimed nor written to; a runner that is gone leaves no marker', async () => {
     const { repo, wt, trace, env } = setup();
     expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
     await serverUp(repo);
     const dir = realpathSync(serverDir(repo));
-    // A request naming a live process of ours with a pipe as descriptor 4 and a marker, but not the
-    // start time it has (a runner that was killed, its pid since given to another process).
+    // Two processes of ours waiting as runners do, each with a pipe as descriptor 4 and a marker.
     const other = await waiter(dir, wt);
-    // A request of a runner that is gone, its marker left behind.
-    const gone = spawnSync('/bin/sh', ['-c', 'echo $$']);
-    const gonePid = Number(gone.stdout.toString().trim());
-    writeFileSync(join(dir, `r.${gonePid}`), '');
-    // Then one with the right start time: answered (the positive signal that the two before it
-    // were handled, requests being served in order).
     const asked = await waiter(dir, wt);
-    writeFileSync(join(dir, 'in'), `${other.pid} 0 pre-commit ${startOf(other.pid!) + 1n}\n${gonePid} 0 pre-commit 1\n${asked.pid} 0 pre-commit ${startOf(asked.pid!)}\n`);
-    await until(() => existsSync(join(dir, `answer.${asked.pid}`)) && readFileSync(join(dir, `answer.${asked.pid}`), 'utf8').endsWith('\n'), 'the process that asked got its answer');
-    expect(readFileSync(join(dir, `answer.${asked.pid}`), 'utf8')).toMatch(/^[0-9]+ [0-9]+\n$/);
-    expect(served(trace).map((h) => (h as { runner?: number }).runner)).toContain(asked.pid);
-    expect(served(trace).map((h) => (h as { runner?: number }).runner)).not.toContain(other.pid);
+    // A request of a runner that is gone, its marker left behind.
+    const gonePid = Number(spawnSync('/bin/sh', ['-c', 'echo $$']).stdout.toString().trim());
+    writeFileSync(join(dir, `r.${gonePid}`), '');
+    // `other` named with a watch that is not its child (as a request left by a killed runner whose
+    // pid went to another process names a watch that is not that process's child); then the gone
+    // runner; then `asked` with its own watch: answered, the positive signal that the two before
+    // it were handled (requests are served in order).
+    writeFileSync(join(dir, 'in'), `${other.pid} 0 pre-commit ${asked.watch}\n${gonePid} 0 pre-commit ${asked.watch}\n${asked.pid} 0 pre-commit ${asked.watch}\n`);
+    const answer = (w: { pid: number }) => join(dir, `answer.${w.pid}`);
+    await until(() => existsSync(answer(asked)) && readFileSync(answer(asked), 'utf8').endsWith('\n'), 'the process that asked got its answer');
+    expect(readFileSync(answer(asked), 'utf8')).toMatch(/^[0-9]+ [0-9]+\n$/);
+    const runners = served(trace).map((h) => (h as { runner?: number }).runner);
+    expect(runners).toContain(asked.pid);
+    expect(runners).not.toContain(other.pid);
     // The other process: its marker not claimed, nothing written into its pipe.
     expect(existsSync(join(dir, `r.${other.pid}`))).toBe(true);
-    expect(existsSync(join(dir, `answer.${other.pid}`))).toBe(false);
-    expect(alive(other.pid!)).toBe(true);
+    expect(existsSync(answer(other))).toBe(false);
+    expect(alive(other.pid)).toBe(true);
     // The gone runner's marker is removed.
     expect(existsSync(join(dir, `r.${gonePid}`))).toBe(false);
-    other.kill('SIGKILL');
+    other.child.kill('SIGKILL');
+    process.kill(other.watch, 'SIGKILL');
   });
 });
 
