@@ -25,8 +25,15 @@ if @OURS@; then
     exit 1
   fi
   # The runner, sourced: its intent_hook_run runs in this shell (no runner process per hook).
+  # Sourced only when a hook of intent's runs (prepare-commit-msg after pre-commit, commit-msg
+  # without a claim: nothing to do, and the shell parses the runner in about 0.2 ms); its
+  # intent_hook_run replaces this one (a runner that defines none: not found, the hook fails).
   intent_lib=1 intent_srv="$common/intent/server"
-  . "$runner" || exit 1
+  intent_hook_run() {
+    unset -f intent_hook_run
+    . "$runner" || exit 1
+    intent_hook_run "$@"
+  }
   @RUN@
 fi
 # The repository's own hooks folder: from the chain cache when it holds (lib/hooks/chain-cache.ts:
