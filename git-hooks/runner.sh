@@ -59,13 +59,13 @@ intent_watch() {
   echo '- 0' >&5
 }
 
-# intent_ask: starts the watch (writing through `$intent_w`), sends the request `$intent_req` (and
-# the watch's pid, for a server of the pipe protocol) and reads the answer from descriptor 4, the
-# reply channel; sets intent_code.
+# intent_ask: starts the watch (writing into descriptor 4 through /proc/self/fd/4: the same pipe
+# or FIFO), sends the request `$intent_req` (and the watch's pid, for a server of the pipe
+# protocol) and reads the answer from descriptor 4, the reply channel; sets intent_code.
 intent_ask() {
-  { (intent_watch) </dev/null >/dev/null 2>&1 4<&- & } 5>"$intent_w"
-  intent_wpid=$!
-  if printf '%s\n' "$intent_req${intent_asked:+ $intent_wpid}" 1<>"$srv/in"; then
+  intent_wpid=
+  { (intent_watch) </dev/null >/dev/null 2>&1 4<&- & intent_wpid=$!; } 5>/proc/self/fd/4
+  if [ -n "$intent_wpid" ] && printf '%s\n' "$intent_req${intent_asked:+ $intent_wpid}" 1<>"$srv/in"; then
     read -r intent_code intent_n <&4 || intent_code=-
     case $intent_n in '' | *[!0-9]*) intent_code=- ;; 0) ;; *) head -c "$intent_n" <&4 >&2 ;; esac
   fi
@@ -85,7 +85,7 @@ intent_ask_pipe() {
   { command -v sleep && command -v rm && command -v head; } >/dev/null 2>&1 || return 0
   { : 1<>"$srv/r.$$"; } 2>/dev/null || return 0
   intent_asked=1
-  intent_w=/proc/self/fd/4 intent_req="$$ $(($# - 1)) $1"
+  intent_req="$$ $(($# - 1)) $1"
   intent_ask
 }
 
@@ -159,7 +159,7 @@ intent_hook_run() {
 INTENT_EOF
               fi
               if [ -z "$intent_asked" ] && mkfifo -m 600 "$srv/r.$$" 2>/dev/null; then
-                intent_w="$srv/r.$$" intent_req="$$ $(($# - 1)) $1"
+                intent_req="$$ $(($# - 1)) $1"
                 intent_ask 4<>"$srv/r.$$"
               fi
             else
