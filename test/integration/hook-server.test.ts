@@ -416,28 +416,34 @@ function processesNaming(what: string): number[] {
   });
 }
 
+/**
+ * A stand-in that claims every request and never answers (`proto`: as servers before the reply pipe
+ * did, or with it): the commit is done within 10 s, with its note, and a real server replaces it.
+ */
+async function pastAStandInThatHolds(proto: 'fifo' | 'pipe'): Promise<void> {
+  const { repo, wt, trace, env } = setup();
+  const dir = serverDir(repo);
+  const standIn_ = await standIn(repo, 'hold', proto);
+  writeFiles(wt, { 'src/a.ts': 'export const a = 70;\n' });
+  git(wt, 'add', '-A');
+  const r = commitWithin(wt, env, 'past a stand-in', 10_000);
+  expect(r.signal, 'the commit hung').toBeNull();
+  expect(r.status, r.stderr).toBe(0);
+  expect(noteOf(wt)?.summary).toMatch(/^INT-001 /);
+  // It was asked once (and claimed), then dropped: its pid file is gone or names a real server.
+  expect(readFileSync(join(dir, 'took'), 'utf8').trim().split('\n')).toHaveLength(1);
+  expect(serverPid(repo)).not.toBe(standIn_.pid);
+  // The server the commit's hooks asked for serves the next commit.
+  const real = await serverUp(repo);
+  const before = served(trace).length;
+  expect(commit(wt, env, { 'src/a.ts': 'export const a = 71;\n' }, 'served again').status).toBe(0);
+  expect(served(trace).slice(before).map((h) => h.server)).toContain(real);
+  expect(readFileSync(join(dir, 'took'), 'utf8').trim().split('\n')).toHaveLength(1);
+  standIn_.kill('SIGKILL');
+}
+
 describe('the hook server under faults: every wait bounded, nothing left behind', () => {
-  it('a stand-in that claims every request and never answers: the commit is done within 10 s, with its note, and a real server replaces it', async () => {
-    const { repo, wt, trace, env } = setup();
-    const dir = serverDir(repo);
-    const standIn_ = await standIn(repo, 'hold');
-    writeFiles(wt, { 'src/a.ts': 'export const a = 70;\n' });
-    git(wt, 'add', '-A');
-    const r = commitWithin(wt, env, 'past a stand-in', 10_000);
-    expect(r.signal, 'the commit hung').toBeNull();
-    expect(r.status, r.stderr).toBe(0);
-    expect(noteOf(wt)?.summary).toMatch(/^INT-001 /);
-    // It was asked once (and claimed), then dropped: its pid file is gone or names a real server.
-    expect(readFileSync(join(dir, 'took'), 'utf8').trim().split('\n')).toHaveLength(1);
-    expect(serverPid(repo)).not.toBe(standIn_.pid);
-    // The server the commit's hooks asked for serves the next commit.
-    const real = await serverUp(repo);
-    const before = served(trace).length;
-    expect(commit(wt, env, { 'src/a.ts': 'export const a = 71;\n' }, 'served again').status).toBe(0);
-    expect(served(trace).slice(before).map((h) => h.server)).toContain(real);
-    expect(readFileSync(join(dir, 'took'), 'utf8').trim().split('\n')).toHaveLength(1);
-    standIn_.kill('SIGKILL');
-  });
+  it('a stand-in that claims every request and never answers: the commit is done within 10 s, with its note, and a real server replaces it', () => pastAStandInThatHolds('fifo'));
 
   it('a stopped server (SIGSTOP) is not waited for: the commit costs at most twice one in its own node and 1 s more, and a new server takes over', async () => {
     const { repo, wt, trace, env } = setup();
@@ -650,25 +656,7 @@ describe('the reply pipe: no FIFO per request', () => {
     expect(readdirSync(serverDir(repo)).filter((f) => f.startsWith('r.'))).toEqual([]);
   });
 
-  it('a stand-in that claims every request, holds the runner\'s pipe and never answers: the commit is done within 10 s, with its note', async () => {
-    const { repo, wt, trace, env } = setup();
-    const dir = serverDir(repo);
-    const standIn_ = await standIn(repo, 'hold', 'pipe');
-    writeFiles(wt, { 'src/a.ts': 'export const a = 70;\n' });
-    git(wt, 'add', '-A');
-    const r = commitWithin(wt, env, 'past a stand-in', 10_000);
-    expect(r.signal, 'the commit hung').toBeNull();
-    expect(r.status, r.stderr).toBe(0);
-    expect(noteOf(wt)?.summary).toMatch(/^INT-001 /);
-    // It was asked once (it claimed the marker and opened the runner's pipe), then dropped.
-    expect(readFileSync(join(dir, 'took'), 'utf8').trim().split('\n')).toHaveLength(1);
-    expect(serverPid(repo)).not.toBe(standIn_.pid);
-    const real = await serverUp(repo);
-    const before = served(trace).length;
-    expect(commit(wt, env, { 'src/a.ts': 'export const a = 71;\n' }, 'served again').status).toBe(0);
-    expect(served(trace).slice(before).map((h) => h.server)).toContain(real);
-    standIn_.kill('SIGKILL');
-  });
+  it('a stand-in that claims every request, holds the runner\'s pipe and never answers: the commit is done within 10 s, with its note, and a real server replaces it', () => pastAStandInThatHolds('pipe'));
 
   it('a stand-in that dies in the middle of a request: the runner runs the hook itself', async () => {
     const { repo, wt, env } = setup();
