@@ -73,8 +73,8 @@ intent_ask() {
 }
 
 # intent_ask_pipe <hook> [args]: asks a server that answers into a pipe (pid file's 4th line `2`),
-# descriptor 4 being an empty here-document: a pipe in dash, busybox ash and bash 5.1 or later
-# (no process, no file). The claim token is a plain file, `r.<our pid>`, made by a redirection; the
+# descriptor 4 being a here-document of one line: a pipe in dash, busybox ash and bash 5.1 or
+# later (no process, no file). The claim token is a plain file, `r.<our pid>`, made by a redirection; the
 # request names our watch, a child of ours, so a request left by a runner that is gone (its watch
 # no longer our child) is never answered into another process that got its pid. Not a pipe (an
 # older bash), or not run in the process `$$` names (a subshell): asks nothing, the FIFO below does.
@@ -83,6 +83,8 @@ intent_ask() {
 intent_ask_pipe() {
   [ -p /proc/self/fd/4 ] && [ /proc/self -ef "/proc/$$" ] || return 0
   { command -v sleep && command -v rm && command -v head; } >/dev/null 2>&1 || return 0
+  # The here-document's one line (bash makes an empty one /dev/null), read first.
+  read -r intent_l <&4 || return 0
   { : 1<>"$srv/r.$$"; } 2>/dev/null || return 0
   intent_asked=1
   intent_req="$$ $(($# - 1)) $1"
@@ -119,8 +121,8 @@ intent_hook_run() {
   # Linux): no node starts for them. We write `<our pid> <argument count> <hook> <our watch's pid>`
   # to the server's FIFO `in` (the arguments after the hook's name, which are the last ones of our
   # command line, in either mode); it reads our environment, working directory and arguments from
-  # /proc, claims the request (renames our marker `r.<our pid>` away), opens our descriptor 4 (an
-  # empty here-document: a pipe) through /proc and answers there `<code> <stderr bytes>` and the
+  # /proc, claims the request (renames our marker `r.<our pid>` away), opens our descriptor 4 (a
+  # here-document: a pipe) through /proc and answers there `<code> <stderr bytes>` and the
   # bytes, or `-`: run it yourself. (A server that names no protocol in its pid file, from before,
   # or a shell whose here-documents are files: the reply channel is a FIFO we make, `r.<our pid>`,
   # which the server claims, opens and removes, and the request names no watch.) Every wait is
@@ -156,6 +158,7 @@ intent_hook_run() {
               intent_asked=
               if [ "$intent_proto" = 2 ]; then
                 intent_ask_pipe "$@" 4<<INTENT_EOF
+intent
 INTENT_EOF
               fi
               if [ -z "$intent_asked" ] && mkfifo -m 600 "$srv/r.$$" 2>/dev/null; then

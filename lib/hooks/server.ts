@@ -16,7 +16,7 @@
  *   r.<pid>   the runner's claim token, made by the runner (a shell redirection) before it asks; the
  *             server claims it (renames it to r.<pid>.claimed) and removes it. The answer,
  *             `<exit code> <stderr bytes>\n<stderr>` or `- 0\n` (not served, run the hook
- *             yourself), goes into the runner's descriptor 4, an empty here-document (a pipe: no
+ *             yourself), goes into the runner's descriptor 4, a here-document (a pipe: no
  *             process, no file), opened for writing through /proc/<pid>/fd/4, only while <pid> is
  *             still the process that asked: the parent of the watch it named (the background
  *             process that bounds its wait; a pid given to another process since is not written
@@ -408,7 +408,7 @@ function memory(): { rss: number; heap: number; heapTotal: number; external: num
 
 /** What the pid file's 4th line says to runners: this server answers into their pipe. */
 const PIPE_PROTOCOL = '2';
-/** The runner's reply pipe: its descriptor 4, an empty here-document (git-hooks/runner.sh). */
+/** The runner's reply pipe: its descriptor 4, a here-document (git-hooks/runner.sh). */
 const REPLY_FD = 4;
 
 /** The parent of process `pid` (/proc/<pid>/stat, field 4), or null when it is gone. */

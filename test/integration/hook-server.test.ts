@@ -633,6 +633,40 @@ describe('the reply pipe: no FIFO per request', () => {
     expect(readdirSync(serverDir(repo)).filter((f) => f.startsWith('r.'))).toEqual([]);
   });
 
+  it('is reached through the pipe, with no mkfifo, from dash, bash in POSIX mode and busybox ash (those installed); the FIFO is seen when used', async () => {
+    const { repo, wt, trace, env } = setup();
+    expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
+    const server = await serverUp(repo);
+    // A `mkfifo` first on PATH that notes each call, then runs the real one.
+    const bin = tempDir('intent-mkfifo-');
+    const calls = join(bin, 'calls');
+    writeFileSync(join(bin, 'mkfifo'), `#!/bin/sh\necho "$@" >>'${calls}'\nPATH=${JSON.stringify(process.env.PATH)} exec mkfifo "$@"\n`);
+    chmodSync(join(bin, 'mkfifo'), 0o755);
+    const common = join(repo, '.git');
+    // The runner sourced in the shell under test, as the hooks of intent worktrees do.
+    const script = 'intent_lib=1 intent_srv="$1/intent/server"; . "$1/intent/bin/hook"; intent_hook_run post-commit; echo "$? $$"';
+    const shells = [['dash'], ['bash', '--posix'], ['busybox', 'ash']].filter(([sh]) => spawnSync('/bin/sh', ['-c', `command -v ${sh}`]).status === 0);
+    expect(shells.map((sh) => sh[0])).toEqual(expect.arrayContaining(['dash', 'bash']));
+    const runOne = (sh: string[]) => {
+      const r = spawnSync(sh[0]!, [...sh.slice(1), '-c', script, 'runner', common], { cwd: wt, env: { ...process.env, ...env, PATH: `${bin}:${process.env.PATH}` }, encoding: 'utf8' });
+      const [code, pid] = r.stdout.trim().split(' ').map(Number);
+      expect(code, `${sh.join(' ')}: ${r.stderr}`).toBe(0);
+      return pid;
+    };
+    for (const sh of shells) {
+      const pid = runOne(sh);
+      expect(served(trace).filter((h) => (h as { runner?: number }).runner === pid).map((h) => `${h.hook} ${h.server}`), sh.join(' ')).toEqual([`post-commit ${server}`]);
+      expect(existsSync(calls), `${sh.join(' ')} made a FIFO`).toBe(false);
+    }
+    // The control: a runner that asks through a FIFO is seen making it.
+    const runner = join(common, 'intent', 'bin', 'hook');
+    writeFileSync(runner, readFileSync(runner, 'utf8').replace('if [ "$intent_proto" = 2 ]; then', 'if false; then'));
+    const pid = runOne(['dash']);
+    expect(served(trace).filter((h) => (h as { runner?: number }).runner === pid)).toHaveLength(1);
+    expect(readFileSync(calls, 'utf8')).toContain(`r.${pid}`);
+    expect(readdirSync(serverDir(repo)).filter((f) => f.startsWith('r.'))).toEqual([]);
+  });
+
   it('a runner that speaks the FIFO protocol (every runner written before) is still served', async () => {
     const { repo, wt, trace, env } = setup();
     expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
