@@ -41,7 +41,7 @@ describe('the chain cache of intent worktrees\' hooks', () => {
   it('a commit asks git for no config; an edited hook, a new hooks folder and a new hook are still run', () => {
     const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }]);
     const wt = checkoutIntent(repo, 'INT-001');
-    const cache = join(repo, '.git', 'intent', 'hooks-chain');
+    const cache = join(repo, '.git', 'intent', 'hooks-chain.sh');
     expect(existsSync(cache)).toBe(true);
     age(5, join(repo, '.git', 'config'), join(repo, '.git', 'hooks'));
     commit(wt, 1);
@@ -84,7 +84,7 @@ describe('the chain cache of intent worktrees\' hooks', () => {
     git(repo, 'config', 'include.path', extra);
     const argv = commit(wt, 1);
     expect(asksConfig(argv)).toBe(true);
-    expect(existsSync(join(repo, '.git', 'intent', 'hooks-chain'))).toBe(false);
+    expect(existsSync(join(repo, '.git', 'intent', 'hooks-chain.sh'))).toBe(false);
     expect(marksOf(marks)).toEqual(['included-post-commit']);
   });
 });
