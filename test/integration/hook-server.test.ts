@@ -704,6 +704,31 @@ describe('the reply pipe: no FIFO per request', () => {
     expect(noteOf(wt)?.summary).toMatch(/^INT-001 /);
   });
 
+  it('a runner killed while it waits leaves nothing behind: its watch takes the request back and goes', async () => {
+    const { repo, wt, env } = setup();
+    const dir = serverDir(repo);
+    // A stand-in that never reads: the request stays unclaimed while the runner waits.
+    await standIn(repo, 'never', 'pipe');
+    writeFiles(wt, { 'src/a.ts': 'export const a = 9;\n' });
+    git(wt, 'add', '-A');
+    const committing = spawnAsync('git', ['commit', '-q', '-m', 'killed while waiting'], wt, { ...env });
+    let marker = '';
+    await until(() => {
+      marker = readdirSync(dir).find((f) => /^r\.[0-9]+$/.test(f)) ?? '';
+      return marker !== '';
+    }, 'the runner made its marker');
+    const runner = Number(marker.slice(2));
+    const hookFile = readFileSync(`/proc/${runner}/cmdline`, 'utf8').split('\0')[1]!;
+    expect(hookFile).toMatch(/intent\/hooks\/pre-commit$/);
+    process.kill(runner, 'SIGKILL');
+    const r = await committing;
+    expect(r.code).not.toBe(0);
+    // The watch (the runner's child, left running) removes the marker after 3 s and leaves.
+    await until(() => !existsSync(join(dir, marker)), 'the marker is gone', 10_000);
+    await until(() => processesNaming(hookFile).length === 0, 'no process of the hook is left', 10_000);
+    expect(readdirSync(dir).filter((f) => f.startsWith('r.'))).toEqual([]);
+  });
+
   it('answers only the very process that asked: a request naming a process that is not its child is not claimed nor written to; a runner that is gone leaves no marker', async () => {
     const { repo, wt, trace, env } = setup();
     expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
