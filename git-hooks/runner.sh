@@ -27,6 +27,70 @@ intent_exec_node() {
   exec "$node" "$entry" "$@"
 }
 
+# intent_stopped <pid>: whether process <pid> is stopped (SIGSTOP, a debugger: state T or t), from
+# the State line of /proc/<pid>/status (the shell's read takes a byte a call: a few dozen bytes
+# there, some 300 to field 3 of /proc/<pid>/stat).
+intent_stopped() {
+  {
+    while IFS= read -r intent_l; do
+      case $intent_l in State:?[Tt]' '*) return 0 ;; State:*) return 1 ;; esac
+    done <"/proc/$1/status"
+  } 2>/dev/null
+  return 1
+}
+
+# The watch (intent_hook_run, below), run in the background while a runner waits for the server:
+# answers `x 0` or `- 0` on descriptor 5, a writer of the reply channel the runner reads.
+intent_watch() {
+  n=0 c=0
+  while [ -e "/proc/$intent_pid/fd/$intent_fd" ]; do
+    if intent_stopped "$intent_pid"; then rm -f "$srv/r.$$"; echo 'x 0' >&5; return; fi
+    if [ -e "$srv/r.$$" ]; then
+      if [ $n -ge 3 ] && rm "$srv/r.$$" 2>/dev/null; then echo 'x 0' >&5; return; fi
+    elif [ $c -ge 5 ]; then
+      echo 'x 0' >&5
+      return
+    else
+      c=$((c + 1))
+    fi
+    sleep 1 5>&-
+    n=$((n + 1))
+  done
+  echo '- 0' >&5
+}
+
+# intent_ask: starts the watch (writing into descriptor 4 through /proc/self/fd/4: the same pipe
+# or FIFO), sends the request `$intent_req` (and the watch's pid, for a server of the pipe
+# protocol) and reads the answer from descriptor 4, the reply channel; sets intent_code.
+intent_ask() {
+  intent_wpid=
+  { (intent_watch) </dev/null >/dev/null 2>&1 4<&- & intent_wpid=$!; } 5>/proc/self/fd/4
+  if [ -n "$intent_wpid" ] && printf '%s\n' "$intent_req${intent_asked:+ $intent_wpid}" 1<>"$srv/in"; then
+    read -r intent_code intent_n <&4 || intent_code=-
+    case $intent_n in '' | *[!0-9]*) intent_code=- ;; 0) ;; *) head -c "$intent_n" <&4 >&2 ;; esac
+  fi
+  kill "$intent_wpid" 2>/dev/null || :
+}
+
+# intent_ask_pipe <hook> [args]: asks a server that answers into a pipe (pid file's 4th line `2`),
+# descriptor 4 being a here-document of one line: a pipe in dash, busybox ash and bash 5.1 or
+# later (no process, no file). The claim token is a plain file, `r.<our pid>`, made by a redirection; the
+# request names our watch, a child of ours, so a request left by a runner that is gone (its watch
+# no longer our child) is never answered into another process that got its pid. Not a pipe (an
+# older bash), or not run in the process `$$` names (a subshell): asks nothing, the FIFO below does.
+# The watch's `sleep` and `rm` and the stderr's `head` must be there (a PATH of only git and sh:
+# a watch without `sleep` would give up at once, and the hook run twice), as the FIFO needs `mkfifo`.
+intent_ask_pipe() {
+  [ -p /proc/self/fd/4 ] && [ /proc/self -ef "/proc/$$" ] || return 0
+  { command -v sleep && command -v rm && command -v head; } >/dev/null 2>&1 || return 0
+  # The here-document's one line (bash makes an empty one /dev/null), read first.
+  read -r intent_l <&4 || return 0
+  { : 1<>"$srv/r.$$"; } 2>/dev/null || return 0
+  intent_asked=1
+  intent_req="$$ $(($# - 1)) $1"
+  intent_ask
+}
+
 # intent_hook_run <hook> [args]: runs intent's hook; returns its exit status.
 intent_hook_run() {
   intent_start=
@@ -54,15 +118,19 @@ intent_hook_run() {
     return 1
   fi
   # The per-commit hooks go to the repository's hook server when one runs (lib/hooks/server.ts,
-  # Linux): no node starts for them. We make a reply FIFO and write `<our pid> <argument count>
-  # <hook>` to the server's FIFO (the arguments after the hook's name, which are the last ones of our
-  # command line, in either mode); it reads our environment, working directory and arguments from /proc, claims
-  # the request (renames our FIFO away) and answers `<code> <stderr bytes>` and the bytes, or `-`:
-  # run it yourself. Every wait is bounded, whoever is on the other end: a background watch answers
-  # `-` when the server dies (a server that has gone holds no FIFO open, nor does a dead one not yet
-  # reaped), and `x` (give up on it) when it is stopped, has not claimed the request after 3 s (busy,
-  # or stuck: it then removes our FIFO first, so the server cannot claim it any more) or has claimed
-  # it and not answered within 5 s of the claim. On `x` we remove its `pid` file: no runner asks it again, it
+  # Linux): no node starts for them. We write `<our pid> <argument count> <hook> <our watch's pid>`
+  # to the server's FIFO `in` (the arguments after the hook's name, which are the last ones of our
+  # command line, in either mode); it reads our environment, working directory and arguments from
+  # /proc, claims the request (renames our marker `r.<our pid>` away), opens our descriptor 4 (a
+  # here-document: a pipe) through /proc and answers there `<code> <stderr bytes>` and the
+  # bytes, or `-`: run it yourself. (A server that names no protocol in its pid file, from before,
+  # or a shell whose here-documents are files: the reply channel is a FIFO we make, `r.<our pid>`,
+  # which the server claims, opens and removes, and the request names no watch.) Every wait is
+  # bounded, whoever is on the other end: a background watch answers `-` when the server dies (a
+  # server that has gone holds no FIFO open, nor does a dead one not yet reaped), and `x` (give up
+  # on it) when it is stopped, has not claimed the request after 3 s (busy, or stuck: it then
+  # removes our marker first, so the server cannot claim it any more) or has claimed it and not
+  # answered within 5 s of the claim. On `x` we remove its `pid` file: no runner asks it again, it
   # leaves when it notices, and the server our hook asks for replaces it at once.
   # Whatever goes wrong, the hook runs below as it always did, and asks for a server.
   case ${INTENT_HOOK_SERVER:-}:$1 in
@@ -73,50 +141,29 @@ intent_hook_run() {
       intent_here=$PWD
       if cd -P -- "$srv" 2>/dev/null; then srv=$PWD; cd -- "$intent_here" || return 1; fi
       tag="$node|$entry|$srv"
-      intent_pid= intent_tag= intent_fd= intent_code=- intent_n=0 intent_st=
+      intent_pid= intent_tag= intent_fd= intent_proto= intent_code=- intent_n=0 intent_st=
       # A server is asked only when it runs as our user (/proc/<pid> belongs to the process's user:
       # root committing in someone else's repository does not ask theirs), is not stopped (SIGSTOP,
       # a debugger: state T or t), and the process the pid file names holds this very FIFO open (a
       # repository copied with its server folder, a pid file left behind: not ours).
       # (No pid file yet, the first commit: silent. The shell reports a redirection that fails on the
       # stderr of that moment, so 2>/dev/null comes first.)
-      if { read -r intent_pid && read -r intent_tag && read -r intent_fd; } 2>/dev/null <"$srv/pid" &&
+      if { read -r intent_pid && read -r intent_tag && read -r intent_fd && { read -r intent_proto || :; }; } 2>/dev/null <"$srv/pid" &&
         [ "$intent_tag" = "$tag" ] && [ -O "/proc/$intent_pid" ]; then
-        { read -r intent_st <"/proc/$intent_pid/stat"; } 2>/dev/null
-        intent_st=${intent_st##*) }
-        case ${intent_st%% *} in
-          T | t) intent_code=x ;;
+        if intent_stopped "$intent_pid"; then intent_st=T; fi
+        case $intent_st in
+          T) intent_code=x ;;
           *)
             if [ -p "$srv/in" ] && [ "$srv/in" -ef "/proc/$intent_pid/fd/$intent_fd" ]; then
-              if mkfifo -m 600 "$srv/r.$$" 2>/dev/null; then
-                {
-                  if printf '%s %s %s\n' "$$" "$(($# - 1))" "$1" 1<>"$srv/in"; then
-                    (
-                      n=0 c=0
-                      while [ -e "/proc/$intent_pid/fd/$intent_fd" ]; do
-                        st=
-                        { read -r st <"/proc/$intent_pid/stat"; } 2>/dev/null
-                        st=${st##*) }
-                        case ${st%% *} in T | t) rm -f "$srv/r.$$"; echo 'x 0' >&4; exit 0 ;; esac
-                        if [ -e "$srv/r.$$" ]; then
-                          if [ $n -ge 3 ] && rm "$srv/r.$$" 2>/dev/null; then echo 'x 0' >&4; exit 0; fi
-                        elif [ $c -ge 5 ]; then
-                          echo 'x 0' >&4
-                          exit 0
-                        else
-                          c=$((c + 1))
-                        fi
-                        sleep 1
-                        n=$((n + 1))
-                      done
-                      echo '- 0' >&4
-                    ) </dev/null >/dev/null 2>&1 &
-                    intent_watch=$!
-                    read -r intent_code intent_n <&4 || intent_code=-
-                    kill "$intent_watch" 2>/dev/null
-                    case $intent_n in '' | *[!0-9]*) intent_code=- ;; 0) ;; *) head -c "$intent_n" <&4 >&2 ;; esac
-                  fi
-                } 4<>"$srv/r.$$"
+              intent_asked=
+              if [ "$intent_proto" = 2 ]; then
+                intent_ask_pipe "$@" 4<<INTENT_EOF
+intent
+INTENT_EOF
+              fi
+              if [ -z "$intent_asked" ] && mkfifo -m 600 "$srv/r.$$" 2>/dev/null; then
+                intent_req="$$ $(($# - 1)) $1"
+                intent_ask 4<>"$srv/r.$$"
               fi
             else
               # It no longer holds `in` (replaced, removed): unreachable.

@@ -25,8 +25,15 @@ if @OURS@; then
     exit 1
   fi
   # The runner, sourced: its intent_hook_run runs in this shell (no runner process per hook).
+  # Sourced only when a hook of intent's runs (prepare-commit-msg after pre-commit, commit-msg
+  # without a claim: nothing to do, and the shell parses the runner in about 0.2 ms); its
+  # intent_hook_run replaces this one (a runner that defines none: not found, the hook fails).
   intent_lib=1 intent_srv="$common/intent/server"
-  . "$runner" || exit 1
+  intent_hook_run() {
+    unset -f intent_hook_run
+    . "$runner" || exit 1
+    intent_hook_run "$@"
+  }
   @RUN@
 fi
 # The repository's own hooks folder: from the chain cache when it holds (lib/hooks/chain-cache.ts:
@@ -44,17 +51,15 @@ while [ -z "$intent_cmd" ] && [ -n "${GIT_CONFIG_COUNT:-}" ]; do
   case $intent_key in *[Hh][Oo][Oo][Kk][Ss][Pp][Aa][Tt][Hh]* | *[Ii][Nn][Cc][Ll][Uu][Dd][Ee]*) intent_cmd=1 ;; esac
   intent_i=$((intent_i + 1))
 done
-intent_cache="$common/intent/hooks-chain"
+intent_cache="$common/intent/hooks-chain.sh"
 if [ -z "$intent_cmd" ] && [ -f "$intent_cache" ]; then
-  {
-    IFS= read -r intent_v && IFS= read -r intent_k && IFS= read -r orig && IFS= read -r intent_skip &&
-      [ "$intent_v" = 'intent-chain 1' ] &&
-      [ "$intent_k" = "${GIT_CONFIG_GLOBAL:-}|${GIT_CONFIG_SYSTEM:-}|${GIT_CONFIG_NOSYSTEM:-}|${HOME:-}|${XDG_CONFIG_HOME:-}" ] &&
-      intent_ok=1
-    while [ -n "$intent_ok" ] && IFS= read -r intent_f; do
-      if [ -e "$intent_f" ] && ! [ "$intent_cache" -nt "$intent_f" ]; then intent_ok=; fi
-    done
-  } <"$intent_cache" 2>/dev/null
+  # Sourced (read in blocks; lib/hooks/chain-cache.ts writes it): sets intent_v=2, intent_k, orig
+  # and intent_skip, and empties intent_v when a file it depends on is as new as it.
+  intent_v= intent_k=
+  . "$intent_cache"
+  if [ "$intent_v" = 2 ] && [ "$intent_k" = "${GIT_CONFIG_GLOBAL:-}|${GIT_CONFIG_SYSTEM:-}|${GIT_CONFIG_NOSYSTEM:-}|${HOME:-}|${XDG_CONFIG_HOME:-}" ]; then
+    intent_ok=1
+  fi
 fi
 if [ -z "$intent_ok" ]; then
   orig= intent_skip=

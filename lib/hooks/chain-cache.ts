@@ -1,18 +1,22 @@
 /**
- * The chain cache of intent worktrees' hooks, `<git-common-dir>/intent/hooks-chain`. Each hook of
- * an intent worktree (git-hooks/worktree-hook.sh) passes on to the repository's own hook, found in
- * the core.hooksPath the main worktree uses; asking git for it costs one `git config` process per
- * hook, four or five per commit. The cache holds the answer and what it depends on, so the shell
- * checks it with builtins only (`read`, `test -e`, `test -nt`):
+ * The chain cache of intent worktrees' hooks, `<git-common-dir>/intent/hooks-chain.sh`. Each hook
+ * of an intent worktree (git-hooks/worktree-hook.sh) passes on to the repository's own hook, found
+ * in the core.hooksPath the main worktree uses; asking git for it costs one `git config` process
+ * per hook, four or five per commit. The cache holds the answer and what it depends on, so the
+ * shell checks it with builtins only: the hook sources it (`.`, read in blocks: the shell's `read`
+ * takes a byte a call, about 0.5 ms of CPU a hook for the 700 bytes of a plain line format):
  *
- *   line 1  `intent-chain 1`
- *   line 2  the variables that move git's config files (GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM,
- *           GIT_CONFIG_NOSYSTEM, HOME, XDG_CONFIG_HOME), `|`-joined, as the hook sees them
- *   line 3  the repository's own hooks folder (absolute)
- *   line 4  the hooks there that are intent's block and nothing else (chaining them does nothing)
- *   then    every file the answer depends on: the config files git reads (system, global, local),
- *           the hooks folder itself (a hook added, removed or renamed changes its mtime) and each
- *           hook of line 4
+ *   line 1  `# intent-chain 2 …`
+ *   line 2  `# <JSON>`: what follows, for node (readChainCache)
+ *   line 3  `intent_v=2 intent_k=<key> orig=<folder> intent_skip=<hooks>`, quoted for the shell:
+ *           the variables that move git's config files (GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM,
+ *           GIT_CONFIG_NOSYSTEM, HOME, XDG_CONFIG_HOME), `|`-joined, as the hook sees them; the
+ *           repository's own hooks folder (absolute); the hooks there that are intent's block and
+ *           nothing else (chaining them does nothing)
+ *   then    a loop over every file the answer depends on (the config files git reads: system,
+ *           global, local; the hooks folder itself, as a hook added, removed or renamed changes its
+ *           mtime; each hook of intent_skip) that empties intent_v when one is as new as the cache
+ *           (`$intent_cache`, the file itself)
  *
  * The cache holds while none of those files is as new as the cache file, whose mtime is set to just
  * before the config was read (STAMP_MARGIN_MS); a file changed in that moment counts as changed. A hook that finds it stale, or runs with settings on the command line
@@ -25,9 +29,9 @@ import { readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync }
 import { isAbsolute, join } from 'node:path';
 import { gitRaw } from '../git/process.js';
 import { stateDir, type Repo } from '../git/repo.js';
-import { CHAINED_HOOKS, createdText, type HookDirKind } from './install.js';
+import { CHAINED_HOOKS, createdText, shQuote, type HookDirKind } from './install.js';
 
-const VERSION = 'intent-chain 1';
+const VERSION = '# intent-chain 2';
 /**
  * How far before the config was read the cache's mtime is set: file times come from the kernel's
  * coarse clock (a jiffy, up to 10 ms, behind the real time), so a file changed just after the read
@@ -38,7 +42,12 @@ const KINDS: HookDirKind[] = ['git-dir', 'work-tree', 'outside'];
 
 /** The cache file of the repository `repo`. */
 export function chainCachePath(repo: Repo): string {
-  return join(stateDir(repo), 'hooks-chain');
+  return join(stateDir(repo), 'hooks-chain.sh');
+}
+
+/** The cache files of `repo`, this one and the line format's before it (`hooks-chain`, never sourced). */
+export function chainCacheFiles(repo: Repo): string[] {
+  return [chainCachePath(repo), join(stateDir(repo), 'hooks-chain')];
 }
 
 /** The `|`-joined variables that decide which config files git reads (line 2). */
@@ -61,9 +70,14 @@ export function readChainCache(file: string): ChainCache | null {
   } catch {
     return null;
   }
-  const [v, key, orig, skip, ...files] = text.split('\n');
-  if (v !== VERSION || orig === undefined || skip === undefined) return null;
-  return { key, orig, skip: skip.split(' ').filter(Boolean), files: files.filter(Boolean) };
+  const [v, json] = text.split('\n');
+  if (!v?.startsWith(`${VERSION}:`) || !json?.startsWith('# ')) return null;
+  try {
+    const c = JSON.parse(json.slice(2)) as ChainCache;
+    return typeof c.key === 'string' && typeof c.orig === 'string' && Array.isArray(c.skip) && Array.isArray(c.files) ? c : null;
+  } catch {
+    return null;
+  }
 }
 
 const DECISIVE = /hookspath|include/i;
@@ -119,6 +133,7 @@ export function refreshChainCache(repo: Repo, cwd: string, env: NodeJS.ProcessEn
     const stamp = (readAt - STAMP_MARGIN_MS) / 1000;
     utimesSync(tmp, stamp, stamp);
     renameSync(tmp, file);
+    for (const old of chainCacheFiles(repo).slice(1)) rmSync(old, { force: true });
     return true;
   } finally {
     rmSync(tmp, { force: true });
@@ -156,9 +171,17 @@ function chainCacheText(repo: Repo, cwd: string, env: NodeJS.ProcessEnv): string
     }
     return KINDS.some((k) => text === createdText(h, k));
   });
-  const lines = [VERSION, chainKey(env), orig, skip.join(' '), ...files, orig, ...skip.map((h) => join(orig, h))];
-  if (lines.some((l) => l.includes('\n'))) return null;
-  return `${lines.join('\n')}\n`;
+  const cache: ChainCache = { key: chainKey(env), orig, skip, files: [...files, orig, ...skip.map((h) => join(orig, h))] };
+  if ([cache.key, ...cache.files].some((l) => l.includes('\n'))) return null;
+  return [
+    `${VERSION}: the chain cache of intent worktrees' hooks, sourced by them (lib/hooks/chain-cache.ts)`,
+    `# ${JSON.stringify(cache)}`,
+    `intent_v=2 intent_k=${shQuote(cache.key)} orig=${shQuote(orig)} intent_skip=${shQuote(skip.join(' '))}`,
+    `for intent_f in ${cache.files.map(shQuote).join(' ')}; do`,
+    '  if [ -e "$intent_f" ] && ! [ "$intent_cache" -nt "$intent_f" ]; then intent_v=; fi',
+    'done',
+    '',
+  ].join('\n');
 }
 
 /** The config files git reads for a hook run with `env` (system, global, local), existing or not. */

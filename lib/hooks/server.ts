@@ -7,14 +7,22 @@
  *
  * Its folder, `<git-common-dir>/intent/server/`:
  *   lock/     made (mkdir) by the server that owns the folder; lock/pid names it
- *   in        FIFO; a request is one line, `<runner pid> <argument count>\n` (one write of less than
- *             PIPE_BUF bytes: requests from concurrent runners do not mix)
- *   pid       `<pid>\n<tag>\n<fd>\n`: the runner asks only a server whose tag is its own
+ *   in        FIFO; a request is one line, `<runner pid> <argument count> <hook> <watch pid>` (one
+ *             write of less than PIPE_BUF bytes: requests from concurrent runners do not mix);
+ *             `<pid> <argc> <hook>` and `<pid> <argc>` from runners written before
+ *   pid       `<pid>\n<tag>\n<fd>\n2\n`: the runner asks only a server whose tag is its own
  *             `<node>|<entry>|<folder>` (the Node.js and hook program `intent init` wrote into it)
- *             and that holds this very `in` open as `<fd>`
- *   r.<pid>   the runner's reply FIFO, made and opened by the runner before it asks; the server
- *             claims it (renames it to r.<pid>.claimed), opens it, removes it, and writes
- *             `<exit code> <stderr bytes>\n<stderr>`, or `- 0\n`: not served, run the hook yourself
+ *             and that holds this very `in` open as `<fd>`; `2`: it answers into the runner's pipe
+ *   r.<pid>   the runner's claim token, made by the runner (a shell redirection) before it asks; the
+ *             server claims it (renames it to r.<pid>.claimed) and removes it. The answer,
+ *             `<exit code> <stderr bytes>\n<stderr>` or `- 0\n` (not served, run the hook
+ *             yourself), goes into the runner's descriptor 4, a here-document (a pipe: no
+ *             process, no file), opened for writing through /proc/<pid>/fd/4, only while <pid> is
+ *             still the process that asked: the parent of the watch it named (the background
+ *             process that bounds its wait; a pid given to another process since is not written
+ *             to). A request of a runner that is gone has its token removed. A runner from before
+ *             (no watch named), or one whose shell makes here-documents as files, makes `r.<pid>`
+ *             a FIFO: the server claims, opens and removes it, and answers there.
  * The runner asks only a server of its own user that is not stopped, and watches
  * `/proc/<pid>/fd/<fd>` while it waits: a server that dies mid-request, is stopped, has not claimed
  * the request within 3 s or has not answered within 5 s of the claim makes the runner run the hook
@@ -255,7 +263,7 @@ export async function serveHooks(
   const inputFd = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
   const input = new Socket({ fd: inputFd, readable: true, writable: false });
   input.setEncoding('utf8');
-  replaceFile(pidFile, `${process.pid}\n${tag}\n${inputFd}\n`);
+  replaceFile(pidFile, `${process.pid}\n${tag}\n${inputFd}\n${PIPE_PROTOCOL}\n`);
   // Past starting (see starting()): a server that takes over from now on need not wait for us.
   writeFileSync(join(lock, 'serving'), '');
   const inputIdentity = fstatSync(inputFd);
@@ -321,45 +329,27 @@ export async function serveHooks(
     while ((nl = buf.indexOf('\n')) !== -1) {
       const line = buf.slice(0, nl);
       buf = buf.slice(nl + 1);
-      // `<pid> <argc> <hook>` (the arguments after the hook's name are the last argc of the
-      // runner's command line); `<pid> <argc>` from a runner written before (the hook's name and
-      // its arguments are the last argc).
-      const m = /^([1-9][0-9]{0,9}) ([0-9]{1,4})(?: ([a-z][a-z-]{0,39}))?$/.exec(line);
+      // `<pid> <argc> <hook> <watch pid>` (the arguments after the hook's name are the last argc
+      // of the runner's command line; the answer goes into its pipe); `<pid> <argc> <hook>` (into
+      // its FIFO) and `<pid> <argc>` (the hook's name and its arguments are the last argc) from
+      // runners written before.
+      const m = /^([1-9][0-9]{0,9}) ([0-9]{1,4})(?: ([a-z][a-z-]{0,39})(?: ([1-9][0-9]{0,9}))?)?$/.exec(line);
       if (!m || (m[3] === undefined && m[2] === '0')) continue;
       rearm();
-      queue = queue.then(() => serveOne(Number(m[1]), Number(m[2]), m[3])).catch(() => { /* the runner's watch covers it */ }).finally(rearm);
+      queue = queue.then(() => serveOne(Number(m[1]), Number(m[2]), m[3], m[4] === undefined ? undefined : Number(m[4]))).catch(() => { /* the runner's watch covers it */ }).finally(rearm);
     }
     if (buf.length > 4096) buf = '';
   });
   input.on('error', leave);
   rearm();
 
-  async function serveOne(pid: number, argc: number, named?: string): Promise<void> {
+  async function serveOne(pid: number, argc: number, named?: string, watch?: number): Promise<void> {
     // What the kernel queued before the request (the watch on refs/heads/intent/ in
     // intents/branch-tips.ts) is delivered first: the second hop comes after a poll phase that
     // began after this point (the first may be in the poll phase under way).
     for (let hop = 0; hop < 2; hop++) await new Promise<void>((resolve) => setImmediate(resolve));
-    let fd: number;
-    const claimed = join(dir, `r.${pid}.claimed`);
-    // Only a runner of this server's user is served; another's request is left unclaimed (its
-    // runner does not ask a server of another user; this covers an older runner).
-    if (processUid(pid) !== process.getuid?.()) return;
-    try {
-      // The claim: after it, the runner's watch can no longer give up on us by removing the FIFO
-      // (it removes it only while it is there: one of the two renames or removes it, not both).
-      renameSync(join(dir, `r.${pid}`), claimed);
-    } catch {
-      return;
-    }
-    try {
-      // Non-blocking: a runner that is gone has no reader open, and the open fails (ENXIO).
-      fd = openSync(claimed, constants.O_WRONLY | constants.O_NONBLOCK);
-    } catch {
-      rmSync(claimed, { force: true });
-      return;
-    }
-    rmSync(claimed, { force: true });
-    if (!fstatSync(fd).isFIFO()) return void closeQuietly(fd);
+    const fd = claimReply(dir, pid, watch);
+    if (fd === null) return;
     const reply = new Socket({ fd, readable: false, writable: true });
     reply.on('error', () => { /* the runner went away */ });
     let out: (HookOutcome & { hook: string; deferred: (() => void)[] }) | null = null;
@@ -424,13 +414,71 @@ function memory(): { rss: number; heap: number; heapTotal: number; external: num
   return { rss: m.rss, heap: m.heapUsed, heapTotal: m.heapTotal, external: m.external };
 }
 
+/** What the pid file's 4th line says to runners: this server answers into their pipe. */
+const PIPE_PROTOCOL = '2';
+/** The runner's reply pipe: its descriptor 4, a here-document (git-hooks/runner.sh). */
+const REPLY_FD = 4;
+
+/** The parent of process `pid` (/proc/<pid>/stat, field 4), or null when it is gone. */
+function parentOf(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Claims runner `pid`'s request and opens its reply channel for writing (non-blocking: a runner
+ * that is gone has no reader open, and the open fails), or returns null: not ours to answer. Only
+ * a runner of this server's user is served (another's request is left unclaimed: its runner does
+ * not ask a server of another user; this covers an older runner). The claim renames `r.<pid>`:
+ * after it, the runner's watch can no longer give up on us by removing it (one of the two renames
+ * or removes it, not both). With a watch (the pipe protocol) `r.<pid>` is a plain marker and the
+ * channel the runner's descriptor 4, opened through /proc, only while `pid` is the very process
+ * that asked: the parent of the watch it names, a process of our user (checked again once open;
+ * a pid given to another process since is not written to). Without one, `r.<pid>` is the runner's
+ * FIFO.
+ */
+function claimReply(dir: string, pid: number, watch: number | undefined): number | null {
+  const marker = join(dir, `r.${pid}`);
+  const uid = processUid(pid);
+  if (uid === null) {
+    // Gone (killed while it waited): its marker or FIFO goes too.
+    rmSync(marker, { force: true });
+    return null;
+  }
+  const asked = () => watch === undefined || (parentOf(watch) === pid && processUid(watch) === uid);
+  if (uid !== process.getuid?.() || !asked()) return null;
+  const claimed = `${marker}.claimed`;
+  try {
+    renameSync(marker, claimed);
+  } catch {
+    return null;
+  }
+  let fd: number;
+  try {
+    fd = openSync(watch === undefined ? claimed : `/proc/${pid}/fd/${REPLY_FD}`, constants.O_WRONLY | constants.O_NONBLOCK);
+  } catch {
+    rmSync(claimed, { force: true });
+    return null;
+  }
+  rmSync(claimed, { force: true });
+  if (!fstatSync(fd).isFIFO() || !asked()) {
+    closeQuietly(fd);
+    return null;
+  }
+  return fd;
+}
+
 function closeQuietly(fd: number): void {
   try {
     closeSync(fd);
   } catch { /* closed */ }
 }
 
-/** Removes reply FIFOs of runners that are gone (killed while they waited). */
+/** Removes the claim tokens (markers, reply FIFOs) of runners that are gone (killed while they waited). */
 function sweepReplies(dir: string): void {
   try {
     for (const n of readdirSync(dir)) {

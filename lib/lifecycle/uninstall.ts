@@ -17,7 +17,7 @@ import { hasBlock, readHookFile, replaceBlock, sha256 } from '../hooks/hook-file
 import { lexists, restoreCopy } from '../hooks/install.js';
 import { originalsDir, readRecord, recordFile, type HookRecord } from '../hooks/install-record.js';
 import { worktreeHooksPath } from '../hooks/worktree-hooks.js';
-import { chainCachePath } from '../hooks/chain-cache.js';
+import { chainCacheFiles } from '../hooks/chain-cache.js';
 import { ledgerPath } from '../trace/record-commit.js';
 import { activeIntentFile } from '../intents/active.js';
 import { loadConfig } from '../intents/config.js';
@@ -100,7 +100,7 @@ export function uninstall(cwd: string, opts: { removeData?: boolean } = {}): Uni
     removed.push(parent);
   }
   // The hook server's folder too: without it the server leaves within a second (lib/hooks/server.ts).
-  for (const p of [join(state, 'bin'), join(state, 'server'), worktreeHooksPath(repo), join(state, 'hooks.ref'), chainCachePath(repo), join(state, 'hooks.displaced'), originalsDir(repo.commonDir), recordFile(repo.commonDir)]) {
+  for (const p of [join(state, 'bin'), join(state, 'server'), worktreeHooksPath(repo), join(state, 'hooks.ref'), ...chainCacheFiles(repo), join(state, 'hooks.displaced'), originalsDir(repo.commonDir), recordFile(repo.commonDir)]) {
     if (lexists(p)) {
       rmSync(p, { recursive: true, force: true });
       removed.push(p);

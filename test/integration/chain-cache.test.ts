@@ -41,7 +41,7 @@ describe('the chain cache of intent worktrees\' hooks', () => {
   it('a commit asks git for no config; an edited hook, a new hooks folder and a new hook are still run', () => {
     const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }]);
     const wt = checkoutIntent(repo, 'INT-001');
-    const cache = join(repo, '.git', 'intent', 'hooks-chain');
+    const cache = join(repo, '.git', 'intent', 'hooks-chain.sh');
     expect(existsSync(cache)).toBe(true);
     age(5, join(repo, '.git', 'config'), join(repo, '.git', 'hooks'));
     commit(wt, 1);
@@ -72,6 +72,27 @@ describe('the chain cache of intent worktrees\' hooks', () => {
     expect(marksOf(marks).filter((m) => m === 'githooks-pre-commit')).toHaveLength(2);
   });
 
+  it('a cache of the line format from before is never sourced, and goes when the cache is written again', () => {
+    const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }]);
+    const wt = checkoutIntent(repo, 'INT-001');
+    const cache = join(repo, '.git', 'intent', 'hooks-chain.sh');
+    const legacy = join(repo, '.git', 'intent', 'hooks-chain');
+    // Its lines as commands would run this one.
+    const ran = join(tempDir('intent-legacy-'), 'ran');
+    writeFileSync(legacy, `intent-chain 1\ntouch '${ran}'\n`);
+    age(5, join(repo, '.git', 'config'), join(repo, '.git', 'hooks'));
+    commit(wt, 1);
+    expect(existsSync(ran)).toBe(false);
+    expect(readFileSync(cache, 'utf8')).toMatch(/^# intent-chain 2: /);
+    // Stale (the config newer than the cache): pre-commit writes it again, and removes the old one.
+    age(1, join(repo, '.git', 'config'));
+    age(2, cache);
+    commit(wt, 2);
+    expect(existsSync(legacy)).toBe(false);
+    expect(existsSync(ran)).toBe(false);
+    expect(asksConfig(commit(wt, 3))).toBe(false);
+  });
+
   it('a configuration with an include is not cached: every hook asks git, and the included core.hooksPath is followed', () => {
     const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }]);
     const wt = checkoutIntent(repo, 'INT-001');
@@ -84,7 +105,7 @@ describe('the chain cache of intent worktrees\' hooks', () => {
     git(repo, 'config', 'include.path', extra);
     const argv = commit(wt, 1);
     expect(asksConfig(argv)).toBe(true);
-    expect(existsSync(join(repo, '.git', 'intent', 'hooks-chain'))).toBe(false);
+    expect(existsSync(join(repo, '.git', 'intent', 'hooks-chain.sh'))).toBe(false);
     expect(marksOf(marks)).toEqual(['included-post-commit']);
   });
 });

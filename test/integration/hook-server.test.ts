@@ -103,17 +103,19 @@ function stable(wt: string): unknown {
  * A stand-in for the server: holds the repository's `in` FIFO open and names itself in the pid
  * file as a server does. `die`: takes the first request (renames the reply FIFO, as the server
  * claims it) and exits without an answer; `hold`: claims every request, keeps its reply FIFO open
- * and never answers; `never`: never reads. Each request it claims is a line in `took`.
+ * and never answers; `never`: never reads. Each request it claims is a line in `took`. `pipe`: it
+ * names the pipe protocol in its pid file, as servers do now: the runner's `r.<pid>` is a plain
+ * marker and the reply channel the runner's descriptor 4, which `hold` opens through /proc.
  */
-async function standIn(repo: string, mode: 'die' | 'hold' | 'never'): Promise<ChildProcess> {
+async function standIn(repo: string, mode: 'die' | 'hold' | 'never', proto: 'fifo' | 'pipe' = 'fifo'): Promise<ChildProcess> {
   const dir = serverDir(repo);
   writeFiles(dir, { '.keep': '' });
   const phys = realpathSync(dir);
   run('mkfifo', [join(dir, 'in')], repo);
   const tag = `${process.execPath}|${join(PKG_ROOT, 'dist', 'bin', 'hook.cjs')}|${phys}`;
-  const script = `const fs = require('fs'); const dir = ${JSON.stringify(phys)}; const mode = ${JSON.stringify(mode)};
+  const script = `const fs = require('fs'); const dir = ${JSON.stringify(phys)}; const mode = ${JSON.stringify(mode)}; const pipe = ${proto === 'pipe'};
     const fd = fs.openSync(dir + '/in', fs.constants.O_RDWR);
-    fs.writeFileSync(dir + '/pid', process.pid + '\\n' + ${JSON.stringify(tag)} + '\\n' + fd + '\\n');
+    fs.writeFileSync(dir + '/pid', process.pid + '\\n' + ${JSON.stringify(tag)} + '\\n' + fd + '\\n' + (pipe ? '2\\n' : ''));
     const held = [];
     while (mode !== 'never') {
       const b = Buffer.alloc(64); const n = fs.readSync(fd, b);
@@ -121,7 +123,7 @@ async function standIn(repo: string, mode: 'die' | 'hold' | 'never'): Promise<Ch
         const pid = line.split(' ')[0];
         try {
           fs.renameSync(dir + '/r.' + pid, dir + '/r.' + pid + '.claimed');
-          if (mode === 'hold') held.push(fs.openSync(dir + '/r.' + pid + '.claimed', 'r+'));
+          if (mode === 'hold') held.push(pipe ? fs.openSync('/proc/' + pid + '/fd/4', fs.constants.O_WRONLY | fs.constants.O_NONBLOCK) : fs.openSync(dir + '/r.' + pid + '.claimed', 'r+'));
           fs.appendFileSync(dir + '/took', pid + '\\n');
         } catch {}
         if (mode === 'die') process.exit(0);
@@ -414,28 +416,34 @@ function processesNaming(what: string): number[] {
   });
 }
 
+/**
+ * A stand-in that claims every request and never answers (`proto`: as servers before the reply pipe
+ * did, or with it): the commit is done within 10 s, with its note, and a real server replaces it.
+ */
+async function pastAStandInThatHolds(proto: 'fifo' | 'pipe'): Promise<void> {
+  const { repo, wt, trace, env } = setup();
+  const dir = serverDir(repo);
+  const standIn_ = await standIn(repo, 'hold', proto);
+  writeFiles(wt, { 'src/a.ts': 'export const a = 70;\n' });
+  git(wt, 'add', '-A');
+  const r = commitWithin(wt, env, 'past a stand-in', 10_000);
+  expect(r.signal, 'the commit hung').toBeNull();
+  expect(r.status, r.stderr).toBe(0);
+  expect(noteOf(wt)?.summary).toMatch(/^INT-001 /);
+  // It was asked once (and claimed), then dropped: its pid file is gone or names a real server.
+  expect(readFileSync(join(dir, 'took'), 'utf8').trim().split('\n')).toHaveLength(1);
+  expect(serverPid(repo)).not.toBe(standIn_.pid);
+  // The server the commit's hooks asked for serves the next commit.
+  const real = await serverUp(repo);
+  const before = served(trace).length;
+  expect(commit(wt, env, { 'src/a.ts': 'export const a = 71;\n' }, 'served again').status).toBe(0);
+  expect(served(trace).slice(before).map((h) => h.server)).toContain(real);
+  expect(readFileSync(join(dir, 'took'), 'utf8').trim().split('\n')).toHaveLength(1);
+  standIn_.kill('SIGKILL');
+}
+
 describe('the hook server under faults: every wait bounded, nothing left behind', () => {
-  it('a stand-in that claims every request and never answers: the commit is done within 10 s, with its note, and a real server replaces it', async () => {
-    const { repo, wt, trace, env } = setup();
-    const dir = serverDir(repo);
-    const standIn_ = await standIn(repo, 'hold');
-    writeFiles(wt, { 'src/a.ts': 'export const a = 70;\n' });
-    git(wt, 'add', '-A');
-    const r = commitWithin(wt, env, 'past a stand-in', 10_000);
-    expect(r.signal, 'the commit hung').toBeNull();
-    expect(r.status, r.stderr).toBe(0);
-    expect(noteOf(wt)?.summary).toMatch(/^INT-001 /);
-    // It was asked once (and claimed), then dropped: its pid file is gone or names a real server.
-    expect(readFileSync(join(dir, 'took'), 'utf8').trim().split('\n')).toHaveLength(1);
-    expect(serverPid(repo)).not.toBe(standIn_.pid);
-    // The server the commit's hooks asked for serves the next commit.
-    const real = await serverUp(repo);
-    const before = served(trace).length;
-    expect(commit(wt, env, { 'src/a.ts': 'export const a = 71;\n' }, 'served again').status).toBe(0);
-    expect(served(trace).slice(before).map((h) => h.server)).toContain(real);
-    expect(readFileSync(join(dir, 'took'), 'utf8').trim().split('\n')).toHaveLength(1);
-    standIn_.kill('SIGKILL');
-  });
+  it('a stand-in that claims every request and never answers: the commit is done within 10 s, with its note, and a real server replaces it', () => pastAStandInThatHolds('fifo'));
 
   it('a stopped server (SIGSTOP) is not waited for: the commit costs at most twice one in its own node and 1 s more, and a new server takes over', async () => {
     const { repo, wt, trace, env } = setup();
@@ -594,6 +602,163 @@ describe('the hook server under faults: every wait bounded, nothing left behind'
         await until(() => processesNaming(state).length === 0);
       }
     }
+  });
+});
+
+/**
+ * A process that waits for an answer as the runner does: an empty here-document as descriptor 4 (a
+ * pipe; it holds a writer itself, so its read waits), a background child (its watch, whose pid is
+ * in `watch.<pid>`), its marker `r.<pid>` in the server's folder; what it reads goes to
+ * `answer.<pid>` there.
+ */
+async function waiter(dir: string, cwd: string): Promise<{ child: ChildProcess; pid: number; watch: number }> {
+  const script = 'exec 4<<EOF\nEOF\nexec 5>/proc/self/fd/4\nsleep 60 </dev/null >/dev/null 2>&1 4<&- 5>&- &\n' +
+    'echo $! >"$1/watch.$$"\n: >"$1/r.$$"\nread -r code n <&4\necho "$code $n" >"$1/answer.$$"\nkill $!\n';
+  const child = spawn('/bin/sh', ['-c', script, 'waiter', dir], { cwd, stdio: 'ignore' });
+  children.push(child);
+  await until(() => existsSync(join(dir, `r.${child.pid}`)), 'the waiter made its marker');
+  return { child, pid: child.pid!, watch: Number(readFileSync(join(dir, `watch.${child.pid}`), 'utf8')) };
+}
+
+describe('the reply pipe: no FIFO per request', () => {
+  it('a served commit leaves nothing in the server folder and names the protocol in the pid file', async () => {
+    const { repo, wt, trace, env } = setup();
+    expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
+    await serverUp(repo);
+    expect(readFileSync(join(serverDir(repo), 'pid'), 'utf8').split('\n')[3]).toBe('2');
+    const before = served(trace).length;
+    const r = commit(wt, env, { 'src/a.ts': 'export const a = 3;\n' }, 'through the pipe');
+    expect(r.status, r.stderr).toBe(0);
+    expect(served(trace).slice(before).map((h) => h.hook)).toEqual(['pre-commit', 'post-commit']);
+    expect(readdirSync(serverDir(repo)).filter((f) => f.startsWith('r.'))).toEqual([]);
+  });
+
+  it('is reached through the pipe, with no mkfifo, from dash, bash in POSIX mode and busybox ash (those installed); the FIFO is seen when used', async () => {
+    const { repo, wt, trace, env } = setup();
+    expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
+    const server = await serverUp(repo);
+    // A `mkfifo` first on PATH that notes each call, then runs the real one.
+    const bin = tempDir('intent-mkfifo-');
+    const calls = join(bin, 'calls');
+    writeFileSync(join(bin, 'mkfifo'), `#!/bin/sh\necho "$@" >>'${calls}'\nPATH=${JSON.stringify(process.env.PATH)} exec mkfifo "$@"\n`);
+    chmodSync(join(bin, 'mkfifo'), 0o755);
+    const common = join(repo, '.git');
+    // The runner sourced in the shell under test, as the hooks of intent worktrees do.
+    const script = 'intent_lib=1 intent_srv="$1/intent/server"; . "$1/intent/bin/hook"; intent_hook_run post-commit; echo "$? $$"';
+    const shells = [['dash'], ['bash', '--posix'], ['busybox', 'ash']].filter(([sh]) => spawnSync('/bin/sh', ['-c', `command -v ${sh}`]).status === 0);
+    expect(shells.map((sh) => sh[0])).toEqual(expect.arrayContaining(['dash', 'bash']));
+    const runOne = (sh: string[]) => {
+      const r = spawnSync(sh[0]!, [...sh.slice(1), '-c', script, 'runner', common], { cwd: wt, env: { ...process.env, ...env, PATH: `${bin}:${process.env.PATH}` }, encoding: 'utf8' });
+      const [code, pid] = r.stdout.trim().split(' ').map(Number);
+      expect(code, `${sh.join(' ')}: ${r.stderr}`).toBe(0);
+      return pid;
+    };
+    for (const sh of shells) {
+      const pid = runOne(sh);
+      expect(served(trace).filter((h) => (h as { runner?: number }).runner === pid).map((h) => `${h.hook} ${h.server}`), sh.join(' ')).toEqual([`post-commit ${server}`]);
+      expect(existsSync(calls), `${sh.join(' ')} made a FIFO`).toBe(false);
+    }
+    // The control: a runner that asks through a FIFO is seen making it.
+    const runner = join(common, 'intent', 'bin', 'hook');
+    writeFileSync(runner, readFileSync(runner, 'utf8').replace('if [ "$intent_proto" = 2 ]; then', 'if false; then'));
+    const pid = runOne(['dash']);
+    expect(served(trace).filter((h) => (h as { runner?: number }).runner === pid)).toHaveLength(1);
+    expect(readFileSync(calls, 'utf8')).toContain(`r.${pid}`);
+    expect(readdirSync(serverDir(repo)).filter((f) => f.startsWith('r.'))).toEqual([]);
+  });
+
+  it('a runner that speaks the FIFO protocol (every runner written before) is still served', async () => {
+    const { repo, wt, trace, env } = setup();
+    expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
+    const server = await serverUp(repo);
+    // The installed runner, made to ask as a runner from before this protocol does: a reply FIFO
+    // of its own and a request of three fields.
+    const runner = join(repo, '.git', 'intent', 'bin', 'hook');
+    const text = readFileSync(runner, 'utf8');
+    expect(text).toContain('if [ "$intent_proto" = 2 ]; then');
+    writeFileSync(runner, text.replace('if [ "$intent_proto" = 2 ]; then', 'if false; then'));
+    const before = served(trace).length;
+    for (let i = 3; i < 5; i++) {
+      const r = commit(wt, env, { 'src/a.ts': `export const a = ${i};\n` }, `old runner ${i}`);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stderr).toBe('');
+      expect(noteOf(wt)?.summary).toMatch(/^INT-001 /);
+    }
+    const now = served(trace).slice(before);
+    expect(now.map((h) => h.hook)).toEqual(['pre-commit', 'post-commit', 'pre-commit', 'post-commit']);
+    expect(new Set(now.map((h) => h.server))).toEqual(new Set([server]));
+    expect(readdirSync(serverDir(repo)).filter((f) => f.startsWith('r.'))).toEqual([]);
+  });
+
+  it('a stand-in that claims every request, holds the runner\'s pipe and never answers: the commit is done within 10 s, with its note, and a real server replaces it', () => pastAStandInThatHolds('pipe'));
+
+  it('a stand-in that dies in the middle of a request: the runner runs the hook itself', async () => {
+    const { repo, wt, env } = setup();
+    await standIn(repo, 'die', 'pipe');
+    writeFiles(wt, { 'src/a.ts': 'export const a = 7;\n' });
+    git(wt, 'add', '-A');
+    const r = commitWithin(wt, { ...env, INTENT_HOOK_SERVER_MS: '0' }, 'after a death', 10_000);
+    expect(r.signal, 'the commit hung').toBeNull();
+    expect(r.status, r.stderr).toBe(0);
+    expect(existsSync(join(serverDir(repo), 'took'))).toBe(true);
+    expect(noteOf(wt)?.summary).toMatch(/^INT-001 /);
+  });
+
+  it('a runner killed while it waits leaves nothing behind: its watch takes the request back and goes', async () => {
+    const { repo, wt, env } = setup();
+    const dir = serverDir(repo);
+    // A stand-in that never reads: the request stays unclaimed while the runner waits.
+    await standIn(repo, 'never', 'pipe');
+    writeFiles(wt, { 'src/a.ts': 'export const a = 9;\n' });
+    git(wt, 'add', '-A');
+    const committing = spawnAsync('git', ['commit', '-q', '-m', 'killed while waiting'], wt, { ...env });
+    let marker = '';
+    await until(() => {
+      marker = readdirSync(dir).find((f) => /^r\.[0-9]+$/.test(f)) ?? '';
+      return marker !== '';
+    }, 'the runner made its marker');
+    const runner = Number(marker.slice(2));
+    const hookFile = readFileSync(`/proc/${runner}/cmdline`, 'utf8').split('\0')[1]!;
+    expect(hookFile).toMatch(/intent\/hooks\/pre-commit$/);
+    process.kill(runner, 'SIGKILL');
+    const r = await committing;
+    expect(r.code).not.toBe(0);
+    // The watch (the runner's child, left running) removes the marker after 3 s and leaves.
+    await until(() => !existsSync(join(dir, marker)), 'the marker is gone', 10_000);
+    await until(() => processesNaming(hookFile).length === 0, 'no process of the hook is left', 10_000);
+    expect(readdirSync(dir).filter((f) => f.startsWith('r.'))).toEqual([]);
+  });
+
+  it('answers only the very process that asked: a request naming a process that is not its child is not claimed nor written to; a runner that is gone leaves no marker', async () => {
+    const { repo, wt, trace, env } = setup();
+    expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
+    await serverUp(repo);
+    const dir = realpathSync(serverDir(repo));
+    // Two processes of ours waiting as runners do, each with a pipe as descriptor 4 and a marker.
+    const other = await waiter(dir, wt);
+    const asked = await waiter(dir, wt);
+    // A request of a runner that is gone, its marker left behind.
+    const gonePid = Number(spawnSync('/bin/sh', ['-c', 'echo $$']).stdout.toString().trim());
+    writeFileSync(join(dir, `r.${gonePid}`), '');
+    // `other` named with a watch that is not its child (as a request left by a killed runner whose
+    // pid went to another process names a watch that is not that process's child); then the gone
+    // runner; then `asked` with its own watch: answered, the positive signal that the two before
+    // it were handled (requests are served in order).
+    writeFileSync(join(dir, 'in'), `${other.pid} 0 pre-commit ${asked.watch}\n${gonePid} 0 pre-commit ${asked.watch}\n${asked.pid} 0 pre-commit ${asked.watch}\n`);
+    const answer = (w: { pid: number }) => join(dir, `answer.${w.pid}`);
+    await until(() => existsSync(answer(asked)) && readFileSync(answer(asked), 'utf8').endsWith('\n'), 'the process that asked got its answer');
+    expect(readFileSync(answer(asked), 'utf8')).toMatch(/^[0-9]+ [0-9]+\n$/);
+    const runners = served(trace).map((h) => (h as { runner?: number }).runner);
+    expect(runners).toContain(asked.pid);
+    expect(runners).not.toContain(other.pid);
+    // The other process: its marker not claimed, nothing written into its pipe.
+    expect(existsSync(join(dir, `r.${other.pid}`))).toBe(true);
+    expect(existsSync(answer(other))).toBe(false);
+    expect(alive(other.pid)).toBe(true);
+    // The gone runner's marker is removed.
+    expect(existsSync(join(dir, `r.${gonePid}`))).toBe(false);
+    other.child.kill('SIGKILL');
+    process.kill(other.watch, 'SIGKILL');
   });
 });
 
