@@ -27,6 +27,11 @@ export interface Settings {
   gitQuarantine: boolean;
   /** INTENT_NOTES_IN_PROCESS (`0`: off): post-commit writes its note in-process (lib/git/notes-write.ts) where it can, else with `git notes add`. */
   notesInProcess: boolean;
+  /**
+   * INTENT_READ_AHEAD (`0`: off): in the hook server, post-commit's git work is done ahead after
+   * pre-commit's answer and pre-commit reads the staged paths in-process (lib/hooks/prefetch.ts).
+   */
+  readAhead: boolean;
 }
 
 const DEFAULT_WAIT_MS = 4000;
@@ -49,6 +54,7 @@ export function readSettings(env: NodeJS.ProcessEnv): Settings {
     claudeConfigDir: env.CLAUDE_CONFIG_DIR || join(homedir(), '.claude'),
     gitQuarantine: !!env.GIT_QUARANTINE_PATH,
     notesInProcess: env.INTENT_NOTES_IN_PROCESS !== '0',
+    readAhead: env.INTENT_READ_AHEAD !== '0',
   };
 }
 

@@ -1,4 +1,4 @@
-import { hostEnv } from '../core/settings.js';
+import { hostEnv, readSettings } from '../core/settings.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { requireActive, resolveIntentId } from '../intents/active.js';
@@ -56,7 +56,7 @@ export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = ho
   // ahead for post-commit (prefetch.ts): only the paths are needed now. Otherwise one git process
   // lists the staged paths and, for the prediction, the TS/JS files' patch.
   // Served, after a commit the server recorded: the paths from the index in-process (prefetch.ts).
-  const served = !!activeHookContext()?.defer;
+  const served = !!activeHookContext()?.defer && readSettings(env).readAhead;
   const head = served ? headOid(repo) : null;
   const inProcess = served ? (await import('./prefetch.js')).stagedPathsInProcess(repo, env, head) : null;
   const staged: Staged = served ? { paths: inProcess ?? stagedPaths(repo.root), parent: head, patch: null } : stagedForCommit(repo, env);

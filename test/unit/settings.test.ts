@@ -15,6 +15,7 @@ describe('readSettings', () => {
       claudeConfigDir: join(homedir(), '.claude'),
       gitQuarantine: false,
       notesInProcess: true,
+      readAhead: true,
     });
   });
 
@@ -22,11 +23,11 @@ describe('readSettings', () => {
     const s = readSettings({
       INTENT_ID: 'INT-007', INTENT_CLASSIFY_AHEAD: '0', INTENT_CLASSIFY_WAIT_MS: '250', INTENT_CLASSIFY_RESIDENT_MS: '0',
       INTENT_CLASSIFY_TRACE: '/t/trace.jsonl', CLAUDE_CONFIG_DIR: '/c/claude', GIT_QUARANTINE_PATH: '/q',
-      INTENT_NOTES_IN_PROCESS: '0',
+      INTENT_NOTES_IN_PROCESS: '0', INTENT_READ_AHEAD: '0',
     });
     expect(s).toEqual({
       intentId: 'INT-007', classifyAhead: false, classifyWaitMs: 250, classifyResidentMs: 0,
-      classifyTrace: '/t/trace.jsonl', claudeConfigDir: '/c/claude', gitQuarantine: true, notesInProcess: false,
+      classifyTrace: '/t/trace.jsonl', claudeConfigDir: '/c/claude', gitQuarantine: true, notesInProcess: false, readAhead: false,
     });
   });
 
@@ -43,6 +44,7 @@ describe('readSettings', () => {
     // Only `0` switches the in-process note off.
     expect(readSettings({ INTENT_NOTES_IN_PROCESS: '1' }).notesInProcess).toBe(true);
     expect(readSettings({ INTENT_NOTES_IN_PROCESS: 'false' }).notesInProcess).toBe(true);
+    expect(readSettings({ INTENT_READ_AHEAD: 'no' }).readAhead).toBe(true);
   });
 
   it('hostEnv is the process environment at the time of the call', () => {
