@@ -110,12 +110,14 @@ async function dispatch(hook: string, ctx: HookContext, stdin: () => string, arg
         const { recordCommit, bypassWarning } = await import('./post-commit.js');
         // In the hook server: what was read ahead after pre-commit (lib/hooks/prefetch.ts).
         const ahead = ctx.defer ? await import('./prefetch.js') : null;
+        const waitFrom = performance.now();
         const prefetched = ahead ? await ahead.takePrefetched(cwd, env) : null;
+        const aheadWaitMs = Math.round((performance.now() - waitFrom) * 100) / 100;
         let readAhead = false;
         const record = recordCommit(cwd, env, { madeNow: true, warn: ctx.warn, prefetched, readAhead: (used) => { readAhead = used; } });
         // The commit is the index read ahead: its flat tree is HEAD's for the next pre-commit.
         if (readAhead && record && prefetched) ahead!.rememberHead(record.vcs.revision, prefetched);
-        return { code: 0, stderr: bypassWarning(record), trace: { readAhead } };
+        return { code: 0, stderr: bypassWarning(record), trace: { readAhead, aheadWaitMs } };
       } catch (e) {
         return {
           code: 0,

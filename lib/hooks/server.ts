@@ -336,14 +336,15 @@ export async function serveHooks(
       const m = /^([1-9][0-9]{0,9}) ([0-9]{1,4})(?: ([a-z][a-z-]{0,39})(?: ([1-9][0-9]{0,9}))?)?$/.exec(line);
       if (!m || (m[3] === undefined && m[2] === '0')) continue;
       rearm();
-      queue = queue.then(() => serveOne(Number(m[1]), Number(m[2]), m[3], m[4] === undefined ? undefined : Number(m[4]))).catch(() => { /* the runner's watch covers it */ }).finally(rearm);
+      const arrived = performance.now();
+      queue = queue.then(() => serveOne(Number(m[1]), Number(m[2]), m[3], m[4] === undefined ? undefined : Number(m[4]), arrived)).catch(() => { /* the runner's watch covers it */ }).finally(rearm);
     }
     if (buf.length > 4096) buf = '';
   });
   input.on('error', leave);
   rearm();
 
-  async function serveOne(pid: number, argc: number, named?: string, watch?: number): Promise<void> {
+  async function serveOne(pid: number, argc: number, named?: string, watch?: number, arrived = performance.now()): Promise<void> {
     // What the kernel queued before the request (the watch on refs/heads/intent/ in
     // intents/branch-tips.ts) is delivered first: the second hop comes after a poll phase that
     // began after this point (the first may be in the poll phase under way).
@@ -354,6 +355,8 @@ export async function serveHooks(
     reply.on('error', () => { /* the runner went away */ });
     let out: (HookOutcome & { hook: string; deferred: (() => void)[] }) | null = null;
     const t0 = performance.now();
+    // For the trace: from the request's arrival to its claim (requests before it, the hops above).
+    const queued = Math.round((t0 - arrived) * 100) / 100;
     const replaced = programStamps() !== stamps;
     try {
       const req = replaced ? null : readRequest(pid, argc, named);
@@ -371,7 +374,7 @@ export async function serveHooks(
       try {
         // ms: from the claim to the answer (the hook's own work, in this process); rss, heap: the
         // server's resident memory and V8 heap in use after it (bench: where a commit's time goes, memory over time).
-        appendFileSync(traceFile, `${JSON.stringify({ server: process.pid, runner: pid, hook: out.hook, code: out.code, ms: Math.round((performance.now() - t0) * 100) / 100, ...memory(), ...out.trace })}\n`);
+        appendFileSync(traceFile, `${JSON.stringify({ server: process.pid, runner: pid, hook: out.hook, code: out.code, ms: Math.round((performance.now() - t0) * 100) / 100, queued, ...memory(), ...out.trace })}\n`);
       } catch { /* a trace is for tests and benchmarks */ }
     }
     const err = Buffer.from(out.stderr, 'utf8');
