@@ -87,9 +87,13 @@ export function writeNoteInProcess(
   for (let depth = levels.length - 1; depth >= 0; depth--) {
     const name = depth === levels.length - 1 ? sha.slice(2 * depth) : sha.slice(2 * depth, 2 * depth + 2);
     const mode = depth === levels.length - 1 ? '100644' : '40000';
-    const entries = levels[depth].filter((e) => e.name !== name);
-    entries.push({ mode, name, oid: child });
-    child = writeLoose(objectsDir, 'tree', serializeTree(entries));
+    // The level's entries are in git's order already: the note or subtree replaces its entry in
+    // place (a fanned-out root changes one subtree's id), or goes where it sorts.
+    const entries = levels[depth];
+    const at = entries.findIndex((e) => e.name === name);
+    const entry = { mode, name, oid: child };
+    const next = at !== -1 && entries[at].mode === mode ? entries.map((e, i) => (i === at ? entry : e)) : [...entries.filter((e) => e.name !== name), entry];
+    child = writeLoose(objectsDir, 'tree', serializeTree(next, at !== -1 && entries[at].mode === mode));
   }
   const commit = writeLoose(objectsDir, 'commit', Buffer.from(
     `tree ${child}\nparent ${head.oid}\nauthor ${ident.author}\ncommitter ${ident.committer}\n\nNotes added by 'git notes add'\n`, 'utf8'));
@@ -163,10 +167,13 @@ export function parseTree(data: Buffer): TreeEntry[] {
   return out;
 }
 
-/** A tree object's bytes, its entries in git's order (a directory sorts as if its name ended in `/`). */
-export function serializeTree(entries: TreeEntry[]): Buffer {
+/**
+ * A tree object's bytes, its entries in git's order (a directory sorts as if its name ended in
+ * `/`); `ordered`: they are in that order already (read from a tree, one entry's id replaced).
+ */
+export function serializeTree(entries: TreeEntry[], ordered = false): Buffer {
   const key = (e: TreeEntry) => e.name + (e.mode === '40000' ? '/' : '\0');
-  const sorted = [...entries].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  const sorted = ordered ? entries : [...entries].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
   return Buffer.concat(sorted.flatMap((e) => [Buffer.from(`${e.mode} ${e.name}\0`, 'latin1'), Buffer.from(e.oid, 'hex')]));
 }
 
@@ -183,7 +190,8 @@ export function writeLoose(objectsDir: string, type: string, content: Buffer): s
   const tmp = join(dir, `tmp_obj_intent_${process.pid}_${oid.slice(2, 10)}`);
   const fd = openSync(tmp, 'w', 0o444);
   try {
-    writeSync(fd, deflateSync(data));
+    // git's own level for loose objects (core.looseCompression defaults to 1, best speed).
+    writeSync(fd, deflateSync(data, { level: 1 }));
   } finally {
     closeSync(fd);
   }
