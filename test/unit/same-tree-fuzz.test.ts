@@ -244,3 +244,43 @@ describe('the same-tree shortcut, fuzzed against the full comparison', () => {
     expect(fulls).toBeGreaterThan(20);
   }, 60_000);
 });
+
+describe('what a tree does not hold', () => {
+  // A directive is the exact source text: "use\x20strict" is the string "use strict" but no directive
+  // (ECMA-262 14.1.1), so the function below returns the global object instead of undefined.
+  it.each([
+    ['an escape', 'src/a.js', 'function f() { "use strict"; return this; }\n', 'function f() { "use\\x20strict"; return this; }\n'],
+    ['a unicode escape', 'src/a.js', '"use strict";\nexports.f = function () { return this; };\n', '"use\\u0020strict";\nexports.f = function () { return this; };\n'],
+    ['a line continuation', 'src/a.js', 'function f() { "use strict"; return this; }\n', 'function f() { "use \\\nstrict"; return this; }\n'],
+  ])('"use strict" spelt with %s is no directive: not the same tree, and INTENT_EVOLUTION', (_name, path, a, b) => {
+    expect(same(path, a, b)).toBe(false);
+    expect(classifyChange([{ path, oldText: a, newText: b }]).class).toBe('INTENT_EVOLUTION');
+  });
+
+  it('keeps a directive that is only quoted differently the same', () => {
+    const a = 'function f() { "use strict"; return this; }\n';
+    const b = "function f() { 'use strict'; return this; }\n";
+    expect(same('src/a.js', a, b)).toBe(true);
+  });
+
+  // Pragmas live in comments and in the source file's own properties, which the walk skips.
+  it.each([
+    ['@jsx', '/** @jsx h */\n'],
+    ['@jsxFrag', '/** @jsx h */\n/** @jsxFrag F */\n'],
+    ['@jsxImportSource', '/** @jsxImportSource preact */\n'],
+    ['@jsxRuntime', '/** @jsxRuntime classic */\n'],
+  ])('a %s pragma changes what JSX compiles to: not the same tree, and INTENT_EVOLUTION', (_name, pragma) => {
+    const a = 'export const v = <><div /></>;\n';
+    expect(same('src/a.tsx', a, pragma + a)).toBe(false);
+    expect(classifyChange([{ path: 'src/a.tsx', oldText: a, newText: pragma + a }]).class).toBe('INTENT_EVOLUTION');
+  });
+
+  it.each([
+    ['// @ts-nocheck', '// @ts-nocheck\n'],
+    ['a reference directive', '/// <reference types="node" />\n'],
+  ])('%s is left to the full comparison, which finds no change to the program', (_name, pragma) => {
+    const a = 'export const v = 1;\n';
+    expect(same('src/a.ts', a, pragma + a)).toBe(false);
+    expect(classifyChange([{ path: 'src/a.ts', oldText: a, newText: pragma + a }]).class).toBe('AST_REFACTOR');
+  });
+});
