@@ -331,7 +331,10 @@ export function checkedHead(index: IndexSnapshot, base: FlatTree, changes: reado
   const head = headFromIndex(index);
   for (const [path, d] of [...head.dirs]) {
     const h = base.dirs.get(path);
-    if (!h || h.start < 0 || h.oid !== d.oid || h.count !== d.count || !sameRange(head, d.start, base, h.start, d.count)) head.dirs.delete(path);
+    if (!h || h.start < 0 || h.oid !== d.oid || h.count !== d.count) head.dirs.delete(path);
+    // The same files as `base`'s when no differing path is below it (a plain name is its bytes);
+    // another name is compared file by file.
+    else if (/^[\x20-\x21\x23-\x7e]+$/.test(path) ? differ.some((p) => p.startsWith(`${path}/`)) : !sameRange(head, d.start, base, h.start, d.count)) head.dirs.delete(path);
   }
   return head;
 }
