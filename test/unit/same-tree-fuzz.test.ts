@@ -122,6 +122,8 @@ function tokens(path: string, text: string): { kind: TS.SyntaxKind; start: numbe
   const sf = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, scriptKind(path));
   const out: { kind: TS.SyntaxKind; start: number; end: number }[] = [];
   const visit = (n: TS.Node) => {
+    // A JSDoc comment is a child in a JS file: its words are comments, not tokens.
+    if (n.kind >= ts.SyntaxKind.FirstJSDocNode && n.kind <= ts.SyntaxKind.LastJSDocNode) return;
     const kids = n.getChildren(sf);
     if (!kids.length && n.kind !== ts.SyntaxKind.EndOfFileToken) out.push({ kind: n.kind, start: n.getStart(sf), end: n.end });
     kids.forEach(visit);
@@ -184,7 +186,7 @@ function edit(rnd: () => number, path: string, text: string, toks: ReturnType<ty
         if (rnd() < 0.5) return { family: 'token', what: `rename ${src}`, text: put(src + '2') };
         break;
     }
-    const alt = SWAP[src];
+    const alt = Object.hasOwn(SWAP, src) ? SWAP[src] : undefined;
     if (alt) {
       const to = pick(alt);
       // `=>` and ` =>` only differ in layout; the rest are different tokens.
