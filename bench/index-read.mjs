@@ -15,7 +15,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { headFromIndex, parseIndex, parseLsTree, readIndex, stagedPathsFrom } from '../dist/lib/git/index-file.js';
+import { checkedHead, headFromIndex, parseIndex, parseLsTree, readIndex, stagedPathsFrom } from '../dist/lib/git/index-file.js';
 import { GLOBAL_GITCONFIG, benchEnv, git, median, removeTree, setEnv, syntheticRepo, genPath } from './util.mjs';
 
 const sizes = (process.argv[2] ?? '1000,20000,100000').split(',').map(Number);
@@ -79,13 +79,21 @@ try {
       const lsGit = medianOf(() => lsTree(dir, true));
       const lsParse = medianOf(() => parseLsTree(dirsOut));
       const fromIndex = medianOf(() => headFromIndex(parse.out));
+      // checkedHead: the index as HEAD after the commit, checked against the parent (git's diff of it, made up here from the walk).
+      const at = [];
+      const changed = stagedPathsFrom(parse.out, flat, at).map((path, k) => {
+        const e = at[k] < 0 ? null : parse.out.entries.entry(at[k]);
+        return e ? { status: 'M', path, oldPath: null, newMode: e.mode.toString(8), newOid: e.oid } : { status: 'D', path, oldPath: null, newMode: '000000', newOid: '0'.repeat(40) };
+      });
+      const checked = medianOf(() => checkedHead(parse.out, withDirs, changed));
+      if (!checked.out) throw new Error(`n=${n} v${version}: checkedHead gave null for an honest index`);
       const expected = viaGit.out.toString('latin1').split('\0').filter(Boolean);
       for (const got of [skip.out, every.out]) {
         if (JSON.stringify(got) !== JSON.stringify(expected)) throw new Error(`n=${n} v${version}: ${JSON.stringify(got)} != git's ${JSON.stringify(expected)}`);
       }
       rows.push({
         files: n, version, indexKB: Math.round(bytes.length / 1024), git: viaGit.ms, skip: skip.ms, cold: cold.ms, every: every.ms,
-        read: read.ms, parse: parse.ms, walkSkip: walkSkip.ms, walkEvery: walkEvery.ms, sha1: checksum.ms, lsGit: lsGit.ms, lsParse: lsParse.ms, fromIndex: fromIndex.ms,
+        read: read.ms, parse: parse.ms, walkSkip: walkSkip.ms, walkEvery: walkEvery.ms, sha1: checksum.ms, lsGit: lsGit.ms, lsParse: lsParse.ms, fromIndex: fromIndex.ms, checked: checked.ms,
       });
     }
     removeTree(dir);
@@ -95,8 +103,8 @@ try {
 }
 const f = (x) => x.toFixed(2);
 console.log(`medians of ${reps} (ms); node ${process.version}; in-process = readFileSync + parseIndex + walk`);
-console.log('| files | index | git diff --cached | in-process (first call) | without ls-tree -t | readFileSync | parseIndex | walk (without -t) | SHA-1 of the index | git ls-tree -r -t | parseLsTree | headFromIndex |');
-console.log('|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+console.log('| files | index | git diff --cached | in-process (first call) | without ls-tree -t | readFileSync | parseIndex | walk (without -t) | SHA-1 of the index | git ls-tree -r -t | parseLsTree | headFromIndex | checkedHead |');
+console.log('|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const r of rows) {
-  console.log(`| ${r.files} | v${r.version}, ${r.indexKB} KB | ${f(r.git)} | ${f(r.skip)} (${f(r.cold)}) | ${f(r.every)} | ${f(r.read)} | ${f(r.parse)} | ${f(r.walkSkip)} (${f(r.walkEvery)}) | ${f(r.sha1)} | ${f(r.lsGit)} | ${f(r.lsParse)} | ${f(r.fromIndex)} |`);
+  console.log(`| ${r.files} | v${r.version}, ${r.indexKB} KB | ${f(r.git)} | ${f(r.skip)} (${f(r.cold)}) | ${f(r.every)} | ${f(r.read)} | ${f(r.parse)} | ${f(r.walkSkip)} (${f(r.walkEvery)}) | ${f(r.sha1)} | ${f(r.lsGit)} | ${f(r.lsParse)} | ${f(r.fromIndex)} | ${f(r.checked)} |`);
 }

@@ -75,6 +75,11 @@ export interface IndexSnapshot {
    * brings the cache tree up to date before it runs the hooks; else null.
    */
   tree: string | null;
+  /**
+   * Whether the cache tree holds the root as valid, whatever its count: `git write-tree` and `git
+   * commit` then take its id without looking at the entries (see `cacheTreeMatches`).
+   */
+  rootValid?: boolean;
 }
 
 const MODE_FILE = 0o100644;
@@ -204,8 +209,9 @@ export function parseIndex(buf: Buffer): IndexSnapshot | null {
   }
   if (pos !== end) return null;
   const entries = new FlatTree(count, paths, pathStart, pathEnd, buf, oidAt, modes);
-  const root = tree ? readCacheTree(buf, tree[0], tree[1], entries) : null;
-  return { version, entries, tree: root };
+  const valid = { root: false };
+  const root = tree ? readCacheTree(buf, tree[0], tree[1], entries, valid) : null;
+  return { version, entries, tree: root, rootValid: valid.root };
 }
 
 /**
@@ -214,12 +220,13 @@ export function parseIndex(buf: Buffer): IndexSnapshot | null {
  * id when valid) into `entries.dirs`. git reads past a cache tree it cannot parse, and so does
  * this: then no directory is known (every entry is compared).
  */
-function readCacheTree(buf: Buffer, pos: number, end: number, entries: FlatTree): string | null {
+function readCacheTree(buf: Buffer, pos: number, end: number, entries: FlatTree, valid: { root: boolean }): string | null {
   const stack: { path: string; left: number }[] = [];
   let root = false;
   let rootOid: string | null = null;
   const unusable = () => {
     entries.dirs.clear();
+    valid.root = false;
     return null;
   };
   while (pos < end) {
@@ -243,7 +250,10 @@ function readCacheTree(buf: Buffer, pos: number, end: number, entries: FlatTree)
       // git skips by the cache tree below the root only (unpack-trees' traverse_by_cache_tree).
       // Where a directory's entries start is found by the walk, which checks that they line up.
       if (path !== '') entries.dirs.set(path, { oid, start: -1, count });
-      else if (count === entries.size) rootOid = oid;
+      else {
+        valid.root = true;
+        if (count === entries.size) rootOid = oid;
+      }
       pos += HASH;
     }
     stack.push({ path, left: Number(m[2]) });
@@ -279,6 +289,61 @@ export function headFromIndex(index: IndexSnapshot): FlatTree {
     }
   }
   return head;
+}
+
+/** One change of git's diff of a commit against its parent, as `checkedHead` reads it. */
+export interface WrittenChange {
+  status: string;
+  path: string;
+  oldPath: string | null;
+  newMode: string;
+  newOid: string;
+}
+
+/**
+ * HEAD's flat tree after a commit written from `index` (its cache tree brought up to date), when
+ * the index's entries are what was written: `base` (the parent's flat tree, known right) with
+ * exactly `changes` (git's diff of the parent and the written tree) applied, each changed path
+ * with its written id and mode; else null. git takes a valid node of the cache tree without
+ * looking at the entries below it, and an agent can write the index: a directory claimed to be
+ * HEAD's over changed entries is committed as HEAD's, and the entries are not the tree written.
+ * Only the directories that are `base`'s, with its id and exactly its files, are kept (for the
+ * next walk to skip): no other directory id is checked.
+ */
+export function checkedHead(index: IndexSnapshot, base: FlatTree, changes: readonly WrittenChange[]): FlatTree | null {
+  const a = index.entries;
+  const plain = (t: FlatTree) => new FlatTree(t.size, t.paths, t.pathStart, t.pathEnd, t.oids, t.oidAt, t.modes);
+  const at: number[] = [];
+  const differ = stagedPathsFrom({ version: index.version, entries: plain(a), tree: null }, plain(base), at);
+  if (!differ) return null;
+  const want = new Map<string, string | null>();
+  for (const c of changes) {
+    if (c.oldPath !== null && c.oldPath !== c.path && c.status.startsWith('R')) want.set(c.oldPath, null);
+    want.set(c.path, c.status === 'D' ? null : `${parseInt(c.newMode, 8)} ${c.newOid}`);
+  }
+  if (differ.length !== want.size) return null;
+  for (let k = 0; k < differ.length; k++) {
+    if (!want.has(differ[k])) return null;
+    const w = want.get(differ[k]);
+    const i = at[k];
+    if (i < 0 ? w !== null : w !== `${a.modes[i]} ${a.oids.toString('hex', a.oidAt[i], a.oidAt[i] + HASH)}`) return null;
+  }
+  const head = headFromIndex(index);
+  for (const [path, d] of [...head.dirs]) {
+    const h = base.dirs.get(path);
+    if (!h || h.start < 0 || h.oid !== d.oid || h.count !== d.count) head.dirs.delete(path);
+    // The same files as `base`'s when no differing path is below it (a plain name is its bytes);
+    // another name is compared file by file.
+    else if (/^[\x20-\x21\x23-\x7e]+$/.test(path) ? differ.some((p) => p.startsWith(`${path}/`)) : !sameRange(head, d.start, base, h.start, d.count)) head.dirs.delete(path);
+  }
+  return head;
+}
+
+/** Whether `count` entries of `a` from `i` and of `b` from `j` have the same paths, modes and ids. */
+function sameRange(a: FlatTree, i: number, b: FlatTree, j: number, count: number): boolean {
+  if (i + count > a.size || j + count > b.size) return false;
+  for (let k = 0; k < count; k++) if (comparePaths(a, i + k, b, j + k) !== 0 || a.modes[i + k] !== b.modes[j + k] || !sameOid(a, i + k, b, j + k)) return false;
+  return true;
 }
 
 const HEX = (() => {
@@ -372,9 +437,10 @@ function isBelow(buf: Buffer, from: number, to: number, dirFrom: number, dirTo: 
  * new id or mode), as `stagedPaths` in lib/git/diff.ts gives it (`git diff --cached --name-only
  * --no-renames --ignore-submodules=none`): each once, in git's order (the bytes of the paths),
  * in the recorded form. A repository without commits has an empty `head` (`FlatTree.empty()`).
- * Null when the index is not in git's order (git never writes one so; ask git).
+ * Null when the index is not in git's order (git never writes one so; ask git). With `at`, each
+ * path's index entry is pushed to it (-1: deleted).
  */
-export function stagedPathsFrom(index: IndexSnapshot, head: FlatTree): string[] | null {
+export function stagedPathsFrom(index: IndexSnapshot, head: FlatTree, at?: number[]): string[] | null {
   const a = index.entries;
   const out: string[] = [];
   let i = 0;
@@ -405,22 +471,32 @@ export function stagedPathsFrom(index: IndexSnapshot, head: FlatTree): string[] 
       }
     }
     if (c > 0) {
+      at?.push(-1);
       out.push(head.pathOf(j++));
       continue;
     }
     if (!inOrder(c === 0)) return null;
-    if (c < 0) out.push(a.pathOf(i));
-    else {
-      if (a.modes[i] !== head.modes[j] || !sameOid(a, i, head, j)) out.push(a.pathOf(i));
+    if (c < 0) {
+      at?.push(i);
+      out.push(a.pathOf(i));
+    } else {
+      if (a.modes[i] !== head.modes[j] || !sameOid(a, i, head, j)) {
+        at?.push(i);
+        out.push(a.pathOf(i));
+      }
       j++;
     }
     i++;
   }
   for (; i < a.size; i++) {
     if (!inOrder(false)) return null;
+    at?.push(i);
     out.push(a.pathOf(i));
   }
-  while (j < head.size) out.push(head.pathOf(j++));
+  while (j < head.size) {
+    at?.push(-1);
+    out.push(head.pathOf(j++));
+  }
   return out;
 }
 

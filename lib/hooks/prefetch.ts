@@ -15,7 +15,7 @@ import { join, resolve } from 'node:path';
 import { activeHookContext, withHookContextSync, type HookContext } from '../core/hook-context.js';
 import { treeDiffAsync } from '../git/diff.js';
 import { gitRawAsync } from '../git/process.js';
-import { headFromIndex, readIndex, stagedPathsFrom, type FlatTree } from '../git/index-file.js';
+import { checkedHead, parseLsTree, readIndex, stagedPathsFrom, type FlatTree, type IndexSnapshot } from '../git/index-file.js';
 import { readObjectsPreferLoose } from '../git/loose.js';
 import { predictsSyntaxOf } from '../mutation/ahead.js';
 import { cheapClasses, unchangedTreeClasses } from '../mutation/classify.js';
@@ -131,23 +131,31 @@ export async function takePrefetched(cwd: string, env: NodeJS.ProcessEnv): Promi
   }
 }
 
+/** `commit`'s flat tree with its directories, from git (`ls-tree -r -t`); null when git fails. */
+async function flatTreeOf(repo: Repo, commit: string): Promise<FlatTree | null> {
+  const res = await gitRawAsync(['ls-tree', '-r', '-t', '-z', '--full-tree', commit], { cwd: repo.root, inheritRepoEnv: true, binary: true });
+  return res.status === 0 && res.stdoutBuf ? parseLsTree(res.stdoutBuf) : null;
+}
+
 async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: string): Promise<ReadAhead | null> {
   // Each git process starts with the hook's environment (the server may be serving another hook by then).
   const inCtx = <T>(fn: () => T): T => withHookContextSync(ctx, fn);
   let tree: string;
-  let entries: FlatTree | null;
+  let index: IndexSnapshot | null;
   try {
     const res = await inCtx(() => gitRawAsync(['write-tree'], { cwd: repo.root, inheritRepoEnv: true, env: { GIT_INDEX_FILE: copy } }));
     tree = res.stdout.trim();
     if (res.status !== 0 || !/^[0-9a-f]{40}$/.test(tree)) return null;
-    // The tree just written, as HEAD's flat tree for after the commit (write-tree filled the
-    // copy's cache tree in: its root is that tree, and its directories let the next walk skip).
-    const index = readIndex(copy);
-    entries = index && index.tree === tree ? headFromIndex(index) : null;
+    // write-tree filled the copy's cache tree in: its root is the tree written.
+    index = readIndex(copy);
   } finally {
     rmSync(copy, { force: true });
   }
   const changes = await inCtx(() => treeDiffAsync(repo.root, parent, tree));
+  // The index's entries as HEAD's flat tree for after the commit, when they are the tree written
+  // (git takes the cache tree's valid nodes as they are, and an agent can write them).
+  const base = index && index.tree === tree ? (heads.get(parent) ?? (await inCtx(() => flatTreeOf(repo, parent)))) : null;
+  const entries = index && base ? checkedHead(index, base, changes) : null;
   // Both sides of every change (loose objects, in-process), for post-commit and for the classes.
   const objects = inCtx(() => readObjectsPreferLoose(repo, changes.flatMap((c) => [c.oldOid, c.newOid]), ctx.env));
   const blobs = new Map([...objects].map(([k, o]) => [k, o.data]));

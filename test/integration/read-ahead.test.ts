@@ -153,4 +153,33 @@ describe('reading ahead for post-commit in the hook server', () => {
     recordUnserved(repo, wt);
     expect(stable(wt)).toEqual(served);
   });
+
+  it('an amend right after a served commit (the same tree, another parent) is recorded from git\'s diff of it, and so is the next commit', async () => {
+    const { repo, wt, trace, env } = setup();
+    for (const v of [2, 3]) {
+      writeFiles(wt, { 'src/a.ts': `export const a = ${v};\n` });
+      git(wt, 'add', '-A');
+      expect(run('git', ['commit', '-q', '-m', `in scope ${v}`], wt, env).status).toBe(0);
+      if (v === 2) await until(() => existsSync(join(repo, '.git', 'intent', 'server', 'pid')), 'the server runs');
+    }
+    const first = git(wt, 'rev-parse', 'HEAD').trim();
+    // The amend's index is the tree of HEAD: the read-ahead's tree, with HEAD as its parent; the
+    // commit's parent is HEAD's parent, so the diff read ahead (against HEAD: nothing) is not its.
+    const before = postCommits(trace).length;
+    const amend = run('git', ['commit', '-q', '--amend', '-m', 'amended'], wt, env);
+    expect(amend.status, amend.stderr).toBe(0);
+    await until(() => postCommits(trace).length > before, 'the server traced the post-commit of the amend');
+    expect(git(wt, 'rev-parse', 'HEAD^{tree}').trim()).toBe(git(wt, 'rev-parse', `${first}^{tree}`).trim());
+    expect(postCommits(trace).at(-1)!.readAhead).toBe(false);
+    expect(noteOf(wt)!.record.files.map((f: { path: string }) => f.path)).toEqual(['src/a.ts']);
+    const served = stable(wt);
+    recordUnserved(repo, wt);
+    expect(stable(wt)).toEqual(served);
+    // The next commit: its staged paths from git (HEAD's flat tree was not kept), out of scope refused.
+    writeFiles(wt, { 'README.md': '# changed\n' });
+    git(wt, 'add', 'README.md');
+    const out = run('git', ['commit', '-q', '-m', 'out'], wt, env);
+    expect(out.status).not.toBe(0);
+    expect(out.stderr).toMatch(/README\.md/);
+  });
 });

@@ -351,3 +351,18 @@ export function enclosingName(ts: Ts, sf: TS.SourceFile, node: TS.Node, unit: Un
   }
   return unit.label;
 }
+
+/** The pragmas that decide what JSX compiles to (a factory, a fragment, an import source, a runtime). */
+export const JSX_PRAGMAS: readonly string[] = ['jsx', 'jsxfrag', 'jsximportsource', 'jsxruntime'];
+
+/**
+ * A file's pragmas (comments TypeScript reads: `@jsx`, `@ts-nocheck`, `/// <reference>`…), or only
+ * those named in `only`, as one comparable text: names and arguments, not where they are written.
+ */
+export function pragmasOf(sf: TS.SourceFile, only?: readonly string[]): string {
+  const map = (sf as unknown as { pragmas?: Map<string, unknown> }).pragmas;
+  if (!map) return '';
+  const where = (k: string, v: unknown) => (k === 'pos' || k === 'end' || k === 'range' ? undefined : v);
+  const kept = [...map].filter(([name]) => !only || only.includes(name)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify(kept, where);
+}

@@ -362,6 +362,8 @@ export class Canon {
         return this.privateIdentifier(node as TS.PrivateIdentifier);
       case SK.StringLiteral:
         if (this.isPropertyName(node)) return this.push(`i:${(node as TS.StringLiteral).text}`, 'id', node);
+        // A directive is its source text ("use\x20strict" is the string "use strict" and no directive).
+        if (ts.isExpressionStatement(node.parent)) return this.push(`s:${JSON.stringify(node.getText(this.file.sf).slice(1, -1))}`, 'lit', node);
         return this.push(`s:${JSON.stringify((node as TS.StringLiteral).text)}`, 'lit', node);
       case SK.NumericLiteral: {
         const v = canonNumber((node as TS.NumericLiteral).text);

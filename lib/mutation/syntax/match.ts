@@ -4,7 +4,7 @@
  * keep their order; checks that exports still resolve, and explains the first difference.
  */
 import type * as TS from 'typescript';
-import { argumentOf, collectExports, describe, enclosingName, keyName, lineOf, nodeText, resolveTarget } from './ast.js';
+import { JSX_PRAGMAS, argumentOf, collectExports, describe, enclosingName, keyName, lineOf, nodeText, pragmasOf, resolveTarget } from './ast.js';
 import { Canon } from './canon.js';
 import { type Entry } from './entries.js';
 import { type Fact, type Side, type SideFile, type Tok, type Ts, type Unit, parseSide } from './sides.js';
@@ -40,6 +40,8 @@ export function compareSyntax(ts: Ts, entries: Entry[], changed: Entry[], unchan
       oldF = r;
     }
     if (oldF && newF && isChanged.has(e) && ts.isExternalModule(oldF.sf) !== ts.isExternalModule(newF.sf)) flipped.push(e);
+    if (oldF && newF && isChanged.has(e) && newF.sf.languageVariant === ts.LanguageVariant.JSX && pragmasOf(oldF.sf, JSX_PRAGMAS) !== pragmasOf(newF.sf, JSX_PRAGMAS))
+      e.problems.push({ line: 1, reason: `${e.path}: a JSX pragma (@jsx, @jsxFrag, @jsxImportSource, @jsxRuntime) changed what its JSX compiles to (${e.path}:1)` });
     if (oldF) sides[0].files.set(oldF.path, oldF);
     if (newF) sides[1].files.set(newF.path, newF);
     included.push(e);

@@ -7,6 +7,7 @@
  */
 import type * as TS from 'typescript';
 import { syntaxOf } from '../languages.js';
+import { pragmasOf } from './ast.js';
 import { toEntry, type Entry, type SourceChange } from './entries.js';
 import { loadTypeScript, type Ts } from './sides.js';
 
@@ -29,7 +30,8 @@ export function sameTrees(ts: Ts, entries: readonly Entry[]): boolean {
     if (e.old === null || e.new === null || e.oldPath !== e.path) return false;
     const a = parse(ts, e.path, e.old);
     const b = a && parse(ts, e.path, e.new);
-    if (!a || !b || !sameNode(ts, a, b, true)) return false;
+    // Pragmas are comments the compiler reads (a JSX factory, a reference): the full comparison judges them.
+    if (!a || !b || pragmasOf(a) !== pragmasOf(b) || !sameNode(ts, a, b, a, b, true)) return false;
   }
   return true;
 }
@@ -51,7 +53,7 @@ function parse(ts: Ts, path: string, text: string): TS.SourceFile | null {
  */
 const WHERE = new Set(['pos', 'end', 'id', 'parent', 'original', 'emitNode', 'symbol', 'localSymbol', 'locals', 'nextContainer', 'flowNode', 'endFlowNode', 'returnFlowNode', 'modifierFlagsCache', 'jsDoc', 'jsDocCache', 'singleQuote', 'multiLine']);
 
-function sameNode(ts: Ts, a: TS.Node, b: TS.Node, root = false): boolean {
+function sameNode(ts: Ts, a: TS.Node, b: TS.Node, ta: TS.SourceFile, tb: TS.SourceFile, root = false): boolean {
   if (a.kind !== b.kind) return false;
   // A source file's own properties are about the file (its text, line map, counts): its statements say the rest.
   if (!root && !sameProps(a, b)) return false;
@@ -60,8 +62,15 @@ function sameNode(ts: Ts, a: TS.Node, b: TS.Node, root = false): boolean {
   ts.forEachChild(a, (n) => void ka.push(n));
   ts.forEachChild(b, (n) => void kb.push(n));
   if (ka.length !== kb.length) return false;
-  for (let i = 0; i < ka.length; i++) if (!sameNode(ts, ka[i], kb[i])) return false;
+  // A directive is its source text ("use\x20strict" is the string "use strict" and no directive).
+  if (ts.isExpressionStatement(a) && ts.isStringLiteral(a.expression) && rawText(ta, a.expression) !== rawText(tb, (b as TS.ExpressionStatement).expression)) return false;
+  for (let i = 0; i < ka.length; i++) if (!sameNode(ts, ka[i], kb[i], ta, tb)) return false;
   return true;
+}
+
+/** A string literal as written, without its quotes (so only the quote style may differ). */
+function rawText(sf: TS.SourceFile, n: TS.Node): string {
+  return sf.text.slice(n.getStart(sf) + 1, n.end - 1);
 }
 
 function sameProps(a: TS.Node, b: TS.Node): boolean {

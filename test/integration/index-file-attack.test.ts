@@ -1,0 +1,191 @@
+// Attacks on the staged paths the hook server reads in-process (lib/git/index-file.ts readIndex,
+// stagedPathsFrom, headFromIndex; lib/hooks/prefetch.ts): an agent that writes its worktree's index
+// itself, as `git update-index` and a few bytes let it. The in-process list must never hold fewer
+// paths than git finds staged in the same index, or an out-of-scope path would pass pre-commit.
+// Real git, real hooks through the server.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { treeDiff } from '../../lib/git/diff.js';
+import { checkedHead, FlatTree, parseIndex, parseLsTree, readIndex, stagedPathsFrom } from '../../lib/git/index-file.js';
+import { checkoutIntent, git, governedRepo, makeRepo, run, tempDir, until, writeFiles } from '../helpers.js';
+
+const servers = new Set<number>();
+afterEach(() => {
+  for (const pid of servers) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch { /* gone */ }
+  }
+  servers.clear();
+});
+
+function traced(trace: string, hook: string): { server: number; stagedInProcess?: boolean }[] {
+  if (!existsSync(trace)) return [];
+  const lines = readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  for (const l of lines) servers.add(l.server);
+  return lines.filter((l) => l.hook === hook);
+}
+
+describe('an index whose cache tree lies, committed through the hook server', () => {
+  it('does not leave the server a HEAD that is not the commit\'s: the path staged next is still refused', async () => {
+    const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], {
+      'src/a.ts': 'export const a = 1;\n', 'other/o.txt': 'o\n', 'other/p.txt': 'p\n', 'README.md': '# t\n',
+    });
+    const wt = checkoutIntent(repo, 'INT-001');
+    const trace = join(tempDir('intent-index-attack-'), 'trace.jsonl');
+    const env = { INTENT_HOOK_SERVER: '1', INTENT_HOOK_SERVER_MS: '60000', INTENT_HOOK_SERVER_TRACE: trace };
+    for (const v of [2, 3, 4]) {
+      writeFiles(wt, { 'src/a.ts': `export const a = ${v};\n` });
+      git(wt, 'add', '-A');
+      const c = run('git', ['commit', '-q', '-m', `in scope ${v}`], wt, env);
+      expect(c.status, c.stderr).toBe(0);
+      if (v === 2) await until(() => existsSync(join(repo, '.git', 'intent', 'server', 'pid')), 'the server runs');
+    }
+    await until(() => traced(trace, 'pre-commit').length > 0, 'a served pre-commit');
+    expect(traced(trace, 'pre-commit').at(-1)!.stagedInProcess).toBe(true);
+
+    // An honest in-scope change, and other/o.txt's entry pointed at new content in place: the cache
+    // tree still says other/ is HEAD's tree, so git (diff --cached, commit) does not see it.
+    const indexFile = git(wt, 'rev-parse', '--path-format=absolute', '--git-path', 'index').trim();
+    writeFiles(wt, { 'src/a.ts': 'export const a = 5;\n' });
+    git(wt, 'add', 'src/a.ts');
+    const blob = run('git', ['hash-object', '-w', '--stdin'], wt, {}, 'out of scope\n').stdout.trim();
+    const bytes = readFileSync(indexFile);
+    const at = bytes.indexOf('other/o.txt\0') - 62 + 40;
+    Buffer.from(blob, 'hex').copy(bytes, at);
+    writeFileSync(indexFile, bytes);
+    expect(git(wt, 'ls-files', '-s', 'other/o.txt')).toContain(blob);
+    expect(git(wt, 'diff', '--cached', '--name-only').trim()).toBe('src/a.ts'); // git trusts the cache tree
+    const lie = run('git', ['commit', '-q', '-m', 'in scope 5'], wt, env);
+    expect(lie.status, lie.stderr).toBe(0);
+    expect(git(wt, 'show', '--name-only', '--format=', 'HEAD').trim()).toBe('src/a.ts'); // what git committed
+    expect(git(wt, 'rev-parse', 'HEAD:other/o.txt').trim()).not.toBe(blob);
+
+    // The cache tree of other/ invalidated (the same entry staged again): git now sees other/o.txt.
+    git(wt, 'update-index', '--cacheinfo', `100644,${blob},other/o.txt`);
+    expect(git(wt, 'diff', '--cached', '--name-only').trim()).toBe('other/o.txt');
+    const head = git(wt, 'rev-parse', 'HEAD').trim();
+    const out = run('git', ['commit', '-q', '-m', 'out of scope'], wt, env);
+    expect(out.stderr).toMatch(/other\/o\.txt/);
+    expect(out.status).not.toBe(0);
+    expect(git(wt, 'rev-parse', 'HEAD').trim()).toBe(head);
+  }, 60_000);
+});
+
+/** A version-2 index file's entries as raw byte chunks, and its extensions. */
+function chunks(buf: Buffer): { entries: Buffer[]; ext: Buffer } {
+  const count = buf.readUInt32BE(8);
+  const entries: Buffer[] = [];
+  let pos = 12;
+  for (let i = 0; i < count; i++) {
+    const nul = buf.indexOf(0, pos + 62);
+    const next = pos + ((nul - pos + 8) & ~7);
+    entries.push(buf.subarray(pos, next));
+    pos = next;
+  }
+  return { entries, ext: buf.subarray(pos, buf.length - 20) };
+}
+
+/** An index file of these entries (and extensions), with its count and checksum right. */
+function assemble(entries: Buffer[], ext: Buffer = Buffer.alloc(0)): Buffer {
+  const head = Buffer.alloc(12);
+  head.write('DIRC', 0, 'latin1');
+  head.writeUInt32BE(2, 4);
+  head.writeUInt32BE(entries.length, 8);
+  const body = Buffer.concat([head, ...entries, ext]);
+  return Buffer.concat([body, createHash('sha1').update(body).digest()]);
+}
+
+const pathOfChunk = (e: Buffer) => e.toString('latin1', 62, e.indexOf(0, 62));
+
+describe('crafted index files: the in-process list is never shorter than git\'s', () => {
+  it('duplicated entries, entries out of order, a lying cache tree with other entries, an empty name', () => {
+    const dir = makeRepo({ 'a.txt': 'a\n', 'd/x.txt': 'x\n', 'd/y.txt': 'y\n', 'e/z.txt': 'z\n' });
+    git(dir, 'update-index', '--index-version', '2');
+    const indexFile = join(dir, '.git', 'index');
+    const blob = run('git', ['hash-object', '-w', '--stdin'], dir, {}, 'changed\n').stdout.trim();
+    const base = readFileSync(indexFile);
+    const { entries, ext } = chunks(base);
+    expect(entries.map(pathOfChunk)).toEqual(['a.txt', 'd/x.txt', 'd/y.txt', 'e/z.txt']);
+    const changed = (e: Buffer) => {
+      const c = Buffer.from(e);
+      Buffer.from(blob, 'hex').copy(c, 40);
+      return c;
+    };
+    const [a, x, y, z] = entries;
+    const head = parseLsTree(spawnSync('git', ['ls-tree', '-r', '-t', '-z', '--full-tree', 'HEAD'], { cwd: dir }).stdout);
+    expect(head).not.toBeNull();
+    // git reads each of these (duplicates and disorder included); what the reader gives is noted.
+    const cases: [string, Buffer, string[] | null][] = [
+      ['a duplicated entry, the second changed', assemble([a, x, changed(x), y, z]), null],
+      ['a duplicated entry, the first changed', assemble([a, changed(x), x, y, z]), null],
+      ['entries out of order', assemble([a, y, changed(x), z]), null],
+      ['out of order across directories', assemble([a, changed(z), x, y]), null],
+      // git trusts d/'s cache tree (diff --cached and commit: d/ is HEAD's), and so does the walk.
+      ['a changed entry under the valid cache tree of d/', assemble([a, changed(x), y, z], ext), []],
+      // d/ with one entry where its cache tree counts two: git sees nothing, the walk compares.
+      ['the cache tree of another index (d/ with 1 entry)', assemble([a, changed(x), z], ext), ['d/x.txt', 'd/y.txt']],
+    ];
+    for (const [name, bytes, expected] of cases) {
+      writeFileSync(indexFile, bytes);
+      const g = run('git', ['diff', '--cached', '--name-only', '-z', '--no-renames'], dir);
+      const theirs = g.status === 0 ? g.stdout.split('\0').filter(Boolean) : null;
+      const read = parseIndex(bytes);
+      const ours = read && head ? stagedPathsFrom(read, head) : null;
+      expect(ours, name).toEqual(expected);
+      // null: the caller asks git; else every path git finds staged is in ours.
+      if (ours !== null && theirs !== null) for (const p of theirs) expect(ours, `${name}: git stages ${p}`).toContain(p);
+      if (theirs === null) expect(ours, `${name}: git refuses the index (${g.stderr.trim()})`).toBeNull();
+    }
+  });
+});
+
+describe('HEAD after a commit, only when the index is the tree written (checkedHead)', () => {
+  const flat = (dir: string, rev: string) => parseLsTree(spawnSync('git', ['ls-tree', '-r', '-t', '-z', '--full-tree', rev], { cwd: dir }).stdout)!;
+  const entriesOf = (t: FlatTree) => Array.from({ length: t.size }, (_, i) => t.entry(i));
+
+  it('an honest commit: the written tree\'s files, and the directories it did not change', () => {
+    const dir = makeRepo({ 'a.txt': 'a\n', 'd/x.txt': 'x\n', 'e/z.txt': 'z\n' });
+    const base = flat(dir, 'HEAD');
+    writeFiles(dir, { 'd/x.txt': 'x2\n', 'n/new.txt': 'n\n' });
+    git(dir, 'rm', '-q', 'a.txt');
+    git(dir, 'add', '-A');
+    const tree = git(dir, 'write-tree').trim();
+    const index = readIndex(join(dir, '.git', 'index'))!;
+    expect(index.tree).toBe(tree);
+    const head = checkedHead(index, base, treeDiff(dir, git(dir, 'rev-parse', 'HEAD').trim(), tree));
+    expect(head).not.toBeNull();
+    expect(entriesOf(head!)).toEqual(entriesOf(flat(dir, tree)));
+    expect([...head!.dirs.keys()]).toEqual(['e']);
+  });
+
+  it('a root the cache tree claims is another tree: not HEAD', () => {
+    const dir = makeRepo({ 'a.txt': 'a\n', 'd/x.txt': 'x\n' });
+    const base = flat(dir, 'HEAD');
+    // Another tree (README.md changed), written from a scratch index.
+    const scratch = join(tempDir('intent-scratch-'), 'index');
+    run('git', ['read-tree', 'HEAD'], dir, { GIT_INDEX_FILE: scratch });
+    const blob = run('git', ['hash-object', '-w', '--stdin'], dir, {}, 'other\n').stdout.trim();
+    run('git', ['update-index', '--add', '--cacheinfo', `100644,${blob},README.md`], dir, { GIT_INDEX_FILE: scratch });
+    const other = run('git', ['write-tree'], dir, { GIT_INDEX_FILE: scratch }).stdout.trim();
+    // The worktree's index: d/x.txt changed, then its cache tree's root set to that other tree.
+    writeFiles(dir, { 'd/x.txt': 'x2\n' });
+    git(dir, 'add', '-A');
+    git(dir, 'write-tree');
+    const bytes = readFileSync(join(dir, '.git', 'index'));
+    const root = bytes.indexOf(Buffer.from('TREE', 'latin1'), bytes.length - 400);
+    const nodeEnd = bytes.indexOf(0x0a, root + 8) + 1;
+    Buffer.from(other, 'hex').copy(bytes, nodeEnd);
+    writeFileSync(join(dir, '.git', 'index'), bytes);
+    // git writes the tree the cache tree claims; the entries are not it.
+    expect(git(dir, 'write-tree').trim()).toBe(other);
+    const index = readIndex(join(dir, '.git', 'index'))!;
+    expect(index.tree).toBe(other);
+    const changes = treeDiff(dir, git(dir, 'rev-parse', 'HEAD').trim(), other);
+    expect(changes.map((c) => c.path)).toEqual(['README.md']);
+    expect(checkedHead(index, base, changes)).toBeNull();
+  });
+});
