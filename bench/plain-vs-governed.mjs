@@ -88,7 +88,14 @@ export function plainVsGoverned(repo, reps, traceFile) {
  */
 export function plainTwin(repo) {
   const twin = `${repo.main}.plain-twin`;
-  if (!existsSync(twin)) git(repo.wt, ['-c', 'core.hooksPath=/dev/null', 'worktree', 'add', '-q', '--detach', twin, 'HEAD']);
+  if (!existsSync(twin)) {
+    git(repo.wt, ['-c', 'core.hooksPath=/dev/null', 'worktree', 'add', '-q', '--detach', twin, 'HEAD']);
+    // Files checked out in the second the index is written are "racily clean": git would hash
+    // them again at every commit until the index is rewritten later. A second on, rewrite it.
+    const until = Date.now() + 1100;
+    while (Date.now() < until) { /* wait */ }
+    git(twin, ['status', '--porcelain']);
+  }
   return twin;
 }
 
