@@ -443,3 +443,22 @@ export async function until(what: () => boolean, waitingFor: string, ms = 60_000
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/**
+ * The hook servers a test file's commits start, stopped (SIGTERM) after each test: they would
+ * leave with their repositories within a second or so, and the next test should not share the
+ * machine with them. Add each server's pid to the returned set (from the server's trace or its
+ * pid file).
+ */
+export function hookServersStoppedAfterEach(): Set<number> {
+  const servers = new Set<number>();
+  afterEach(() => {
+    for (const pid of servers) {
+      try {
+        process.kill(pid, 'SIGTERM');
+      } catch { /* gone */ }
+    }
+    servers.clear();
+  });
+  return servers;
+}

@@ -3,24 +3,15 @@ import { chmodSync, existsSync, readdirSync, readFileSync, realpathSync, statSyn
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { checkoutIntent, git, governedRepo, intent, noteOf, PKG_ROOT, run, spawnAsync, tempDir, until, writeFiles } from '../helpers.js';
+import { checkoutIntent, git, governedRepo, hookServersStoppedAfterEach, intent, noteOf, PKG_ROOT, run, spawnAsync, tempDir, until, writeFiles } from '../helpers.js';
 
 // The hook server (lib/hooks/server.ts): real `git commit` through the installed hooks and the
 // runner (git-hooks/runner.sh); the server reports each request it served in INTENT_HOOK_SERVER_TRACE.
 
 const SERVER = { INTENT_HOOK_SERVER: '1', INTENT_HOOK_SERVER_MS: '60000' };
 const children: ChildProcess[] = [];
-const servers = new Set<number>();
-
-afterEach(() => {
-  // Each test's servers leave with its repositories (checked every second); stop them now.
-  for (const pid of servers) {
-    try {
-      process.kill(pid, 'SIGTERM');
-    } catch { /* gone */ }
-  }
-  servers.clear();
-});
+// Each test's servers leave with its repositories (checked every second); stop them now.
+const servers = hookServersStoppedAfterEach();
 afterAll(() => {
   for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
 });

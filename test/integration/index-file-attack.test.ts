@@ -7,20 +7,13 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { treeDiff } from '../../lib/git/diff.js';
 import { checkedHead, FlatTree, parseIndex, parseLsTree, readIndex, stagedPathsFrom } from '../../lib/git/index-file.js';
-import { checkoutIntent, git, governedRepo, makeRepo, run, tempDir, until, writeFiles } from '../helpers.js';
+import { checkoutIntent, git, governedRepo, hookServersStoppedAfterEach, makeRepo, run, tempDir, until, writeFiles } from '../helpers.js';
 
-const servers = new Set<number>();
-afterEach(() => {
-  for (const pid of servers) {
-    try {
-      process.kill(pid, 'SIGTERM');
-    } catch { /* gone */ }
-  }
-  servers.clear();
-});
+// Each test's servers leave with its repositories (checked every second); stop them now.
+const servers = hookServersStoppedAfterEach();
 
 function traced(trace: string, hook: string): { server: number; stagedInProcess?: boolean }[] {
   if (!existsSync(trace)) return [];

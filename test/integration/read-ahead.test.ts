@@ -1,7 +1,7 @@
 import { appendFileSync, chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { checkoutIntent, git, governedRepo, intent, noteOf, run, tempDir, until, writeFiles } from '../helpers.js';
+import { describe, expect, it } from 'vitest';
+import { checkoutIntent, git, governedRepo, hookServersStoppedAfterEach, intent, noteOf, run, tempDir, until, writeFiles } from '../helpers.js';
 
 // What the hook server reads ahead between pre-commit and post-commit (lib/hooks/prefetch.ts):
 // real commits through the installed hooks and the server. The note of a commit recorded from
@@ -9,15 +9,8 @@ import { checkoutIntent, git, governedRepo, intent, noteOf, run, tempDir, until,
 // and a commit that is not what pre-commit allowed (a hook after ours staged more) is recorded
 // from git's own diff of it.
 
-const servers = new Set<number>();
-afterEach(() => {
-  for (const pid of servers) {
-    try {
-      process.kill(pid, 'SIGTERM');
-    } catch { /* gone */ }
-  }
-  servers.clear();
-});
+// Each test's servers leave with its repositories (checked every second); stop them now.
+const servers = hookServersStoppedAfterEach();
 
 function setup(): { repo: string; wt: string; trace: string; env: Record<string, string> } {
   const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], {
