@@ -10,7 +10,7 @@
  * the classify-ahead worker from here (the guess needs the diff; unserved, pre-commit makes it).
  */
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, linkSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { activeHookContext, withHookContextSync, type HookContext } from '../core/hook-context.js';
 import { treeDiffAsync } from '../git/diff.js';
@@ -44,14 +44,27 @@ const heads = new Map<string, FlatTree>();
 const HEADS = 4;
 const HEADS_BYTES = 24 * 1024 * 1024;
 
-/** Removes index copies older than KEEP_MS (their job is long over: a server killed during one). */
+/**
+ * The index as it is now, at `to`: a hard link (git never writes an index file in place: it
+ * writes a lock file and renames it over, so the linked file keeps these bytes), else a copy (another
+ * file system). A link costs nothing whatever the index's size; a copy of a 100k-file index, 9 MB.
+ */
+function snapshot(from: string, to: string): void {
+  try {
+    linkSync(from, to);
+  } catch {
+    copyFileSync(from, to);
+  }
+}
+
+/**
+ * Removes index snapshots made more than KEEP_MS ago (their job is long over: a server killed
+ * during one), by the time in their name (a link has the index's own mtime).
+ */
 function sweepCopies(dir: string): void {
   for (const n of readdirSync(dir)) {
-    if (!n.startsWith('index.')) continue;
-    const f = join(dir, n);
-    try {
-      if (Date.now() - statSync(f).mtimeMs > KEEP_MS) rmSync(f, { force: true });
-    } catch { /* gone */ }
+    const made = /^index\.([0-9]+)\./.exec(n);
+    if (made && Date.now() - Number(made[1]) > KEEP_MS) rmSync(join(dir, n), { force: true });
   }
 }
 
@@ -87,7 +100,7 @@ export function rememberHead(commit: string, pre: ReadAhead): void {
 }
 
 /**
- * pre-commit, served, the commit allowed: copies the index git commits from (a temporary one for
+ * pre-commit, served, the commit allowed: keeps the index git commits from (a temporary one for
  * `commit -a` is gone once the commit is made) and has the rest done after the answer.
  */
 export function prefetchCommit(repo: Repo, env: NodeJS.ProcessEnv, parent: string | null): void {
@@ -96,10 +109,10 @@ export function prefetchCommit(repo: Repo, env: NodeJS.ProcessEnv, parent: strin
   for (const [k, j] of jobs) if (Date.now() - j.at > KEEP_MS) jobs.delete(k);
   // In the server's folder (uninstall removes it); a copy a killed server left is swept later.
   const dir = join(stateDir(repo), 'server');
-  const copy = join(dir, `index.${process.pid}.${randomBytes(6).toString('hex')}`);
+  const copy = join(dir, `index.${Date.now()}.${process.pid}.${randomBytes(6).toString('hex')}`);
   try {
     sweepCopies(dir);
-    copyFileSync(indexFile(repo, env, ctx.cwd), copy);
+    snapshot(indexFile(repo, env, ctx.cwd), copy);
   } catch {
     rmSync(copy, { force: true });
     return;

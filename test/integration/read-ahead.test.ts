@@ -89,6 +89,16 @@ describe('reading ahead for post-commit in the hook server', () => {
     expect(classes['rename a local (refactor)']).toBe('AST_REFACTOR');
     expect(classes['same tokens, new behaviour']).toBe('INTENT_EVOLUTION');
     expect(classes.modify).toBe('INTENT_EVOLUTION');
+    // `commit -a`: git commits from a temporary index, gone by post-commit; the server kept its own.
+    const before = postCommits(trace).length;
+    writeFiles(wt, { 'src/a.ts': 'export const a = 9;\n' });
+    const all = run('git', ['commit', '-q', '-a', '-m', 'with -a'], wt, env);
+    expect(all.status, all.stderr).toBe(0);
+    await until(() => postCommits(trace).length > before, 'the server traced the post-commit of commit -a');
+    expect(postCommits(trace).at(-1)!.readAhead).toBe(true);
+    const served = stable(wt);
+    recordUnserved(repo, wt);
+    expect(stable(wt)).toEqual(served);
     const v = intent(repo, ['verify']);
     expect(v.status, v.stdout + v.stderr).toBe(0);
   });
