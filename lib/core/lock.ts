@@ -109,6 +109,21 @@ function takeOverIfDead(lockPath: string): boolean {
 /** What this process writes into a lock it holds: `<pid> <start time>`. */
 const OWNER = `${process.pid} ${startTime(process.pid) ?? '-'}\n`;
 
+/** This process as a lock names its owner (`<pid> <start time>\n`): for marks of work under way. */
+export function ownerStamp(): string {
+  return OWNER;
+}
+
+/** Whether the process a stamp (`ownerStamp`) names is gone: not running, or its pid is another process's now. */
+export function stampGone(stamp: string): boolean {
+  const m = /^(\d+) (\d+|-)\n$/.exec(stamp);
+  if (!m) return false;
+  const pid = Number(m[1]);
+  if (!alive(pid)) return true;
+  const actual = startTime(pid);
+  return m[2] !== '-' && actual !== null && m[2] !== actual;
+}
+
 /** Why a lock's owner is gone (or never existed), or null while it may still be held. */
 function staleReason(lockPath: string, content: string): string | null {
   const m = /^(\d+)(?: (\d+|-))?\n$/.exec(content);

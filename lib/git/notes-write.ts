@@ -16,7 +16,8 @@
  * the one `git notes add` writes. Tested against `git fsck`, `git notes`.
  */
 import { createHash } from 'node:crypto';
-import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { ownerStamp, stampGone } from '../core/lock.js';
 import { dirname, join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import type { GitObject } from './blobs.js';
@@ -98,12 +99,18 @@ export function writeNoteInProcess(
   const commit = writeLoose(objectsDir, 'commit', Buffer.from(
     `tree ${child}\nparent ${head.oid}\nauthor ${ident.author}\ncommitter ${ident.committer}\n\nNotes added by 'git notes add'\n`, 'utf8'));
 
-  // git's ref lock: created exclusively; the ref checked again under it.
+  // git's ref lock: created exclusively; the ref checked again under it. A mark says whose lock
+  // it is and what it holds, so that one a killed writer left is recognised and removed (git would
+  // refuse every later note until someone did).
   const refFile = join(commonDir, ref);
   const lock = `${refFile}.lock`;
+  const mark = join(commonDir, 'intent', 'notes-lock-owner');
   let fd: number;
   try {
     mkdirSync(dirname(refFile), { recursive: true });
+    mkdirSync(dirname(mark), { recursive: true });
+    removeOrphanedLock(lock, mark);
+    writeFileSync(mark, `${ownerStamp()}${lock}\n${commit}\n`);
     fd = openSync(lock, 'wx', 0o666);
   } catch {
     return false;
@@ -126,7 +133,30 @@ export function writeNoteInProcess(
         unlinkSync(lock);
       } catch { /* gone */ }
     }
+    try {
+      unlinkSync(mark);
+    } catch { /* gone */ }
   }
+}
+
+/**
+ * Removes the notes ref's lock when an in-process writer that was killed left it: the mark names a
+ * process that is gone, and the lock holds exactly the commit that writer was about to set (a git
+ * process's lock, or a later writer's, holds another). Every other lock stays (the caller then asks
+ * git, which waits for it). The caller holds the record lock: no other writer of ours runs.
+ */
+function removeOrphanedLock(lock: string, mark: string): void {
+  let text: string;
+  try {
+    text = readFileSync(mark, 'utf8');
+  } catch {
+    return;
+  }
+  const [pid, start, lockPath, commit] = text.split(/[ \n]/);
+  if (lockPath !== lock || !SHA1.test(commit ?? '') || !stampGone(`${pid} ${start}\n`)) return;
+  try {
+    if (readFileSync(lock, 'utf8') === `${commit}\n`) unlinkSync(lock);
+  } catch { /* no lock */ }
 }
 
 /**

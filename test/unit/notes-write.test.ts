@@ -1,7 +1,8 @@
 // The in-process note writer (lib/git/notes-write.ts) against real git: what it writes is what
 // `git notes add` writes (the same tree, in a fanned-out notes tree too), fsck finds nothing, and
 // every case it must not take leaves the repository as it was and says so (the caller asks git).
-import { cpSync, existsSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readObjects } from '../../lib/git/blobs.js';
@@ -116,6 +117,36 @@ describe('writing a note in-process', () => {
     expect(declined).toBeGreaterThan(0);
     expect(declined).toBeLessThan(3);
     fsckClean(ours);
+  });
+
+  it('a writer killed while it held the notes ref\'s lock: the next one removes that lock (its mark names a dead process and the lock\'s commit); any other lock stays', () => {
+    const { repo } = notedRepo(20);
+    const lock = join(repo, '.git', REF + '.lock');
+    const mark = join(repo, '.git', 'intent', 'notes-lock-owner');
+    const planted = 'c'.repeat(40);
+    // A pid that is gone (a process that has exited) and one that runs (this one).
+    const dead = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' }).stdout.trim();
+    const plant = (pid: string, start: string, held: string) => {
+      mkdirSync(join(repo, '.git', 'intent'), { recursive: true });
+      writeFileSync(mark, `${pid} ${start}\n${lock}\n${planted}\n`);
+      writeFileSync(lock, held);
+    };
+    // A live owner (this process, its real start time unknown here: '-'): not touched.
+    plant(String(process.pid), '-', `${planted}\n`);
+    const one = newCommit(repo, 1);
+    expect(write(repo, one, 'live\n')).toBe(false);
+    expect(existsSync(lock)).toBe(true);
+    // A dead owner, but the lock holds another commit (a git process's): not touched.
+    plant(dead, '-', `${'d'.repeat(40)}\n`);
+    expect(write(repo, one, 'other\n')).toBe(false);
+    expect(readFileSync(lock, 'utf8')).toBe(`${'d'.repeat(40)}\n`);
+    // A dead owner and its own commit in the lock: removed, and the note is written.
+    plant(dead, '-', `${planted}\n`);
+    expect(write(repo, one, 'after a crash\n')).toBe(true);
+    expect(git(repo, 'notes', `--ref=${REF}`, 'show', one)).toBe('after a crash\n');
+    expect(existsSync(lock)).toBe(false);
+    expect(existsSync(mark)).toBe(false);
+    fsckClean(repo);
   });
 
   it('leaves every case it must not take to git, writing nothing git reads', () => {
