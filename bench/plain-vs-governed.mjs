@@ -92,8 +92,7 @@ export function plainTwin(repo) {
     git(repo.wt, ['-c', 'core.hooksPath=/dev/null', 'worktree', 'add', '-q', '--detach', twin, 'HEAD']);
     // Files checked out in the second the index is written are "racily clean": git would hash
     // them again at every commit until the index is rewritten later. A second on, rewrite it.
-    const until = Date.now() + 1100;
-    while (Date.now() < until) { /* wait */ }
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1100);
     git(twin, ['status', '--porcelain']);
   }
   return twin;

@@ -117,11 +117,15 @@ export function ownerStamp(): string {
 /** Whether the process a stamp (`ownerStamp`) names is gone: not running, or its pid is another process's now. */
 export function stampGone(stamp: string): boolean {
   const m = /^(\d+) (\d+|-)\n$/.exec(stamp);
-  if (!m) return false;
-  const pid = Number(m[1]);
-  if (!alive(pid)) return true;
+  return !!m && ownerGone(Number(m[1]), m[2]) !== null;
+}
+
+/** Why the process `pid`, started at `recorded` (clock ticks; `-`: unknown), is gone, or null while it runs. */
+function ownerGone(pid: number, recorded: string | undefined): string | null {
+  if (!alive(pid)) return `its owner, pid ${pid}, is not running`;
   const actual = startTime(pid);
-  return m[2] !== '-' && actual !== null && m[2] !== actual;
+  if (recorded && recorded !== '-' && actual !== null && recorded !== actual) return `pid ${pid} is another process now (started at ${actual}, the owner at ${recorded})`;
+  return null;
 }
 
 /** Why a lock's owner is gone (or never existed), or null while it may still be held. */
@@ -139,11 +143,10 @@ function staleReason(lockPath: string, content: string): string | null {
     return `it names no process (${JSON.stringify(content.slice(0, 40))}): a planted or torn lock file`;
   }
   const pid = Number(m[1]);
-  if (!alive(pid)) return `its owner, pid ${pid}, is not running`;
   const recorded = m[2];
-  const actual = startTime(pid);
-  if (recorded && recorded !== '-' && actual !== null && recorded !== actual) return `pid ${pid} is another process now (started at ${actual}, the owner at ${recorded})`;
-  if (recorded === undefined && actual !== null && age() >= UNNAMED_GRACE_MS) return `it names pid ${pid} without its start time: not a lock intent wrote`;
+  const gone = ownerGone(pid, recorded);
+  if (gone) return gone;
+  if (recorded === undefined && startTime(pid) !== null && age() >= UNNAMED_GRACE_MS) return `it names pid ${pid} without its start time: not a lock intent wrote`;
   return null;
 }
 

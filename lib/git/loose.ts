@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { readObjects, type GitObject } from './blobs.js';
+import { parseTree } from './notes-write.js';
 import { refOid, type Repo } from './repo.js';
 
 const SHA1 = /^[0-9a-f]{40}$/;
@@ -98,16 +99,12 @@ function resolveLoose(repo: Pick<Repo, 'commonDir'>, name: string, loose: (oid: 
 
 /** The id of entry `name` in a tree object's bytes, null when there is none, undefined when the bytes are not a tree. */
 function treeEntry(data: Buffer, name: string): string | null | undefined {
-  const want = Buffer.from(name, 'utf8');
-  let pos = 0;
-  while (pos < data.length) {
-    const sp = data.indexOf(0x20, pos);
-    const nul = data.indexOf(0, sp);
-    if (sp === -1 || nul === -1 || nul + 21 > data.length) return undefined;
-    if (nul - sp - 1 === want.length && data.subarray(sp + 1, nul).equals(want)) return data.subarray(nul + 1, nul + 21).toString('hex');
-    pos = nul + 21;
+  const want = Buffer.from(name, 'utf8').toString('latin1');
+  try {
+    return parseTree(data).find((e) => e.name === want)?.oid ?? null;
+  } catch {
+    return undefined;
   }
-  return null;
 }
 
 /**

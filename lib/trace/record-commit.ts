@@ -106,8 +106,10 @@ export function recordCommit(
   const noteNames = inProcess ? noteObjectNames(NOTES_REF, diff.sha) : [];
   const wanted = [...oids, ...credited.map(([, e]) => e.blob), diff.sha, ...noteNames];
   const pre = ahead ? opts.prefetched! : null;
-  const objects = readObjectsPreferLoose(repo, pre ? wanted.filter((n) => !pre.objects.has(n)) : wanted, env);
+  // What was read ahead, and the commit object readAhead read, are not read again.
+  const objects = readObjectsPreferLoose(repo, pre ? wanted.filter((n) => !pre.objects.has(n) && n !== diff.sha) : wanted, env);
   if (pre) for (const [k, o] of pre.objects) objects.set(k, o);
+  if (ahead) objects.set(diff.sha, ahead.commit);
   const blobs = new Map([...objects].map(([name, o]) => [name, o.data]));
   const commitObject = blobs.get(diff.sha);
   for (const name of [diff.sha, ...noteNames]) blobs.delete(name);
@@ -173,12 +175,12 @@ export function recordCommit(
  * diffed with the same options. Null otherwise (another commit, a hook after ours changed the
  * index): the caller runs git.
  */
-function readAhead(repo: Repo, env: NodeJS.ProcessEnv, pre: Prefetched): CommitDiff | null {
+function readAhead(repo: Repo, env: NodeJS.ProcessEnv, pre: Prefetched): (CommitDiff & { commit: GitObject }) | null {
   const sha = headOid(repo);
   const commit = sha ? readLoose(repo.commonDir, sha, env) : null;
   const head = commit?.type === 'commit' ? commitHeaders(commit.data) : null;
-  if (!sha || !head || head.tree !== pre.tree || head.parents.length !== 1 || head.parents[0] !== pre.parent) return null;
-  return { sha, parents: head.parents, changes: pre.changes };
+  if (!sha || !commit || !head || head.tree !== pre.tree || head.parents.length !== 1 || head.parents[0] !== pre.parent) return null;
+  return { sha, parents: head.parents, changes: pre.changes, commit };
 }
 
 /**
