@@ -2,6 +2,7 @@ import { recordPath, splitNulPaths } from './paths.js';
 import { git, gitBuffer, gitRaw, gitRawAsync } from './process.js';
 import { IntentError } from '../core/errors.js';
 import { parseRawPatch, type FileChange } from './hunks.js';
+import { askResident, sentinel } from './resident.js';
 
 /**
  * Pinned diff options: the hunks (and so the hashes) must not depend on the user's diff config
@@ -132,4 +133,28 @@ export function diffCommits(cwd: string, commits: { sha: string; parent: string 
   flush();
   for (const c of commits) if (!out.has(c.sha)) out.set(c.sha, []);
   return out;
+}
+
+/**
+ * `treeDiffAsync` asked of the hook server's resident `git diff-tree --stdin` (lib/git/resident.ts):
+ * the same pinned options and output, with no process started. `--stdin` prints `<from> <to>`
+ * before each diff and echoes back a line that is not an object id, flushed: the end of the answer.
+ * Null when the resident cannot answer (the caller runs `treeDiffAsync`).
+ */
+export async function residentTreeDiff(where: { cwd: string; commonDir: string; gitDir: string }, from: string, to: string): Promise<FileChange[] | null> {
+  if (!/^[0-9a-f]{40}$/.test(from) || !/^[0-9a-f]{40}$/.test(to)) return null;
+  const end = sentinel();
+  const tail = Buffer.from(`\n${end}\n`);
+  const alone = Buffer.from(`${end}\n`);
+  const out = await askResident([...CONFIG, 'diff-tree', '--stdin', ...DIFF_FLAGS], where, NO_INDEX, `${from} ${to}\n${end}\n`, (buf, from) => {
+    if (buf.length >= alone.length && buf.subarray(0, alone.length).equals(alone)) return alone.length;
+    const at = buf.indexOf(tail, Math.max(0, from - tail.length));
+    return at === -1 ? -1 : at + tail.length;
+  });
+  if (!out) return null;
+  const text = out.toString('utf8');
+  const header = `${from} ${to}\n`;
+  // No header: git could not read a tree (it says so on stderr and goes on).
+  if (!text.startsWith(header)) return null;
+  return parseRawPatch(text.slice(header.length, text.length - tail.length + 1).replace(/^\n+/, ''));
 }

@@ -539,3 +539,36 @@ function sameOid(a: FlatTree, i: number, b: FlatTree, j: number): boolean {
   for (let k = 0; k < HASH; k++) if (ao[x + k] !== bo[y + k]) return false;
   return true;
 }
+
+/**
+ * The directories (bytes as latin1, not the root) below which `a` and `b` differ: a path on one
+ * side only, or with another mode or id. Every entry is compared (no directory skipped by an id
+ * either side claims: the caller builds trees from this). Null when `a` is not in git's order.
+ */
+export function differingDirs(a: FlatTree, b: FlatTree): Set<string> | null {
+  const out = new Set<string>();
+  const mark = (t: FlatTree, k: number) => {
+    const p = t.paths;
+    const s = t.pathStart[k];
+    for (let x = t.pathEnd[k] - 1; x > s; x--) {
+      if (p[x] !== 0x2f) continue;
+      const key = p.toString('latin1', s, x);
+      if (out.has(key)) return;
+      out.add(key);
+    }
+  };
+  let i = 0;
+  let j = 0;
+  while (i < a.size || j < b.size) {
+    if (i > 0 && i < a.size && comparePaths(a, i - 1, a, i) >= 0) return null;
+    const c = i === a.size ? 1 : j === b.size ? -1 : comparePaths(a, i, b, j);
+    if (c < 0) mark(a, i++);
+    else if (c > 0) mark(b, j++);
+    else {
+      if (a.modes[i] !== b.modes[j] || !sameOid(a, i, b, j)) mark(a, i);
+      i++;
+      j++;
+    }
+  }
+  return out;
+}

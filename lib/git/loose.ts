@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
-import { readObjects, type GitObject } from './blobs.js';
+import { readObjects, readObjectsResident, type GitObject } from './blobs.js';
 import { parseTree } from './notes-write.js';
 import { refOid, type Repo } from './repo.js';
 
@@ -114,5 +114,17 @@ function treeEntry(data: Buffer, name: string): string | null | undefined {
 export function readObjectsPreferLoose(repo: Pick<Repo, 'commonDir' | 'root'>, names: readonly string[], env: NodeJS.ProcessEnv): Map<string, GitObject> {
   const { objects, unknown } = readLooseObjects(repo, names, env);
   if (unknown.length) for (const [k, o] of readObjects(repo.root, unknown)) objects.set(k, o);
+  return objects;
+}
+
+/**
+ * `readObjectsPreferLoose` for the hook server: what is not loose is asked of its resident `git
+ * cat-file --batch` (no process started; a new one when it cannot answer).
+ */
+export async function readObjectsPreferLooseAsync(repo: Pick<Repo, 'commonDir' | 'root' | 'gitDir'>, names: readonly string[], env: NodeJS.ProcessEnv): Promise<Map<string, GitObject>> {
+  const { objects, unknown } = readLooseObjects(repo, names, env);
+  if (!unknown.length) return objects;
+  const rest = (await readObjectsResident({ cwd: repo.root, commonDir: repo.commonDir, gitDir: repo.gitDir }, unknown)) ?? readObjects(repo.root, unknown);
+  for (const [k, o] of rest) objects.set(k, o);
   return objects;
 }

@@ -175,7 +175,7 @@ function gitWouldFanOut(entries: TreeEntry[], name: string): boolean {
 }
 
 /** Whether the repository's own config sets core.sharedRepository (group or world file modes). */
-function sharedRepository(commonDir: string): boolean {
+export function sharedRepository(commonDir: string): boolean {
   try {
     return /sharedrepository/i.test(readFileSync(join(commonDir, 'config'), 'utf8'));
   } catch {

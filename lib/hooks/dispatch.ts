@@ -117,7 +117,7 @@ async function dispatch(hook: string, ctx: HookContext, stdin: () => string, arg
         const record = recordCommit(cwd, env, { madeNow: true, warn: ctx.warn, prefetched, readAhead: (used) => { readAhead = used; } });
         // The commit is the index read ahead: its flat tree is HEAD's for the next pre-commit.
         if (readAhead && record && prefetched) ahead!.rememberHead(record.vcs.revision, prefetched);
-        return { code: 0, stderr: bypassWarning(record), trace: { readAhead, aheadWaitMs } };
+        return { code: 0, stderr: bypassWarning(record), trace: { readAhead, aheadWaitMs, ...(prefetched ? { ahead: prefetched.trace } : {}) } };
       } catch (e) {
         return {
           code: 0,

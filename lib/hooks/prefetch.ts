@@ -13,15 +13,18 @@ import { randomBytes } from 'node:crypto';
 import { copyFileSync, linkSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { activeHookContext, withHookContextSync, type HookContext } from '../core/hook-context.js';
-import { treeDiffAsync } from '../git/diff.js';
+import { residentTreeDiff, treeDiffAsync } from '../git/diff.js';
 import { gitRawAsync } from '../git/process.js';
-import { checkedHead, parseLsTree, readIndex, stagedPathsFrom, type FlatTree, type IndexSnapshot } from '../git/index-file.js';
-import { readObjectsPreferLoose } from '../git/loose.js';
+import { differingDirs, readIndex, stagedPathsFrom, type FlatTree, type IndexSnapshot } from '../git/index-file.js';
+import type { FileChange } from '../git/hunks.js';
+import { buildTrees, flatWithTrees, writeMissingTrees, type BuiltTrees } from '../git/tree-build.js';
+import { commitHeaders, readLoose, readObjectsPreferLooseAsync } from '../git/loose.js';
 import { predictsSyntaxOf } from '../mutation/ahead.js';
 import { cheapClasses, unchangedTreeClasses } from '../mutation/classify.js';
-import { readSettings } from '../core/settings.js';
+import { hostEnv, readSettings } from '../core/settings.js';
 import { classifyAheadOf } from './ahead-start.js';
 import { openHookRepo, stateDir, type Repo } from '../git/repo.js';
+import { sharedRepository } from '../git/notes-write.js';
 import type { Prefetched } from '../trace/record-commit.js';
 
 /** How long post-commit waits for the work still under way before it runs git itself. */
@@ -32,6 +35,8 @@ const KEEP_MS = 60_000;
 /** What a job read ahead, with the flat tree of the index it committed: HEAD's, once the commit is made from it. */
 export interface ReadAhead extends Prefetched {
   entries: FlatTree | null;
+  /** For the server's trace: how the job went (its phases in ms from the answer to git, the paths it took). */
+  trace: Record<string, number | boolean>;
 }
 
 const jobs = new Map<string, { at: number; done: Promise<ReadAhead | null> }>();
@@ -144,33 +149,69 @@ export async function takePrefetched(cwd: string, env: NodeJS.ProcessEnv): Promi
   }
 }
 
-/** `commit`'s flat tree with its directories, from git (`ls-tree -r -t`); null when git fails. */
-async function flatTreeOf(repo: Repo, commit: string): Promise<FlatTree | null> {
-  const res = await gitRawAsync(['ls-tree', '-r', '-t', '-z', '--full-tree', commit], { cwd: repo.root, inheritRepoEnv: true, binary: true });
-  return res.status === 0 && res.stdoutBuf ? parseLsTree(res.stdoutBuf) : null;
+/** The tree of commit `parent` (loose, or from the resident `cat-file`); null when not known here. */
+async function parentTree(repo: Repo, parent: string): Promise<string | null> {
+  const c = readLoose(repo.commonDir, parent, hostEnv()) ?? (await readObjectsPreferLooseAsync(repo, [parent], hostEnv())).get(parent);
+  return c?.type === 'commit' ? (commitHeaders(c.data)?.tree ?? null) : null;
+}
+
+/** Whether this process may write objects into the repository's own object folder, as git would. */
+function writesObjects(repo: Repo, env: NodeJS.ProcessEnv): boolean {
+  return !env.GIT_OBJECT_DIRECTORY && !env.GIT_QUARANTINE_PATH && !sharedRepository(repo.commonDir);
 }
 
 async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: string): Promise<ReadAhead | null> {
   // Each git process starts with the hook's environment (the server may be serving another hook by then).
   const inCtx = <T>(fn: () => T): T => withHookContextSync(ctx, fn);
-  let tree: string;
+  const where = { cwd: repo.root, commonDir: repo.commonDir, gitDir: repo.gitDir };
+  const t0 = performance.now();
+  const trace: ReadAhead['trace'] = {};
+  const lap = (name: string) => { trace[name] = Math.round((performance.now() - t0) * 100) / 100; };
   let index: IndexSnapshot | null;
+  let built: BuiltTrees | null;
+  let tree: string | null;
+  let diffing: Promise<FileChange[] | null> | null = null;
+  const base = heads.get(parent);
+  const from = await inCtx(() => parentTree(repo, parent));
   try {
-    const res = await inCtx(() => gitRawAsync(['write-tree'], { cwd: repo.root, inheritRepoEnv: true, env: { GIT_INDEX_FILE: copy } }));
-    tree = res.stdout.trim();
-    if (res.status !== 0 || !/^[0-9a-f]{40}$/.test(tree)) return null;
-    // write-tree filled the copy's cache tree in: its root is the tree written.
     index = readIndex(copy);
+    // git commit brought the cache tree up to date (and wrote its trees) before running the
+    // hooks: its root is the tree the commit will name (post-commit checks that it does). The
+    // diff starts at once, in the resident git, while the trees are built here.
+    tree = index?.tree ?? null;
+    if (tree && from) diffing = inCtx(() => residentTreeDiff(where, from, tree!));
+    // The trees of the entries as staged, from the entries alone (never the cache tree's ids):
+    // the parent's directories below which no entry differs are its trees as they are.
+    const changed = index && base ? differingDirs(index.entries, base) : null;
+    built = index ? buildTrees(index.entries, changed && base ? { base, changed } : undefined) : null;
+    if (!tree && built && base && writesObjects(repo, ctx.env)) {
+      // What `git write-tree` would do, without a process: the trees not already there, written
+      // loose (the parent's directories with the same ids are there).
+      trace.treesWritten = writeMissingTrees(join(repo.commonDir, 'objects'), built, base, from);
+      tree = built.root;
+    } else if (!tree) {
+      const res = await inCtx(() => gitRawAsync(['write-tree'], { cwd: repo.root, inheritRepoEnv: true, env: { GIT_INDEX_FILE: copy } }));
+      tree = res.stdout.trim();
+      if (res.status !== 0 || !/^[0-9a-f]{40}$/.test(tree)) return null;
+    }
   } finally {
     rmSync(copy, { force: true });
   }
-  const changes = await inCtx(() => treeDiffAsync(repo.root, parent, tree));
-  // The index's entries as HEAD's flat tree for after the commit, when they are the tree written
-  // (git takes the cache tree's valid nodes as they are, and an agent can write them).
-  const base = index && index.tree === tree ? (heads.get(parent) ?? (await inCtx(() => flatTreeOf(repo, parent)))) : null;
-  const entries = index && base ? checkedHead(index, base, changes) : null;
+  lap('tree');
+  // `diff-tree --stdin` takes two ids as trees only when the first is one (else: a commit and its parents).
+  const to = tree;
+  const resident = (await diffing) ?? (from ? await inCtx(() => residentTreeDiff(where, from, to)) : null);
+  trace.residentDiff = !!resident;
+  const changes = resident ?? (await inCtx(() => treeDiffAsync(repo.root, parent, to)));
+  lap('diff');
+  // The index's entries as HEAD's flat tree for after the commit, when they are the tree written:
+  // git takes the cache tree's valid nodes as they are, and an agent can write them; the trees
+  // built from the entries alone are the tree written only when the cache tree is right.
+  const entries = index && built && built.root === tree ? flatWithTrees(index.entries, built, base) : null;
+  trace.entries = !!entries;
   // Both sides of every change (loose objects, in-process), for post-commit and for the classes.
-  const objects = inCtx(() => readObjectsPreferLoose(repo, changes.flatMap((c) => [c.oldOid, c.newOid]), ctx.env));
+  const objects = await inCtx(() => readObjectsPreferLooseAsync(repo, changes.flatMap((c) => [c.oldOid, c.newOid]), ctx.env));
+  lap('objects');
   const blobs = new Map([...objects].map(([k, o]) => [k, o.data]));
   // The classes, when the cheap rules settle every change (what post-commit's classification
   // starts with; a claim in the message is post-commit's to check). A refactor-like TS/JS change
@@ -181,5 +222,6 @@ async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: stri
   const same = cheap.survivors.length ? unchangedTreeClasses(cheap.out, cheap.survivors) : null;
   const settled = cheap.survivors.length ? (same ? { classes: same, settledBy: 'same-tree' as const } : null) : { classes: cheap.out, settledBy: 'no-syntax' as const };
   if (!settled && readSettings(ctx.env).classifyAhead && predictsSyntaxOf(changes, blobs)) await classifyAheadOf(repo, parent, tree, ctx.env);
-  return { parent, tree, changes, objects, ...settled, entries };
+  lap('classes');
+  return { parent, tree, changes, objects, ...settled, entries, trace };
 }

@@ -38,6 +38,7 @@
  * what was already written for a while, so a runner that found it a moment before is still
  * answered.
  */
+import { stopResidents } from '../git/resident.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, constants } from 'node:fs';
 import { Socket } from 'node:net';
@@ -95,7 +96,9 @@ export function startServerIfAsked(env: NodeJS.ProcessEnv, entry: string | undef
     // (up to 16 MB each by default) and glibc's per-thread malloc arenas, which a process that
     // runs a hook now and then never gives back. Both are capped for the resident.
     childEnv.MALLOC_ARENA_MAX = '2';
-    const child = spawn(process.execPath, ['--max-semi-space-size=2', entry, 'serve-hooks', dir, tag], { cwd: dirname(dir), env: childEnv, detached: true, stdio: 'ignore' });
+    // INTENT_SERVER_CPU_PROF=<folder>: the server writes a V8 CPU profile there when it leaves (bench/, profiling).
+    const prof = env.INTENT_SERVER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${env.INTENT_SERVER_CPU_PROF}`, '--cpu-prof-interval=250'] : [];
+    const child = spawn(process.execPath, [...prof, '--max-semi-space-size=2', entry, 'serve-hooks', dir, tag], { cwd: dirname(dir), env: childEnv, detached: true, stdio: 'ignore' });
     child.on('error', () => { /* the next hook starts node itself, and asks again */ });
     child.unref();
   } catch { /* as above */ }
@@ -299,6 +302,8 @@ export async function serveHooks(
     leaving = true;
     clearTimeout(idle);
     clearInterval(watch);
+    // The resident git processes (lib/git/resident.ts): their input ends, and they with it.
+    stopResidents();
     // Only ours: another server that took the folder over has its own.
     if (ours(pidFile)) rmSync(pidFile, { force: true });
     if (ours(join(lock, 'pid'))) {
