@@ -218,6 +218,8 @@ export interface WorktreeHooksState {
   changed: { hook: string; manager: Manager | null }[];
   /** Other files in the folder (an installer's `<hook>.old`, hooks intent does not chain). */
   foreign: string[];
+  /** Hooks intent has none of that the repository's own folder has and this one lacks (the next hook adds them). */
+  missing: string[];
 }
 
 /**
@@ -228,17 +230,21 @@ export interface WorktreeHooksState {
 export function inspectWorktreeHooks(repo: Repo, orig: string | null = currentTarget(repo)): WorktreeHooksState {
   const dir = worktreeHooksPath(repo);
   const changed: WorktreeHooksState['changed'] = [];
+  const missing: string[] = [];
   const wanted = wantedChainOnly(repo, orig);
   for (const hook of CHAINED_HOOKS) {
     const f = readHookFile(join(dir, hook));
-    if (!f.exists && !isOurs(hook) && !wanted.has(hook)) continue;
+    if (!f.exists && !isOurs(hook)) {
+      if (wanted.has(hook)) missing.push(hook);
+      continue;
+    }
     if (f.symlink || f.text !== worktreeHookText(repo, hook) || !f.executable || !sameFile(join(dir, hook), join(refDir(repo), hook))) {
       changed.push({ hook, manager: f.symlink ? null : managerOf(f.text) });
     }
   }
   const known = new Set(CHAINED_HOOKS);
   const foreign = existsSync(dir) ? readdirSync(dir).filter((n) => !known.has(n) && !n.startsWith('.')).map((n) => join(dir, n)) : [];
-  return { changed, foreign };
+  return { changed, foreign, missing };
 }
 
 /** What restoring the folder did. */

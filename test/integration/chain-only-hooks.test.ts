@@ -106,7 +106,7 @@ describe('hooks intent has none of, in the hook folder of intent worktrees', () 
     // Before any hook ran: doctor names it, --fix puts it in.
     const check = doctorFolder(repo);
     expect(check.ok).toBe(false);
-    expect(check.message).toContain('post-index-change');
+    expect(check.message).toContain('lacks post-index-change, which the repository\'s own hooks folder has');
     expect(intent(repo, ['doctor', '--fix']).status).toBe(0);
     expect(doctorFolder(repo).ok).toBe(true);
     expect(add(wt, 1)).toEqual(['post-index-change']);
