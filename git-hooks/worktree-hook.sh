@@ -93,7 +93,7 @@ if [ -z "$intent_cmd" ] && [ "$orig" != "$dir" ]; then
   for h in @CHAIN_ONLY@; do
     case " $intent_have " in *" $h "*) [ -x "$orig/$h" ] && continue ;; *) [ -x "$orig/$h" ] || continue ;; esac
     if [ -x "$runner" ]; then
-      "$runner" sync-worktree-hooks "$hook" || :
+      "$runner" sync-worktree-hooks "$hook" </dev/null || :
     else
       echo "intent: $orig/$h was added or removed and $runner is missing: intent worktrees do not follow it; run \`intent init\` in the main worktree." >&2
     fi
