@@ -3,22 +3,34 @@
 # core.hooksPath at this folder, inside the git dir where the agent's worktree cannot edit it.
 # It checks that this folder still holds intent's hooks (an installer run in the worktree, such as
 # `lefthook install`, writes here), runs intent's hook when intent has one of this name, then the
-# repository's own hook, found when it runs: the core.hooksPath the main worktree uses.
+# repository's own hook, found when it runs: the core.hooksPath the main worktree uses. A hook
+# intent has none of is here only while the repository's own folder has it (see below).
 hook=@HOOK@
 dir=@DIR@
 common=@COMMON@
 main=@MAIN@
 runner="$common/intent/bin/hook"
-for h in @ALL@; do
-  if [ ! "$dir/$h" -ef "$common/intent/hooks.ref/$h" ]; then
-    if [ ! -x "$runner" ]; then
-      echo "intent: the hooks of intent worktrees were changed and $runner is missing; run \`intent init\` in the main worktree. Blocking." >&2
-      exit 1
-    fi
-    "$runner" restore-worktree-hooks "$hook" || exit $?
-    break
+intent_ref="$common/intent/hooks.ref"
+intent_bad=
+for h in @KEPT@; do
+  if [ ! "$dir/$h" -ef "$intent_ref/$h" ]; then intent_bad=1; break; fi
+done
+# The hooks intent has none of are here only while the repository's own hooks folder has them
+# (lib/hooks/worktree-hooks.ts): absent is as it should be (no hook process for an index git writes,
+# in every `git add` and commit), present must be ours. intent_have: those here.
+intent_have=
+for h in @CHAIN_ONLY@; do
+  if [ -e "$dir/$h" ] || [ -h "$dir/$h" ]; then
+    if [ "$dir/$h" -ef "$intent_ref/$h" ]; then intent_have="$intent_have $h"; else intent_bad=1; fi
   fi
 done
+if [ -n "$intent_bad" ]; then
+  if [ ! -x "$runner" ]; then
+    echo "intent: the hooks of intent worktrees were changed and $runner is missing; run \`intent init\` in the main worktree. Blocking." >&2
+    exit 1
+  fi
+  "$runner" restore-worktree-hooks "$hook" || exit $?
+fi
 if @OURS@; then
   if [ ! -x "$runner" ]; then
     echo "intent: $runner is missing; run \`intent init\` in the main worktree. Blocking." >&2
@@ -73,6 +85,20 @@ INTENT_EOF
     /*) ;;
     *) orig="$main/$orig" ;;
   esac
+fi
+# Those hooks intent has none of: here exactly when the repository's folder has them, executable.
+# Builtins only; when a team has added or removed one since (rare), the runner adds or removes
+# ours: from this hook on, git runs the repository's hook in intent worktrees, or no longer.
+if [ -z "$intent_cmd" ] && [ "$orig" != "$dir" ]; then
+  for h in @CHAIN_ONLY@; do
+    case " $intent_have " in *" $h "*) [ -x "$orig/$h" ] && continue ;; *) [ -x "$orig/$h" ] || continue ;; esac
+    if [ -x "$runner" ]; then
+      "$runner" sync-worktree-hooks "$hook" </dev/null || :
+    else
+      echo "intent: $orig/$h was added or removed and $runner is missing: intent worktrees do not follow it; run \`intent init\` in the main worktree." >&2
+    fi
+    break
+  done
 fi
 case " $intent_skip " in *" $hook "*) exit 0 ;; esac
 if [ "$orig" != "$dir" ] && [ -x "$orig/$hook" ]; then

@@ -140,18 +140,31 @@ export function refreshChainCache(repo: Repo, cwd: string, env: NodeJS.ProcessEn
   }
 }
 
-/** The cache's text for hooks run with `env` in `cwd`, or null when the configuration cannot be cached. */
-function chainCacheText(repo: Repo, cwd: string, env: NodeJS.ProcessEnv): string | null {
-  const gitEnv = { GIT_CONFIG_GLOBAL: env.GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM: env.GIT_CONFIG_SYSTEM, GIT_CONFIG_NOSYSTEM: env.GIT_CONFIG_NOSYSTEM, HOME: env.HOME, XDG_CONFIG_HOME: env.XDG_CONFIG_HOME };
-  // What worktree-hook.sh reads: the last core.hooksPath of a scope other than the worktree's.
-  const got = gitRaw(['config', '--show-scope', '--type=path', '--get-all', 'core.hooksPath'], { cwd, inheritRepoEnv: true, env: gitEnv });
+const configEnv = (env: NodeJS.ProcessEnv) => ({ GIT_CONFIG_GLOBAL: env.GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM: env.GIT_CONFIG_SYSTEM, GIT_CONFIG_NOSYSTEM: env.GIT_CONFIG_NOSYSTEM, HOME: env.HOME, XDG_CONFIG_HOME: env.XDG_CONFIG_HOME });
+
+/**
+ * The repository's own hooks folder, which the hooks of intent worktrees run with `env` in `cwd`
+ * pass on to (what worktree-hook.sh reads when the cache does not hold: the last core.hooksPath of
+ * a scope other than the worktree's, else `<git-common-dir>/hooks`), or null when git cannot tell
+ * or settings on the command line decide it (commandScopeDecides).
+ */
+export function chainTarget(repo: Repo, cwd: string, env: NodeJS.ProcessEnv): string | null {
+  if (commandScopeDecides(env)) return null;
+  const got = gitRaw(['config', '--show-scope', '--type=path', '--get-all', 'core.hooksPath'], { cwd, inheritRepoEnv: true, env: configEnv(env) });
   if (got.status !== 0 && got.status !== 1) return null;
   let orig = '';
   for (const line of got.stdout.split('\n')) {
     if (!line || line.startsWith('worktree')) continue;
     orig = line.slice(line.indexOf('\t') + 1);
   }
-  orig = orig === '' ? join(repo.commonDir, 'hooks') : isAbsolute(orig) ? orig : `${repo.mainRoot}/${orig}`;
+  return orig === '' ? join(repo.commonDir, 'hooks') : isAbsolute(orig) ? orig : `${repo.mainRoot}/${orig}`;
+}
+
+/** The cache's text for hooks run with `env` in `cwd`, or null when the configuration cannot be cached. */
+function chainCacheText(repo: Repo, cwd: string, env: NodeJS.ProcessEnv): string | null {
+  const gitEnv = configEnv(env);
+  const orig = chainTarget(repo, cwd, env);
+  if (orig === null) return null;
   const files = configFiles(repo, env);
   // Every file a setting came from must be one the cache watches (else: an include).
   const listed = gitRaw(['config', '--list', '--show-origin', '--show-scope', '-z'], { cwd, inheritRepoEnv: true, env: gitEnv });

@@ -28,6 +28,7 @@ export async function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv,
 export async function runHookIn(hook: string, ctx: HookContext, stdin: () => string = () => '', args: string[] = []): Promise<HookOutcome> {
   const { cwd, env } = ctx;
   if (hook === 'restore-worktree-hooks') return withHookContext(ctx, async () => restore(cwd, args[0] ?? ''));
+  if (hook === 'sync-worktree-hooks') return withHookContext(ctx, async () => sync(cwd));
   if (hook === 'serve-hooks') {
     // Not a git hook: the repository's hook server (lib/hooks/server.ts), started by a hook below.
     await (await import('./server.js')).serveHooks(args[0] ?? '', args[1] ?? '', runHookIn);
@@ -59,6 +60,24 @@ async function restore(cwd: string, hook: string): Promise<HookOutcome> {
     return { code: refuse ? 1 : 0, stderr: text };
   } catch (e) {
     return { code: 1, stderr: `${describe(e)}\nintent: the hooks of intent worktrees were changed and could not be restored: run \`intent doctor --fix\` in the main worktree.\n` };
+  }
+}
+
+/**
+ * An intent worktree's hook found that the repository's own hooks folder gained or lost a hook
+ * intent has none of (post-index-change, ...): add or remove ours, which pass on to it. Never
+ * fails git's command; says so when it could not (the repository's hook would not run).
+ */
+async function sync(cwd: string): Promise<HookOutcome> {
+  try {
+    (await import('./worktree-hooks.js')).syncFromHook(cwd);
+    return { code: 0, stderr: '' };
+  } catch (e) {
+    return {
+      code: 0,
+      stderr: `${describe(e)}\nintent: WARNING: the hooks of intent worktrees could not follow the hooks the repository's own folder has (added or removed): ` +
+        'one of them (such as post-index-change) may not run in intent worktrees, or run for nothing. Run `intent doctor --fix` in the main worktree.\n',
+    };
   }
 }
 

@@ -6,8 +6,15 @@
  * and writes here: each hook first checks, with one `test -ef` per file against hard links in
  * `hooks.ref/`, that the folder is still intent's, and if not has the runner restore it (moving
  * the installer's files to `hooks.displaced/`) and refuses the commit meanwhile.
+ *
+ * A hook intent has none of (CHAIN_ONLY_HOOKS) is in the folder only while the repository's own
+ * hooks folder has an executable one to pass on to: git starts no shell for a post-index-change of
+ * nobody's on every index it writes (each `git add`, each commit). Each hook compares, with
+ * builtins, those here with those there, and has the runner add or remove ours when they differ
+ * (`sync-worktree-hooks`): the first hook of any kind in an intent worktree after a team adds or
+ * removes one (in a commit, its pre-commit) brings the folder in line.
  */
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { accessSync, constants, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { IntentError } from '../core/errors.js';
 import { PKG_ROOT } from '../core/version.js';
@@ -16,10 +23,17 @@ import { openRepo, stateDir, type Repo } from '../git/repo.js';
 import { managerOf, readHookFile, type Manager } from './hook-file.js';
 import { CHAINED_HOOKS, HOOKS, lexists, runLine, shQuote, WORKTREE_ONLY_HOOKS, writeIfChanged } from './install.js';
 import { loadRecord, saveRecord } from './install-record.js';
-import { refreshChainCache } from './chain-cache.js';
+import { chainTarget, refreshChainCache } from './chain-cache.js';
+import { withLock } from '../core/lock.js';
 import { hostEnv } from '../core/settings.js';
 
 export { CHAINED_HOOKS } from './install.js';
+
+const isOurs = (hook: string) => (HOOKS as readonly string[]).includes(hook) || (WORKTREE_ONLY_HOOKS as readonly string[]).includes(hook);
+/** The hooks intent runs its own hook for: always in the folder. */
+export const KEPT_HOOKS = CHAINED_HOOKS.filter(isOurs);
+/** The hooks intent has none of: in the folder only while the repository's own folder has them (executable). */
+export const CHAIN_ONLY_HOOKS = CHAINED_HOOKS.filter((h) => !isOurs(h));
 
 /** Hooks that can stop what git is doing: a restore found there refuses it (the check may have been skipped). */
 const REFUSING = new Set(['applypatch-msg', 'pre-applypatch', 'pre-commit', 'pre-merge-commit', 'prepare-commit-msg', 'commit-msg', 'pre-rebase', 'pre-push', 'push-to-checkout', 'sendemail-validate']);
@@ -41,26 +55,41 @@ export const displacedDir = (repo: Repo) => join(stateDir(repo), 'hooks.displace
 
 /** The text of the worktree hook `hook` for this repository. */
 export function worktreeHookText(repo: Repo, hook: string): string {
-  const ours = (HOOKS as readonly string[]).includes(hook) || (WORKTREE_ONLY_HOOKS as readonly string[]).includes(hook);
+  const ours = isOurs(hook);
   return readFileSync(join(PKG_ROOT, 'git-hooks', 'worktree-hook.sh'), 'utf8')
     .replace('@HOOK@', hook)
     .replace('@DIR@', () => shQuote(worktreeHooksPath(repo)))
     .replace('@COMMON@', () => shQuote(repo.commonDir))
     .replace('@MAIN@', () => shQuote(repo.mainRoot))
-    .replace('@ALL@', CHAINED_HOOKS.join(' '))
+    .replace('@KEPT@', KEPT_HOOKS.join(' '))
+    .replaceAll('@CHAIN_ONLY@', CHAIN_ONLY_HOOKS.join(' '))
     .replace('@OURS@', ours ? 'true' : 'false')
     .replace('@RUN@', () => runLine(hook, 'intent_hook_run'));
 }
 
 /**
- * Writes (or brings up to date) the hooks of the intent worktrees' hook folder and their hard
- * links in `hooks.ref/`; returns the folder and the hooks it rewrote.
+ * The repository's own hooks folder the hooks of intent worktrees pass on to, as a hook of `repo`'s
+ * worktree would find it (null: unknown, see chainTarget).
  */
-export function writeWorktreeHooks(repo: Repo): { dir: string; changed: string[] } {
+function currentTarget(repo: Repo): string | null {
+  try {
+    return chainTarget(repo, repo.root, hostEnv());
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Writes (or brings up to date) the hooks of the intent worktrees' hook folder and their hard
+ * links in `hooks.ref/`, the hooks intent has none of only for those the repository's own folder
+ * `orig` has (found when not given; null: unknown, those there are kept); returns the folder and
+ * the hooks it rewrote, added or removed.
+ */
+export function writeWorktreeHooks(repo: Repo, orig: string | null = currentTarget(repo)): { dir: string; changed: string[] } {
   const dir = worktreeHooksPath(repo);
   const changed: string[] = [];
   mkdirSync(refDir(repo), { recursive: true });
-  for (const hook of CHAINED_HOOKS) {
+  for (const hook of KEPT_HOOKS) {
     const file = join(dir, hook);
     const ref = join(refDir(repo), hook);
     const wrote = writeIfChanged(file, worktreeHookText(repo, hook), 0o755);
@@ -70,7 +99,83 @@ export function writeWorktreeHooks(repo: Repo): { dir: string; changed: string[]
     }
     if (wrote) changed.push(hook);
   }
+  changed.push(...syncChainOnlyHooks(repo, orig));
   return { dir, changed };
+}
+
+/** Whether git would run the hook file `file` (what the shell's `test -x` and git ask: access(2)). */
+function runnable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Which of the hooks intent has none of belong in the folder: those `orig` has (null: those here now). */
+function wantedChainOnly(repo: Repo, orig: string | null): Set<string> {
+  const dir = worktreeHooksPath(repo);
+  if (orig === null) return new Set(CHAIN_ONLY_HOOKS.filter((h) => lexists(join(dir, h))));
+  return new Set(orig === dir ? [] : CHAIN_ONLY_HOOKS.filter((h) => runnable(join(orig, h))));
+}
+
+/**
+ * Puts into the folder the hooks intent has none of that `orig` has, and takes out the others;
+ * returns those it added, rewrote or removed. A file that is not ours (an installer's) is left to
+ * restoreWorktreeHooks, which each hook triggers. Every step keeps what the hooks' first loop
+ * accepts (absent, or the same file as its link in `hooks.ref/`): a new hook is linked first and
+ * renamed into place; one that goes is removed before its link. Locked: hooks of several worktrees
+ * may do it at once.
+ */
+function syncChainOnlyHooks(repo: Repo, orig: string | null): string[] {
+  const dir = worktreeHooksPath(repo);
+  const changed: string[] = [];
+  withLock(join(stateDir(repo), 'hooks.lock'), () => {
+    const wanted = wantedChainOnly(repo, orig);
+    for (const hook of CHAIN_ONLY_HOOKS) {
+      const file = join(dir, hook);
+      const ref = join(refDir(repo), hook);
+      const text = worktreeHookText(repo, hook);
+      const f = readHookFile(file);
+      const linked = sameFile(file, ref);
+      if (f.exists && !linked && (f.symlink || f.text !== text)) continue;
+      if (wanted.has(hook)) {
+        if (f.exists && linked && f.text === text && f.executable) continue;
+        if (f.exists) unlinkSync(file);
+        const tmp = join(dir, `.${hook}.${process.pid}.tmp`);
+        writeIfChanged(tmp, text, 0o755);
+        rmSync(ref, { force: true });
+        linkSync(tmp, ref);
+        renameSync(tmp, file);
+        changed.push(hook);
+      } else {
+        if (f.exists) {
+          unlinkSync(file);
+          changed.push(hook);
+        }
+        rmSync(ref, { force: true });
+      }
+    }
+  });
+  return changed;
+}
+
+/**
+ * What a hook of an intent worktree at `cwd` does when the hooks intent has none of in the folder
+ * are not those the repository's own folder has: adds or removes them (and brings the chain cache
+ * up to date while here). Returns the hooks it changed.
+ */
+export function syncFromHook(cwd: string): string[] {
+  const repo = openRepo(cwd);
+  const env = hostEnv();
+  const orig = chainTarget(repo, cwd, env);
+  if (orig === null) return [];
+  const changed = syncChainOnlyHooks(repo, orig);
+  try {
+    refreshChainCache(repo, cwd, env);
+  } catch { /* the hooks ask git instead */ }
+  return changed;
 }
 
 function sameFile(a: string, b: string): boolean {
@@ -113,21 +218,33 @@ export interface WorktreeHooksState {
   changed: { hook: string; manager: Manager | null }[];
   /** Other files in the folder (an installer's `<hook>.old`, hooks intent does not chain). */
   foreign: string[];
+  /** Hooks intent has none of that the repository's own folder has and this one lacks (the next hook adds them). */
+  missing: string[];
 }
 
-/** Compares the intent worktrees' hook folder with what intent writes there (reads every file). */
-export function inspectWorktreeHooks(repo: Repo): WorktreeHooksState {
+/**
+ * Compares the intent worktrees' hook folder with what intent writes there (reads every file), for
+ * the repository's own hooks folder `orig` (found when not given): a hook intent has none of is
+ * missing only when `orig` has it, and may be absent otherwise.
+ */
+export function inspectWorktreeHooks(repo: Repo, orig: string | null = currentTarget(repo)): WorktreeHooksState {
   const dir = worktreeHooksPath(repo);
   const changed: WorktreeHooksState['changed'] = [];
+  const missing: string[] = [];
+  const wanted = wantedChainOnly(repo, orig);
   for (const hook of CHAINED_HOOKS) {
     const f = readHookFile(join(dir, hook));
+    if (!f.exists && !isOurs(hook)) {
+      if (wanted.has(hook)) missing.push(hook);
+      continue;
+    }
     if (f.symlink || f.text !== worktreeHookText(repo, hook) || !f.executable || !sameFile(join(dir, hook), join(refDir(repo), hook))) {
       changed.push({ hook, manager: f.symlink ? null : managerOf(f.text) });
     }
   }
   const known = new Set(CHAINED_HOOKS);
   const foreign = existsSync(dir) ? readdirSync(dir).filter((n) => !known.has(n) && !n.startsWith('.')).map((n) => join(dir, n)) : [];
-  return { changed, foreign };
+  return { changed, foreign, missing };
 }
 
 /** What restoring the folder did. */
@@ -147,7 +264,8 @@ export interface WorktreeRestore {
  */
 export function restoreWorktreeHooks(repo: Repo): WorktreeRestore {
   const dir = worktreeHooksPath(repo);
-  const state = inspectWorktreeHooks(repo);
+  const orig = currentTarget(repo);
+  const state = inspectWorktreeHooks(repo, orig);
   const moved: WorktreeRestore['moved'] = [];
   const removed: string[] = [];
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
@@ -170,7 +288,7 @@ export function restoreWorktreeHooks(repo: Repo): WorktreeRestore {
     if (f.exists && (f.symlink || f.text !== worktreeHookText(repo, hook))) moveAside(file);
   }
   for (const file of state.foreign) if (lexists(file)) moveAside(file);
-  const { changed } = writeWorktreeHooks(repo);
+  const { changed } = writeWorktreeHooks(repo, orig);
   const restored = [...new Set([...state.changed.map((c) => c.hook), ...changed])];
   return { restored, moved, removed };
 }

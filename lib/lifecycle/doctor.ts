@@ -138,11 +138,14 @@ function worktreeChecks(repo: Repo): Check[] {
   const checks: Check[] = [];
   const state = inspectWorktreeHooks(repo);
   const bad = [...state.changed.map((c) => `${c.hook}${c.manager && c.manager !== 'intent' ? ` (${c.manager}'s)` : ''}`), ...state.foreign];
+  const lacks = state.missing.length
+    ? `${worktreeHooksPath(repo)} lacks ${state.missing.join(', ')}, which the repository's own hooks folder has: intent worktrees run ${state.missing.length === 1 ? 'it' : 'them'} from their next hook on; \`intent doctor --fix\` adds ${state.missing.length === 1 ? 'it' : 'them'} now.`
+    : '';
   checks.push({
     subject: 'worktree hooks',
-    ok: bad.length === 0,
-    message: bad.length ? `${worktreeHooksPath(repo)} is not intent's: ${bad.join(', ')}. The next commit in an intent worktree restores it (and is refused once); \`intent doctor --fix\` restores it now.`
-      : `${worktreeHooksPath(repo)}: intent's, each hook then runs the repository's own`,
+    ok: bad.length === 0 && !lacks,
+    message: bad.length ? `${worktreeHooksPath(repo)} is not intent's: ${bad.join(', ')}. The next commit in an intent worktree restores it (and is refused once); \`intent doctor --fix\` restores it now.${lacks ? ` ${lacks}` : ''}`
+      : lacks || `${worktreeHooksPath(repo)}: intent's, each hook then runs the repository's own`,
   });
   for (const w of wts) {
     const p = worktreeHooksPathOf(w);

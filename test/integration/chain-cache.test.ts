@@ -53,9 +53,12 @@ describe('the chain cache of intent worktrees\' hooks', () => {
     commit(wt, 3);
     expect(marksOf(marks)).toEqual(['edited-post-commit']);
 
-    // A hook of a name the repository had none of.
+    // A hook of a name the repository had none of: in the intent worktrees' folder from the first
+    // hook run there after it was added (the commit's pre-commit), so run from the next index write.
     markingHook(join(repo, '.git', 'hooks', 'post-index-change'), marks, 'post-index-change');
     commit(wt, 4);
+    writeFiles(wt, { 'src/a.ts': 'export const a = 44;\n' });
+    git(wt, 'add', 'src/a.ts');
     expect(marksOf(marks)).toContain('post-index-change');
 
     // core.hooksPath moved to a committed folder (as husky or a `.githooks` setup does).

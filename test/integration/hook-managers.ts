@@ -142,10 +142,13 @@ export function commit(cwd: string, path: string, env: Env, extra: Env = {}): Ru
 
 /**
  * Governance in the intent worktree: an out-of-scope commit refused, an in-scope one recorded with
- * a note (a first in-scope attempt may be refused once, when the hooks restored their folder).
+ * a note (a first attempt may be refused once, when the hooks restored their folder: an installer
+ * that replaced pre-commit is found by prepare-commit-msg).
  */
 export function governed(wt: string, env: Env): Run {
-  expectRefused(commit(wt, 'src/other.ts', env), 'Scope Violation: INT-001 is not authorized to edit src/other.ts');
+  let out = commit(wt, 'src/other.ts', env);
+  if (out.status !== 0 && out.stderr.includes('refused this time')) out = run('git', ['commit', '-q', '-am', `edit ${edit} again`], wt, env);
+  expectRefused(out, 'Scope Violation: INT-001 is not authorized to edit src/other.ts');
   git(wt, 'checkout', '--', 'src/other.ts');
   let r = commit(wt, 'src/auth/a.ts', env);
   if (r.status !== 0 && r.stderr.includes('refused this time')) r = run('git', ['commit', '-q', '-am', `edit ${edit} again`], wt, env);
