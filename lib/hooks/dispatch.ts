@@ -133,10 +133,12 @@ async function dispatch(hook: string, ctx: HookContext, stdin: () => string, arg
         const prefetched = ahead ? await ahead.takePrefetched(cwd, env) : null;
         const aheadWaitMs = Math.round((performance.now() - waitFrom) * 100) / 100;
         let readAhead = false;
-        const record = recordCommit(cwd, env, { madeNow: true, warn: ctx.warn, prefetched, readAhead: (used) => { readAhead = used; } });
+        const phases: Record<string, number> = {};
+        const lap = (name: string) => { phases[name] = Math.round((performance.now() - waitFrom) * 100) / 100; };
+        const record = recordCommit(cwd, env, { madeNow: true, warn: ctx.warn, prefetched, readAhead: (used) => { readAhead = used; }, lap });
         // The commit is the index read ahead: its flat tree is HEAD's for the next pre-commit.
         if (readAhead && record && prefetched) ahead!.rememberHead(record.vcs.revision, prefetched);
-        return { code: 0, stderr: bypassWarning(record), trace: { readAhead, aheadWaitMs, ...(prefetched ? { ahead: prefetched.trace } : {}) } };
+        return { code: 0, stderr: bypassWarning(record), trace: { readAhead, aheadWaitMs, phases, ...(prefetched ? { ahead: prefetched.trace } : {}) } };
       } catch (e) {
         return {
           code: 0,

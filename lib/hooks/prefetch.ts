@@ -173,8 +173,10 @@ async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: stri
   let diffing: Promise<FileChange[] | null> | null = null;
   const base = heads.get(parent);
   const from = await inCtx(() => parentTree(repo, parent));
+  lap('parent');
   try {
     index = readIndex(copy);
+    lap('index');
     // git commit brought the cache tree up to date (and wrote its trees) before running the
     // hooks: its root is the tree the commit will name (post-commit checks that it does). The
     // diff starts at once, in the resident git, while the trees are built here.
@@ -183,6 +185,7 @@ async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: stri
     // The trees of the entries as staged, from the entries alone (never the cache tree's ids):
     // the parent's directories below which no entry differs are its trees as they are.
     const changed = index && base ? differingDirs(index.entries, base) : null;
+    lap('differ');
     built = index ? buildTrees(index.entries, changed && base ? { base, changed } : undefined) : null;
     if (!tree && built && base && writesObjects(repo, ctx.env)) {
       // What `git write-tree` would do, without a process: the trees not already there, written

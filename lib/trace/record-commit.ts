@@ -81,6 +81,8 @@ export function recordCommit(
     prefetched?: Prefetched | null;
     /** Told whether `prefetched` was the commit's (its diff used). */
     readAhead?: (used: boolean) => void;
+    /** Told as each phase ends (the hook server's trace). */
+    lap?: (phase: string) => void;
   } = {},
 ): TraceRecord | null {
   const repo = openHookRepo(cwd, env);
@@ -93,9 +95,12 @@ export function recordCommit(
     id: named.id, name: '(not in the registry)', status: 'PENDING', owned_scope: [],
     constraints: [], acceptance_criteria: [], related_specs: [],
   };
+  const lap = opts.lap ?? (() => {});
+  lap('registry');
   const ahead = opts.prefetched && opts.rev === undefined ? readAhead(repo, env, opts.prefetched) : null;
   opts.readAhead?.(!!ahead);
   const diff = ahead ?? commitDiff(repo.root, rev);
+  lap('diff');
   const pending = readAttribution(repo);
   const credited = diff.changes.flatMap((c) => (pending[c.path] ? [[c.path, pending[c.path]] as const] : []));
   const oids = diff.changes.flatMap((c) => [c.oldOid, c.newOid]);
@@ -110,6 +115,7 @@ export function recordCommit(
   const objects = readObjectsPreferLoose(repo, pre ? wanted.filter((n) => !pre.objects.has(n) && n !== diff.sha) : wanted, env);
   if (pre) for (const [k, o] of pre.objects) objects.set(k, o);
   if (ahead) objects.set(diff.sha, ahead.commit);
+  lap('objects');
   const blobs = new Map([...objects].map(([name, o]) => [name, o.data]));
   const commitObject = blobs.get(diff.sha);
   for (const name of [diff.sha, ...noteNames]) blobs.delete(name);
@@ -131,6 +137,7 @@ export function recordCommit(
   const settled = pre?.classes && !claimed ? pre.classes : null;
   if (settled) traceClasses(env, { outcome: pre!.settledBy ?? 'no-syntax' });
   const classified = settled ? { classes: settled, warning: '' } : classifyCommitChanges(stateDir(repo), diff.changes, blobs, diff.parents[0], env, claimed);
+  lap('classes');
   const warn = opts.warn ?? warnActive;
   if (classified.warning) warn(classified.warning);
   if (claimed) warn(unmetClaimWarning(diff.sha, diff.changes, blobs, classified.classes));
@@ -145,10 +152,13 @@ export function recordCommit(
     authorship,
     classes: classified.classes,
   });
+  lap('record');
   withLock(join(stateDir(repo), 'record.lock'), () => {
+    lap('lock');
     const text = noteText(record);
     const ident = commitObject && notesIdent(commitObject, env);
     if (!(inProcess && ident && writeNoteInProcess(repo.commonDir, env, NOTES_REF, diff.sha, text, objects, ident))) writeNote(repo.root, diff.sha, text);
+    lap('note');
     const ledger = ledgerPath(repo);
     try {
       appendLedger(ledger, (prev) => {
@@ -164,8 +174,10 @@ export function recordCommit(
       });
     }
   });
+  lap('ledger');
   if (credited.length) forgetCommitted(repo, credited);
   if (opts.madeNow) advanceConflictsCache(repo, diff.sha, diff.parents);
+  lap('after');
   return record;
 }
 
