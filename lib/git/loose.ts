@@ -11,12 +11,15 @@ import { inflateSync } from 'node:zlib';
 import { readObjects, readObjectsResident, type GitObject } from './blobs.js';
 import { parseTree } from './notes-write.js';
 import { refOid, type Repo } from './repo.js';
+import { keepObject, keptObject } from './object-cache.js';
 
 const SHA1 = /^[0-9a-f]{40}$/;
 
 /** The loose object `oid` of the repository whose common git dir is `commonDir`, or null. */
 export function readLoose(commonDir: string, oid: string, env: NodeJS.ProcessEnv): GitObject | null {
   if (!SHA1.test(oid) || env.GIT_OBJECT_DIRECTORY || env.GIT_QUARANTINE_PATH) return null;
+  const known = keptObject(commonDir, oid);
+  if (known) return known;
   let raw: Buffer;
   try {
     raw = inflateSync(readFileSync(join(commonDir, 'objects', oid.slice(0, 2), oid.slice(2))));
@@ -28,7 +31,10 @@ export function readLoose(commonDir: string, oid: string, env: NodeJS.ProcessEnv
   const m = /^(commit|tree|blob|tag) ([0-9]+)$/.exec(header);
   if (!m || Number(m[2]) !== raw.length - nul - 1) return null;
   if (createHash('sha1').update(raw).digest('hex') !== oid) return null;
-  return { oid, type: m[1], data: raw.subarray(nul + 1) };
+  const o = { oid, type: m[1], data: raw.subarray(nul + 1) };
+  // Not the objects of a change (blobs): the notes' commits and trees, and commits.
+  if (o.type !== 'blob') keepObject(commonDir, o);
+  return o;
 }
 
 /** A commit object's tree and parents (its headers before the first blank line). */

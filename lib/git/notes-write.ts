@@ -22,6 +22,7 @@ import { dirname, join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import type { GitObject } from './blobs.js';
 import { refOid } from './repo.js';
+import { keepObject } from './object-cache.js';
 
 const SHA1 = /^[0-9a-f]{40}$/;
 
@@ -34,6 +35,8 @@ interface TreeEntry {
   mode: string;
   name: string;
   oid: string;
+  /** Where its id's 20 bytes are in the tree read (parseTree). */
+  at?: number;
 }
 
 /**
@@ -62,6 +65,8 @@ export function writeNoteInProcess(
 
   // Down the fan-out: at each level the note's remaining name, or the subtree of its next two digits.
   const levels: TreeEntry[][] = [parseTree(root.data)];
+  // Each level's bytes (a new level: none): an entry replaced in place is a copy with its id changed.
+  const raw: (Buffer | null)[] = [root.data];
   const subtrees = [`${ref}:${sha.slice(0, 2)}`, `${ref}:${sha.slice(0, 2)}/${sha.slice(2, 4)}`];
   let found = -1;
   for (let depth = 0; ; depth++) {
@@ -76,10 +81,14 @@ export function writeNoteInProcess(
     const sub = objects.get(subtrees[depth]);
     if (!sub || sub.type !== 'tree' || sub.oid !== dir.oid) return false;
     levels.push(parseTree(sub.data));
+    raw.push(sub.data);
   }
   // A fanned-out level without the subtree of this note's prefix: git makes that subtree.
   const deepest = levels[levels.length - 1];
-  if (found === -1 && deepest.length && deepest.every((e) => e.mode === '40000') && levels.length <= subtrees.length) levels.push([]);
+  if (found === -1 && deepest.length && deepest.every((e) => e.mode === '40000') && levels.length <= subtrees.length) {
+    levels.push([]);
+    raw.push(null);
+  }
   if (gitWouldFanOut(levels[levels.length - 1], sha.slice(2 * (levels.length - 1)))) return false;
   const objectsDir = join(commonDir, 'objects');
   const blob = writeLoose(objectsDir, 'blob', Buffer.from(text, 'utf8'));
@@ -93,6 +102,13 @@ export function writeNoteInProcess(
     const entries = levels[depth];
     const at = entries.findIndex((e) => e.name === name);
     const entry = { mode, name, oid: child };
+    const bytes = raw[depth];
+    if (at !== -1 && entries[at].mode === mode && bytes && entries[at].at !== undefined) {
+      const copy = Buffer.from(bytes);
+      copy.write(child, entries[at].at!, 'hex');
+      child = writeLoose(objectsDir, 'tree', copy);
+      continue;
+    }
     const next = at !== -1 && entries[at].mode === mode ? entries.map((e, i) => (i === at ? entry : e)) : [...entries.filter((e) => e.name !== name), entry];
     child = writeLoose(objectsDir, 'tree', serializeTree(next, at !== -1 && entries[at].mode === mode));
   }
@@ -134,7 +150,8 @@ export function writeNoteInProcess(
       } catch { /* gone */ }
     }
     try {
-      unlinkSync(mark);
+      // Emptied, not removed: the same file next time (creating one costs more than rewriting it).
+      writeFileSync(mark, '');
     } catch { /* gone */ }
   }
 }
@@ -191,7 +208,7 @@ export function parseTree(data: Buffer): TreeEntry[] {
     const sp = data.indexOf(0x20, pos);
     const nul = data.indexOf(0, sp);
     if (sp === -1 || nul === -1 || nul + 21 > data.length) throw new Error('malformed tree object');
-    out.push({ mode: data.subarray(pos, sp).toString('latin1'), name: data.subarray(sp + 1, nul).toString('latin1'), oid: data.subarray(nul + 1, nul + 21).toString('hex') });
+    out.push({ mode: data.subarray(pos, sp).toString('latin1'), name: data.subarray(sp + 1, nul).toString('latin1'), oid: data.subarray(nul + 1, nul + 21).toString('hex'), at: nul + 1 });
     pos = nul + 21;
   }
   return out;
@@ -212,6 +229,12 @@ export function serializeTree(entries: TreeEntry[], ordered = false): Buffer {
  * than it spares here): one already there is replaced by the same bytes, in one rename.
  */
 export function writeLoose(objectsDir: string, type: string, content: Buffer): string {
+  const oid = writeLooseObject(objectsDir, type, content);
+  if (type !== 'blob') keepObject(dirname(objectsDir), { oid, type, data: content });
+  return oid;
+}
+
+function writeLooseObject(objectsDir: string, type: string, content: Buffer): string {
   const data = Buffer.concat([Buffer.from(`${type} ${content.length}\0`, 'latin1'), content]);
   const oid = createHash('sha1').update(data).digest('hex');
   const dir = join(objectsDir, oid.slice(0, 2));

@@ -26,8 +26,13 @@ const ANSWER_MS = 5000;
 /** Residents kept at most (different worktrees, environments); the least recently used goes. */
 const MAX_RESIDENTS = 6;
 
-/** Variables that change between commits and that these git commands do not read. */
-const VOLATILE = /^(GIT_(INDEX_FILE|PREFIX|EDITOR|SEQUENCE_EDITOR|REFLOG_ACTION|AUTHOR_.*|COMMITTER_.*|DIR|WORK_TREE|COMMON_DIR|INTERNAL_.*|EXEC_PATH)|OLDPWD|PWD|_|SHLVL|INTENT_.*)$/;
+/**
+ * The environment a resident is keyed by: what git reads (GIT_*, its configuration's places, the
+ * locale, PATH for which git), not what changes from one command to the next (an agent's session
+ * variables, OLDPWD) or what only concerns one commit (the index, the author, a trace file).
+ */
+const KEYED = /^(GIT_.*|HOME|XDG_CONFIG_HOME|PATH|LANG|LANGUAGE|LC_.*|TZ)$/;
+const UNKEYED = /^GIT_(INDEX_FILE|PREFIX|EDITOR|SEQUENCE_EDITOR|REFLOG_ACTION|AUTHOR_.*|COMMITTER_.*|DIR|WORK_TREE|COMMON_DIR|INTERNAL_.*|TRACE.*|PAGER|TERMINAL_PROMPT)$/;
 
 class Resident {
   readonly child: ChildProcessWithoutNullStreams;
@@ -142,7 +147,7 @@ export function askResident(
   } catch {
     return Promise.resolve(null);
   }
-  const seen = Object.keys(full).filter((k) => !VOLATILE.test(k)).sort().map((k) => `${k}=${full[k]}`);
+  const seen = Object.keys(full).filter((k) => KEYED.test(k) && !UNKEYED.test(k)).sort().map((k) => `${k}=${full[k]}`);
   // One per worktree and command: another environment or changed settings replace it.
   const slot = `${where.cwd}\0${args.join('\0')}`;
   const state = JSON.stringify([seen, stamp]);

@@ -1,0 +1,37 @@
+/**
+ * Objects the hook server read or wrote as loose objects, kept by repository and id (an object's
+ * bytes never change): post-commit reads the notes commit and trees the note before it wrote, and
+ * writes the next ones from them. Only in a resident process (lib/core/resident.ts); within a
+ * budget, the least recently used going first.
+ */
+import { isResident } from '../core/resident.js';
+import type { GitObject } from './blobs.js';
+
+const BUDGET = 4 * 1024 * 1024;
+const kept = new Map<string, GitObject>();
+let bytes = 0;
+
+/** The object `oid` of the repository at `commonDir` when this process kept it. */
+export function keptObject(commonDir: string, oid: string): GitObject | undefined {
+  const key = `${commonDir}\0${oid}`;
+  const o = kept.get(key);
+  if (o) {
+    kept.delete(key);
+    kept.set(key, o);
+  }
+  return o;
+}
+
+/** Keeps `o`, just read from or written to the repository at `commonDir` (a resident process only). */
+export function keepObject(commonDir: string, o: GitObject): void {
+  if (!isResident() || o.data.length > BUDGET / 8) return;
+  const key = `${commonDir}\0${o.oid}`;
+  if (kept.has(key)) return;
+  kept.set(key, o);
+  bytes += o.data.length;
+  for (const [k, v] of kept) {
+    if (bytes <= BUDGET) break;
+    kept.delete(k);
+    bytes -= v.data.length;
+  }
+}
