@@ -2,6 +2,7 @@
  * The scope exemptions of a repository: `.orchestration/.intentignore` of the main worktree
  * (lockfiles, generated files), read by the commit hooks and the agents' write checks alike.
  */
+import { isResident, keptRead, type Kept } from '../core/resident.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { IntentError } from '../core/errors.js';
 import { orchestrationPath, type Repo } from '../git/repo.js';
@@ -10,6 +11,13 @@ import { compileScope, globProblem, parseIgnoreFile, type Scope } from './scope.
 /** Loads `.orchestration/.intentignore` of the main worktree; a bad glob is an error. */
 export function loadIgnore(repo: Repo): Scope | null {
   const file = orchestrationPath(repo, '.intentignore');
+  // The hook server compiles the globs once per version of the file (each hook asks twice).
+  return isResident() ? keptRead(kept, file, () => readIgnore(file)) : readIgnore(file);
+}
+
+const kept = new Map<string, Kept<Scope | null>>();
+
+function readIgnore(file: string): Scope | null {
   if (!existsSync(file)) return null;
   let text: string;
   try {
