@@ -60,7 +60,7 @@ class Resident {
     this.child.on('exit', () => this.stop());
   }
 
-  /** Sends `input` and resolves with the output up to where `until` says it ends (-1: not yet), or null. */
+  /** Sends `input` and resolves with the output up to where `until` says it ends (-1: not yet; -2: not an answer), or null. */
   ask(input: string, until: (buf: Buffer, from: number) => number): Promise<Buffer | null> {
     const run = () => new Promise<Buffer | null>((resolve) => {
       if (this.dead) return resolve(null);
@@ -82,7 +82,9 @@ class Resident {
     if (!p) return this.stop();
     const buf = this.buf.subarray(0, this.size);
     const end = p.until(buf, from);
-    if (end < 0) return;
+    if (end === -1) return;
+    // -2: what came is not an answer of this protocol (the caller's parser says so).
+    if (end < 0) return this.stop();
     clearTimeout(p.timer);
     this.pending = null;
     // The answer is copied out: the buffer is reused for the next one.
@@ -126,7 +128,9 @@ function configStamp(env: NodeJS.ProcessEnv, commonDir: string, gitDir: string):
 /**
  * Asks the resident git `args` of the repository at `cwd` (started on first use, with `env` over
  * the hook's environment as `gitEnv` makes it): writes `input`, resolves with the output up to
- * where `until` says it ends, or null (the caller runs git itself).
+ * where `until` says it ends (-1: not yet, -2: not an answer, the process is stopped), or null
+ * (the caller runs git itself). `until` is called with all the output so far, and where the bytes
+ * just read start.
  */
 export function askResident(
   args: string[],

@@ -97,7 +97,7 @@ describe('residentTreeDiff: git diff-tree --stdin kept running', () => {
     expect(children('diff-tree')).toEqual([pid]);
   });
 
-  it('a tree that is not there, or not a tree: null, from the same process, which answers the next request', async () => {
+  it('a tree that is not there, or not a tree: null, from the same process, which answers the next request; commit ids: null or git\'s answer', async () => {
     const { dir, commits } = history();
     const [from, to] = [treeOf(dir, commits[0]), treeOf(dir, commits[1])];
     expect(await residentTreeDiff(where(dir), from, to)).toEqual(treeDiff(dir, from, to));
@@ -110,10 +110,18 @@ describe('residentTreeDiff: git diff-tree --stdin kept running', () => {
       expect(children('diff-tree'), `${a} ${b}`).toEqual([pid]);
       expect(await residentTreeDiff(where(dir), from, to)).toEqual(treeDiff(dir, from, to));
     }
+    // Commit ids where trees are asked for (git reads `<commit> <parent>` lines as commits): null or git's own answer, never another.
+    const [c0, c1] = commits;
+    for (const [a, b] of [[c1, c0], [c0, to], [from, c1], [c1, from]]) {
+      const ours = await residentTreeDiff(where(dir), a, b);
+      if (ours !== null) expect(ours, `${a} ${b}`).toEqual(treeDiff(dir, a, b));
+    }
+    expect(await residentTreeDiff(where(dir), from, to)).toEqual(treeDiff(dir, from, to));
+    const [last] = children('diff-tree');
     // Not an object id at all: not asked.
     expect(await residentTreeDiff(where(dir), 'HEAD', to)).toBeNull();
     expect(await residentTreeDiff(where(dir), `${from}\n${to}`, to)).toBeNull();
-    expect(children('diff-tree')).toEqual([pid]);
+    expect(children('diff-tree')).toEqual([last]);
   });
 
   it('killed between requests: null or a right answer, then a new process; killed during one: null', async () => {
@@ -185,7 +193,11 @@ describe('readObjectsResident: git cat-file --batch kept running', () => {
       ...commits, ...commits.map((c) => treeOf(dir, c)),
       ...git(dir, 'rev-list', '--objects', '--all').split('\n').filter(Boolean).map((l) => l.slice(0, 40)),
       '1234567890123456789012345678901234567890', '0'.repeat(40), `${commits[1]}:a.txt`,
+      // Names with spaces, one missing: its line is `<name> missing`, and the answers after it are read right.
+      `${commits[0]}:no such file.txt`, `${commits[1]}:new file ü.txt`, `${commits[0]}:a b`,
     ];
+    names.push(...names.slice(0, 3));
+    names.splice(3, 0, `${commits[0]}:no such file.txt`);
     const theirs = readObjects(dir, names);
     const ours = await readObjectsResident(where(dir), names);
     expect(ours).not.toBeNull();
@@ -196,6 +208,12 @@ describe('readObjectsResident: git cat-file --batch kept running', () => {
       expect(ours!.get(k)!.data.equals(o.data), k).toBe(true);
     }
     expect(ours!.has('1234567890123456789012345678901234567890')).toBe(false);
+    expect(ours!.has(`${commits[0]}:no such file.txt`)).toBe(false);
+    expect(ours!.get(`${commits[1]}:new file ü.txt`)!.data.toString()).toBe('n');
+    // Every object is the one its name names.
+    for (const [k, o] of ours!) if (/^[0-9a-f]{40}$/.test(k)) expect(o.oid).toBe(k);
+    for (const [k, o] of theirs) if (/^[0-9a-f]{40}$/.test(k)) expect(o.oid).toBe(k);
+    expect(theirs.size).toBe(new Set(names).size - 4);
     expect(Math.max(...[...ours!.values()].map((o) => o.data.length)), 'a large object').toBeGreaterThan(1024 * 1024);
     const [pid] = children('cat-file');
     expect(pid).toBeDefined();
