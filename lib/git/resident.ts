@@ -23,6 +23,8 @@ import { gitEnv } from './process.js';
 const MAX_USES = 500;
 /** How long an answer may take: past this the process is stopped and the caller runs git. */
 const ANSWER_MS = 5000;
+/** The largest output buffer kept between answers; a larger one (a large diff) is let go. */
+const KEEP_BYTES = 1024 * 1024;
 /** Residents kept at most (different worktrees, environments); the least recently used goes. */
 const MAX_RESIDENTS = 6;
 
@@ -92,6 +94,8 @@ class Resident {
     // Anything after the answer's end is not this protocol either.
     if (end !== this.size) this.stop();
     this.size = 0;
+    // A large answer's buffer is not kept for the process's life (the server stays small).
+    if (this.buf.length > KEEP_BYTES) this.buf = Buffer.alloc(0);
     p.resolve(out);
   }
 

@@ -228,6 +228,22 @@ describe('readObjectsResident: git cat-file --batch kept running', () => {
   });
 });
 
+describe('a resident\'s life', () => {
+  it('is replaced after 500 requests', async () => {
+    const dir = makeRepo({ 'x.txt': 'x\n' });
+    const head = git(dir, 'rev-parse', 'HEAD').trim();
+    const pids: number[] = [];
+    for (let k = 0; k < 501; k++) {
+      expect((await readObjectsResident(where(dir), [head]))!.get(head)!.type).toBe('commit');
+      if (k === 0 || k === 499 || k === 500) pids.push(children('cat-file')[0]);
+    }
+    expect(pids[1], 'the 500th request: the first process').toBe(pids[0]);
+    expect(pids[2], 'the 501st: a new one').not.toBe(pids[0]);
+    await until(() => gone(pids[0]), 'the first process is gone');
+    expect(children('cat-file')).toEqual([pids[2]]);
+  });
+});
+
 describe('stopResidents', () => {
   it('leaves no git process behind', async () => {
     const { dir, commits } = history();
