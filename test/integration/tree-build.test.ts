@@ -520,3 +520,64 @@ describe('through the hook server: a commit from an index whose cache tree lies'
     }, 90_000);
   }
 });
+
+describe('through the hook server: commits whose index has no cache tree root (commit -- path)', () => {
+  function traced(trace: string, hook: string): { server: number; readAhead?: boolean; stagedInProcess?: boolean; ahead?: { entries?: boolean; treesWritten?: number } }[] {
+    if (!existsSync(trace)) return [];
+    const lines = readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    for (const l of lines) servers.add(l.server);
+    return lines.filter((l) => l.hook === hook);
+  }
+
+  it('the server writes the trees git then commits: recorded from what it read ahead, fsck clean, the next commit\'s paths right', async () => {
+    const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], {
+      'src/a.ts': 'export const a = 1;\n', 'src/deep/b.ts': 'export const b = 1;\n', 'src/keep/k.ts': 'export const k = 1;\n', 'README.md': '# t\n',
+    });
+    const wt = checkoutIntent(repo, 'INT-001');
+    const trace = join(tempDir('intent-tree-partial-'), 'trace.jsonl');
+    const env = { INTENT_HOOK_SERVER: '1', INTENT_HOOK_SERVER_MS: '60000', INTENT_HOOK_SERVER_TRACE: trace };
+    for (const v of [2, 3]) {
+      writeFiles(wt, { 'src/a.ts': `export const a = ${v};\n` });
+      git(wt, 'add', '-A');
+      expect(run('git', ['commit', '-q', '-m', `in scope ${v}`], wt, env).status).toBe(0);
+      if (v === 2) await until(() => existsSync(join(repo, '.git', 'intent', 'server', 'pid')), 'the server runs');
+    }
+    await until(() => traced(trace, 'post-commit').length >= 1, 'a served post-commit');
+    let wrote = 0;
+    for (const v of [4, 5, 6]) {
+      const before = traced(trace, 'post-commit').length;
+      // Changed in the work tree, committed by path: git commits from a temporary index without a cache tree root.
+      writeFiles(wt, { 'src/deep/b.ts': `export const b = ${v};\n`, [`src/new${v}/n.ts`]: `export const n = ${v};\n`, 'src/keep/k.ts': `export const k = ${v};\n` });
+      git(wt, 'add', '-N', `src/new${v}/n.ts`);
+      // Staged, not committed: the trees git writes for its own index are not the commit's.
+      git(wt, 'add', 'src/keep/k.ts');
+      const c = run('git', ['commit', '-q', '-m', `by path ${v}`, '--', 'src/deep/b.ts', `src/new${v}/n.ts`], wt, env);
+      expect(c.status, c.stderr).toBe(0);
+      await until(() => traced(trace, 'post-commit').length > before, `the post-commit of commit ${v}`);
+      const post = traced(trace, 'post-commit').at(-1)!;
+      expect(post.readAhead, `commit ${v}: recorded from what was read ahead`).toBe(true);
+      wrote += post.ahead?.treesWritten ?? 0;
+      expect(git(wt, 'show', '--name-only', '--format=', 'HEAD').trim().split('\n')).toEqual(['src/deep/b.ts', `src/new${v}/n.ts`]);
+      expect(noteOf(wt)!.record.files.map((f: { path: string }) => f.path)).toEqual(['src/deep/b.ts', `src/new${v}/n.ts`]);
+    }
+    expect(wrote, 'trees written by the server, not by git write-tree').toBeGreaterThan(0);
+    const fsck = run('git', ['fsck', '--full', '--strict', '--no-dangling'], wt);
+    expect(fsck.status, fsck.stderr + fsck.stdout).toBe(0);
+    // The next commit's staged paths (in-process, from the HEAD the server kept): out of scope refused.
+    const head = git(wt, 'rev-parse', 'HEAD').trim();
+    writeFiles(wt, { 'README.md': '# changed\n', 'src/a.ts': 'export const a = 7;\n' });
+    git(wt, 'add', '-A');
+    const out = run('git', ['commit', '-q', '-m', 'out'], wt, env);
+    expect(out.stderr).toMatch(/README\.md/);
+    expect(out.status).not.toBe(0);
+    expect(git(wt, 'rev-parse', 'HEAD').trim()).toBe(head);
+    // Without README.md: allowed, its staged paths read in-process.
+    git(wt, 'reset', '-q', 'README.md');
+    const before = traced(trace, 'pre-commit').length;
+    const ok = run('git', ['commit', '-q', '-m', 'in scope'], wt, env);
+    expect(ok.status, ok.stderr).toBe(0);
+    await until(() => traced(trace, 'pre-commit').length > before, 'the pre-commit traced');
+    expect(traced(trace, 'pre-commit').at(-1)!.stagedInProcess).toBe(true);
+    expect(git(wt, 'show', '--name-only', '--format=', 'HEAD').trim().split('\n')).toEqual(['src/a.ts', 'src/keep/k.ts']);
+  }, 90_000);
+});
