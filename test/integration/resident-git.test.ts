@@ -158,7 +158,7 @@ describe('residentTreeDiff: git diff-tree --stdin kept running', () => {
     if (answer !== null) expect(answer).toEqual(treeDiff(dir, ...pairs[6]));
   });
 
-  it('another setting (diff.renameLimit in the repository\'s config): a new process, which answers with it', async () => {
+  it('another setting (diff.renameLimit in the repository\'s config, in a file it includes, on a branch only): a new process, which answers with it', async () => {
     const dir = makeRepo(Object.fromEntries(Array.from({ length: 4 }, (_, k) => [`src/f${k}.txt`, Array.from({ length: 20 }, (_, i) => `file ${k} line ${i}\n`).join('')])));
     const from = treeOf(dir, 'HEAD');
     // Each file moved under another name and edited: inexact renames, which diff.renameLimit bounds.
@@ -181,6 +181,40 @@ describe('residentTreeDiff: git diff-tree --stdin kept running', () => {
     await until(() => gone(pid), `the old resident ${pid} is gone`);
     expect(children('diff-tree')).toHaveLength(1);
     expect(children('diff-tree')[0]).not.toBe(pid);
+    // The setting in a file the config includes (include.path, relative to the config; includeIf), changed there.
+    git(dir, 'config', '--unset', 'diff.renameLimit');
+    writeFiles(dir, { '.git/more.cfg': '[diff]\n\trenameLimit = 1000\n', 'elsewhere/deeper.cfg': '[diff]\n\trenames = true\n' });
+    git(dir, 'config', 'include.path', 'more.cfg');
+    git(dir, 'config', `includeIf.gitdir:${dir}/.path`, join(dir, 'elsewhere', 'deeper.cfg'));
+    expect((await residentTreeDiff(where(dir), from, to))!.filter((c) => c.status.startsWith('R'))).toHaveLength(4);
+    const [withInclude] = children('diff-tree');
+    writeFiles(dir, { 'elsewhere/deeper.cfg': '[diff]\n\trenames = true\n[include]\n\tpath = deepest.cfg\n', 'elsewhere/deepest.cfg': '[diff]\n\trenameLimit = 1000\n' });
+    expect(await residentTreeDiff(where(dir), from, to)).toEqual(treeDiff(dir, from, to));
+    const [nested] = children('diff-tree');
+    expect(nested, 'an included file changed: a new process').not.toBe(withInclude);
+    // Each file changed to a limit that stops rename detection (the last one git reads wins).
+    for (const [file, text] of [['.git/more.cfg', '[diff]\n\trenameLimit = 1\n'], ['elsewhere/deepest.cfg', '[diff]\n\trenameLimit = 2\n']]) {
+      writeFiles(dir, { 'elsewhere/deepest.cfg': '[diff]\n\trenames = true\n', '.git/more.cfg': '[diff]\n\trenameLimit = 1000\n' });
+      expect((await residentTreeDiff(where(dir), from, to))!.filter((c) => c.status.startsWith('R')), file).toHaveLength(4);
+      writeFiles(dir, { [file]: text });
+      const ours = await residentTreeDiff(where(dir), from, to);
+      expect(ours, file).toEqual(treeDiff(dir, from, to));
+      expect(ours!.filter((c) => c.status.startsWith('R')), file).toHaveLength(0);
+    }
+    // A file included on a branch only (a quoted path): another branch checked out, another process.
+    writeFiles(dir, { '.git/more.cfg': '[diff]\n\trenameLimit = 1000\n', 'elsewhere/deepest.cfg': '[diff]\n\trenames = true\n', '.git/branch.cfg': '[diff]\n\trenameLimit = 1\n' });
+    writeFileSync(join(dir, '.git', 'config'), `${readFileSync(join(dir, '.git', 'config'), 'utf8')}[includeIf "onbranch:other"]\n\tpath = "branch.cfg" ; on other only\n`);
+    expect((await residentTreeDiff(where(dir), from, to))!.filter((c) => c.status.startsWith('R'))).toHaveLength(4);
+    git(dir, 'checkout', '-q', '-b', 'other');
+    const onOther = await residentTreeDiff(where(dir), from, to);
+    expect(onOther).toEqual(treeDiff(dir, from, to));
+    expect(onOther!.filter((c) => c.status.startsWith('R'))).toHaveLength(0);
+    // An include this reading does not follow (an escape in its path): no resident, git runs as a process of its own.
+    stopResidents();
+    writeFileSync(join(dir, '.git', 'config'), `${readFileSync(join(dir, '.git', 'config'), 'utf8')}[include]\n\tpath = "odd\\\\name.cfg"\n`);
+    expect(git(dir, 'config', '--get-all', 'include.path')).toContain('odd\\name.cfg');
+    expect(await residentTreeDiff(where(dir), from, to)).toBeNull();
+    expect(children('diff-tree')).toEqual([]);
   });
 });
 
