@@ -304,7 +304,7 @@ describe('through the hook server', () => {
   /** The resident git processes working in `wt` (any parent). */
   const residentsIn = (wt: string) => processes((p) => p.cwd === wt && p.argv[0] === 'git' && (p.argv.includes('--stdin') || p.argv.includes('--batch')));
 
-  for (const ending of ['intent uninstall', 'the server killed (SIGKILL)'] as const) {
+  for (const ending of ['intent uninstall', 'the server sent SIGTERM', 'the server killed (SIGKILL)'] as const) {
     it(`served commits use a resident diff-tree; after ${ending} none of the repository's git processes remains`, async () => {
       const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], { 'src/a.ts': 'export const a = 1;\n', 'README.md': '# t\n' });
       const wt = realpathSync(checkoutIntent(repo, 'INT-001'));
@@ -328,7 +328,7 @@ describe('through the hook server', () => {
         const un = intent(repo, ['uninstall', '--json']);
         expect(un.status, un.stderr).toBe(0);
       } else {
-        process.kill(server, 'SIGKILL');
+        process.kill(server, ending === 'the server sent SIGTERM' ? 'SIGTERM' : 'SIGKILL');
       }
       await until(() => gone(server), 'the server is gone');
       // Their input ends with the server: they leave, with nothing to wait for.
