@@ -4,13 +4,13 @@
 // unchanged directories reused, and never the id an agent wrote into the index's cache tree.
 // Real git in temporary repositories; the attacks also through real commits and the server.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { differingDirs, FlatTree, parseLsTree, readIndex, type KnownDir } from '../../lib/git/index-file.js';
 import { buildTrees, flatWithTrees, writeMissingTrees } from '../../lib/git/tree-build.js';
-import { checkoutIntent, git, governedRepo, hookServersStoppedAfterEach, makeRepo, noteOf, prng, run, tempDir, until, writeFiles } from '../helpers.js';
+import { checkoutIntent, git, governedRepo, hookServersStoppedAfterEach, intent, makeRepo, noteOf, prng, run, tempDir, until, writeFiles } from '../helpers.js';
 
 const servers = hookServersStoppedAfterEach();
 const indexFile = (dir: string) => join(dir, '.git', 'index');
@@ -580,4 +580,94 @@ describe('through the hook server: commits whose index has no cache tree root (c
     expect(traced(trace, 'pre-commit').at(-1)!.stagedInProcess).toBe(true);
     expect(git(wt, 'show', '--name-only', '--format=', 'HEAD').trim().split('\n')).toEqual(['src/a.ts', 'src/keep/k.ts']);
   }, 90_000);
+});
+
+describe('through the hook server: seeded random commits, each base the one the commit before left', () => {
+  function traced(trace: string, hook: string): { server: number; readAhead?: boolean; stagedInProcess?: boolean; ahead?: { entries?: boolean } }[] {
+    if (!existsSync(trace)) return [];
+    const lines = readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    for (const l of lines) servers.add(l.server);
+    return lines.filter((l) => l.hook === hook);
+  }
+  const stable = (wt: string) => {
+    const n = noteOf(wt)!;
+    const { id: _id, timestamp: _t, ...rest } = n.record;
+    return { summary: n.summary, rest };
+  };
+
+  it('every note is the one post-commit writes alone; every out-of-scope path staged is refused; the staged paths come from the server', async () => {
+    const files: Record<string, string> = { 'README.md': '# t\n', 'docs/d.md': 'd\n' };
+    const dirs = ['src', 'src/a', 'src/a/b', 'src/a-b', 'src/a.b', 'src/a0', 'src/c/d/e'];
+    for (const d of dirs) for (const n of ['x.ts', 'y.ts']) files[`${d}/${n}`] = `export const v = '${d}/${n}';\n`;
+    const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], files);
+    const wt = checkoutIntent(repo, 'INT-001');
+    const trace = join(tempDir('intent-tree-random-'), 'trace.jsonl');
+    const env = { INTENT_HOOK_SERVER: '1', INTENT_HOOK_SERVER_MS: '60000', INTENT_HOOK_SERVER_TRACE: trace };
+    const rnd = prng(280);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
+    // The files under src/ on disk; each round edits, adds, deletes and renames some of them in the work tree.
+    const onDisk = new Set(Object.keys(files).filter((f) => f.startsWith('src/')));
+    const known = (path: string) => git(wt, 'ls-files', '--', path).trim() !== '';
+    writeFiles(wt, { 'src/x.ts': 'export const v = 0;\n' });
+    git(wt, 'add', '-A');
+    expect(run('git', ['commit', '-q', '-m', 'start'], wt, env).status).toBe(0);
+    await until(() => existsSync(join(repo, '.git', 'intent', 'server', 'pid')), 'the server runs');
+    let inProcess = 0;
+    let readAhead = 0;
+    for (let round = 0; round < 12; round++) {
+      const touched = new Set<string>();
+      for (let k = 0; k < 3; k++) {
+        const op = Math.floor(rnd() * 4);
+        const some = pick([...onDisk]);
+        const to = `${pick(dirs)}/${pick(['n', 'm', 'n-1', 'n.1'])}${round}-${k}.ts`;
+        if (op === 0) writeFiles(wt, { [some]: `export const v = ${round * 10 + k};\n` });
+        else if (op === 1) writeFiles(wt, { [to]: `export const n = ${round};\n` });
+        else if (op === 2 && onDisk.size > 4) rmSync(join(wt, some));
+        else if (op === 3) {
+          writeFiles(wt, { [to]: readFileSync(join(wt, some)) });
+          rmSync(join(wt, some));
+        }
+        if (op === 1 || op === 3) onDisk.add(to);
+        if ((op === 2 && onDisk.size > 4) || op === 3) onDisk.delete(some);
+        touched.add(some);
+        if (op === 1 || op === 3) touched.add(to);
+      }
+      let how = pick(['plain', 'all', 'path'] as const);
+      const fresh = [...touched].filter((p) => onDisk.has(p) && !known(p));
+      if (fresh.length) git(wt, 'add', '-N', ...fresh);
+      const paths = [...touched].filter(known);
+      if (how === 'path' && !paths.length) how = 'plain';
+      if (how === 'plain') git(wt, 'add', '-A', 'src');
+      const before = traced(trace, 'post-commit').length;
+      const args = how === 'plain' ? [] : how === 'all' ? ['-a'] : ['--', ...paths];
+      const c = run('git', ['commit', '-q', '--allow-empty', '-m', `round ${round} (${how})`, ...args], wt, env);
+      expect(c.status, `round ${round} (${how}): ${c.stderr}`).toBe(0);
+      await until(() => traced(trace, 'post-commit').length > before, `the post-commit of round ${round}`);
+      if (traced(trace, 'pre-commit').at(-1)!.stagedInProcess) inProcess++;
+      if (traced(trace, 'post-commit').at(-1)!.readAhead) readAhead++;
+      const served = stable(wt);
+      const own = run(join(repo, '.git', 'intent', 'bin', 'hook'), ['post-commit'], wt, { INTENT_HOOK_SERVER: '0' });
+      expect(own.status, own.stderr).toBe(0);
+      expect(stable(wt), `round ${round} (${how})`).toEqual(served);
+      // An out-of-scope file staged with an in-scope one: refused, whichever index git names.
+      if (round % 3 === 2) {
+        const head = git(wt, 'rev-parse', 'HEAD').trim();
+        writeFiles(wt, { 'docs/d.md': `d ${round}\n`, 'src/x.ts': `export const v = 'out ${round}';\n` });
+        onDisk.add('src/x.ts');
+        git(wt, 'add', 'docs/d.md', 'src/x.ts');
+        const out = run('git', ['commit', '-q', '-m', 'out'], wt, env);
+        expect(out.stderr, `round ${round}`).toMatch(/docs\/d\.md/);
+        expect(out.status).not.toBe(0);
+        expect(git(wt, 'rev-parse', 'HEAD').trim()).toBe(head);
+        git(wt, 'reset', '-q', 'docs/d.md');
+        git(wt, 'checkout', '--', 'docs/d.md');
+      }
+    }
+    expect(inProcess, 'staged paths read in-process').toBeGreaterThan(6);
+    expect(readAhead, 'recorded from what was read ahead').toBe(12);
+    const v = intent(repo, ['verify']);
+    expect(v.status, v.stdout + v.stderr).toBe(0);
+    const fsck = run('git', ['fsck', '--full', '--strict', '--no-dangling'], wt);
+    expect(fsck.status, fsck.stderr + fsck.stdout).toBe(0);
+  }, 180_000);
 });
