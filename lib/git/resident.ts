@@ -158,7 +158,7 @@ function configStamp(env: NodeJS.ProcessEnv, commonDir: string, gitDir: string):
 /**
  * The files a configuration file includes, resolved as git resolves them (`~/`, relative to the
  * file's folder), and whether a condition is the branch. Throws on what this reading does not
- * follow (a quoted or continued value, `%(prefix)`): git then runs as a process of its own.
+ * follow (an escape in the value, `%(prefix)`, `~user/`): git then runs as a process of its own.
  */
 function includesOf(file: string, text: string, home: string): { paths: string[]; onBranch: boolean } {
   const paths: string[] = [];
@@ -179,7 +179,7 @@ function includesOf(file: string, text: string, home: string): { paths: string[]
     if (!m) continue;
     const bare = m[1].replace(/\s+[#;][^"]*$/, '').trim();
     const value = /^"[^"\\]*"$/.test(bare) ? bare.slice(1, -1) : bare;
-    if (!value || /["\\]|^%\(/.test(value)) throw new Error(`${file}: an include path not read here`);
+    if (!value || /["\\]|^%\(|^~(?!\/)/.test(value)) throw new Error(`${file}: an include path not read here`);
     paths.push(value.startsWith('~/') ? join(home, value.slice(2)) : isAbsolute(value) ? value : join(dirname(file), value));
   }
   return { paths, onBranch };
