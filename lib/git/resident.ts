@@ -222,7 +222,12 @@ export function askResident(
       old.stop();
       residents.delete(k);
     }
-    r = new Resident(args, where.cwd, full, state);
+    try {
+      r = new Resident(args, where.cwd, full, state);
+    } catch {
+      // spawn() itself failed (out of processes or descriptors): the caller runs git, or says why not.
+      return Promise.resolve(null);
+    }
   }
   residents.set(slot, r);
   return r.ask(input, until);

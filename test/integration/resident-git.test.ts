@@ -278,6 +278,25 @@ describe('a resident\'s life', () => {
   });
 });
 
+describe('git that cannot start', () => {
+  it('not on PATH, or spawn() refusing: null (the caller runs git), no throw', async () => {
+    const { dir, commits } = history();
+    const [from, to] = [treeOf(dir, commits[0]), treeOf(dir, commits[1])];
+    const path = process.env.PATH;
+    process.env.PATH = join(dir, 'no-git-here');
+    try {
+      expect(await residentTreeDiff(where(dir), from, to)).toBeNull();
+      expect(await readObjectsResident(where(dir), [commits[0]])).toBeNull();
+    } finally {
+      process.env.PATH = path;
+    }
+    // spawn() throws at once for a working folder it cannot pass to the system.
+    expect(await residentTreeDiff({ ...where(dir), cwd: `${dir}\0x` }, from, to)).toBeNull();
+    expect(children('diff-tree')).toEqual([]);
+    expect(await residentTreeDiff(where(dir), from, to)).toEqual(treeDiff(dir, from, to));
+  });
+});
+
 describe('stopResidents', () => {
   it('leaves no git process behind', async () => {
     const { dir, commits } = history();
