@@ -32,7 +32,10 @@ export function readObjects(cwd: string, names: readonly string[]): Map<string, 
 export async function readObjectsResident(where: { cwd: string; commonDir: string; gitDir: string }, names: readonly string[]): Promise<Map<string, GitObject> | null> {
   const unique = batchNames(names);
   if (!unique.length) return new Map();
-  const out = await askResident(['cat-file', '--batch'], where, {}, unique.join('\n') + '\n', (buf) => parseBatch(buf, unique).end);
+  // Each read goes on from where the one before stopped: re-reading the answers already complete
+  // on every read costs O(reads x objects) (6,000 objects of 2 KB: 1 s, against 0.2 s for a new git).
+  const at = { pos: 0, next: 0 };
+  const out = await askResident(['cat-file', '--batch'], where, {}, unique.join('\n') + '\n', (buf) => parseBatch(buf, unique, at).end);
   return out ? parseBatch(out, unique).objects : null;
 }
 
@@ -40,22 +43,33 @@ function batchNames(names: readonly string[]): string[] {
   return [...new Set(names)].filter((o) => !/^0+$/.test(o) && !/[\n\r]/.test(o));
 }
 
-/** `cat-file --batch` output for `names`, in order; `end`: where the last answer ends, -1 while one is still incomplete. */
-function parseBatch(buf: Buffer, names: readonly string[]): { objects: Map<string, GitObject>; end: number } {
+/** A found object's header: `<id> <type> <size>`. */
+const FOUND = /^([0-9a-f]{40}|[0-9a-f]{64}) ([a-z]+) ([0-9]+)$/;
+
+/**
+ * `cat-file --batch` output for `names`, in order, from the answer `at.next` at byte `at.pos` (the
+ * start when not given; `at` is left where an incomplete answer starts). `end`: where the last
+ * answer ends, -1 while one is still incomplete, -2 when a header is not git's (not this protocol).
+ */
+function parseBatch(buf: Buffer, names: readonly string[], at = { pos: 0, next: 0 }): { objects: Map<string, GitObject>; end: number } {
   const objects = new Map<string, GitObject>();
-  let pos = 0;
-  for (const name of names) {
-    const nl = buf.indexOf(0x0a, pos);
+  for (; at.next < names.length; at.next++) {
+    const nl = buf.indexOf(0x0a, at.pos);
     if (nl === -1) return { objects, end: -1 };
-    const parts = buf.subarray(pos, nl).toString('utf8').split(' ');
-    pos = nl + 1;
-    if (parts[1] === 'missing' || parts[1] === 'ambiguous' || parts.length < 3) continue;
-    const size = Number(parts[2]);
-    if (pos + size + 1 > buf.length) return { objects, end: -1 };
-    objects.set(name, { oid: parts[0], type: parts[1], data: buf.subarray(pos, pos + size) });
-    pos += size + 1;
+    const header = buf.toString('utf8', at.pos, nl);
+    const m = FOUND.exec(header);
+    if (!m) {
+      // `<name> missing` or `<name> ambiguous` (a name may hold spaces: its last word is the verdict).
+      if (!/ (missing|ambiguous)$/.test(header)) return { objects, end: -2 };
+      at.pos = nl + 1;
+      continue;
+    }
+    const size = Number(m[3]);
+    if (nl + 1 + size + 1 > buf.length) return { objects, end: -1 };
+    objects.set(names[at.next], { oid: m[1], type: m[2], data: buf.subarray(nl + 1, nl + 1 + size) });
+    at.pos = nl + 1 + size + 1;
   }
-  return { objects, end: pos };
+  return { objects, end: at.pos };
 }
 
 /** Git's own test for binary content: a NUL byte in the first 8000 bytes. */

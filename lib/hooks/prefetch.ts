@@ -181,7 +181,8 @@ async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: stri
     // hooks: its root is the tree the commit will name (post-commit checks that it does). The
     // diff starts at once, in the resident git, while the trees are built here.
     tree = index?.tree ?? null;
-    if (tree && from) diffing = inCtx(() => residentTreeDiff(where, from, tree!));
+    // Handled at once: a failure here is a diff asked again below, never an unhandled rejection in the server.
+    if (tree && from) diffing = inCtx(() => residentTreeDiff(where, from, tree!)).catch(() => null);
     // The trees of the entries as staged, from the entries alone (never the cache tree's ids):
     // the parent's directories below which no entry differs are its trees as they are.
     const changed = index && base ? differingDirs(index.entries, base) : null;
