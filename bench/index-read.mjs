@@ -6,16 +6,18 @@
 // (in the temporary folder, removed after) with 5 staged changes, index versions 2 and 4.
 // HEAD's flat tree from `git ls-tree -r -t` (directories known: the walk skips those the index's
 // cache tree shares) and from `git ls-tree -r` (every file compared). Also: `git ls-tree` and
-// `parseLsTree` (the head's cost, paid in the background), `headFromIndex` (the head taken from
-// the index a commit was written from instead), and what verifying the index's trailing SHA-1
-// would add. Prints medians (ms) as a Markdown table; the first in-process call
+// `parseLsTree` (the head's cost, paid in the background), the trees of the index built from its
+// entries alone (lib/git/tree-build.ts: what the read-ahead keeps as HEAD after the commit; in full,
+// and reusing HEAD's directories below which no entry differs), and what verifying the index's
+// trailing SHA-1 would add. Prints medians (ms) as a Markdown table; the first in-process call
 // (cold JIT) is shown apart.
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkedHead, headFromIndex, parseIndex, parseLsTree, readIndex, stagedPathsFrom } from '../dist/lib/git/index-file.js';
+import { differingDirs, parseIndex, parseLsTree, readIndex, stagedPathsFrom } from '../dist/lib/git/index-file.js';
+import { buildTrees } from '../dist/lib/git/tree-build.js';
 import { GLOBAL_GITCONFIG, benchEnv, git, median, removeTree, setEnv, syntheticRepo, genPath } from './util.mjs';
 
 const sizes = (process.argv[2] ?? '1000,20000,100000').split(',').map(Number);
@@ -78,22 +80,18 @@ try {
       const checksum = medianOf(() => createHash('sha1').update(bytes.subarray(0, bytes.length - 20)).digest());
       const lsGit = medianOf(() => lsTree(dir, true));
       const lsParse = medianOf(() => parseLsTree(dirsOut));
-      const fromIndex = medianOf(() => headFromIndex(parse.out));
-      // checkedHead: the index as HEAD after the commit, checked against the parent (git's diff of it, made up here from the walk).
-      const at = [];
-      const changed = stagedPathsFrom(parse.out, flat, at).map((path, k) => {
-        const e = at[k] < 0 ? null : parse.out.entries.entry(at[k]);
-        return e ? { status: 'M', path, oldPath: null, newMode: e.mode.toString(8), newOid: e.oid } : { status: 'D', path, oldPath: null, newMode: '000000', newOid: '0'.repeat(40) };
-      });
-      const checked = medianOf(() => checkedHead(parse.out, withDirs, changed));
-      if (!checked.out) throw new Error(`n=${n} v${version}: checkedHead gave null for an honest index`);
+      // The trees of the index from its entries alone, in full and reusing HEAD's unchanged directories.
+      const full = medianOf(() => buildTrees(parse.out.entries));
+      const reused = medianOf(() => buildTrees(parse.out.entries, { base: withDirs, changed: differingDirs(parse.out.entries, withDirs) }));
+      const written = git(dir, ['write-tree']).stdout.trim();
+      if (full.out.root !== written || reused.out.root !== written) throw new Error(`n=${n} v${version}: built ${full.out.root} / ${reused.out.root}, git wrote ${written}`);
       const expected = viaGit.out.toString('latin1').split('\0').filter(Boolean);
       for (const got of [skip.out, every.out]) {
         if (JSON.stringify(got) !== JSON.stringify(expected)) throw new Error(`n=${n} v${version}: ${JSON.stringify(got)} != git's ${JSON.stringify(expected)}`);
       }
       rows.push({
         files: n, version, indexKB: Math.round(bytes.length / 1024), git: viaGit.ms, skip: skip.ms, cold: cold.ms, every: every.ms,
-        read: read.ms, parse: parse.ms, walkSkip: walkSkip.ms, walkEvery: walkEvery.ms, sha1: checksum.ms, lsGit: lsGit.ms, lsParse: lsParse.ms, fromIndex: fromIndex.ms, checked: checked.ms,
+        read: read.ms, parse: parse.ms, walkSkip: walkSkip.ms, walkEvery: walkEvery.ms, sha1: checksum.ms, lsGit: lsGit.ms, lsParse: lsParse.ms, full: full.ms, reused: reused.ms,
       });
     }
     removeTree(dir);
@@ -103,8 +101,8 @@ try {
 }
 const f = (x) => x.toFixed(2);
 console.log(`medians of ${reps} (ms); node ${process.version}; in-process = readFileSync + parseIndex + walk`);
-console.log('| files | index | git diff --cached | in-process (first call) | without ls-tree -t | readFileSync | parseIndex | walk (without -t) | SHA-1 of the index | git ls-tree -r -t | parseLsTree | headFromIndex | checkedHead |');
+console.log('| files | index | git diff --cached | in-process (first call) | without ls-tree -t | readFileSync | parseIndex | walk (without -t) | SHA-1 of the index | git ls-tree -r -t | parseLsTree | trees built | trees built, HEAD's reused |');
 console.log('|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const r of rows) {
-  console.log(`| ${r.files} | v${r.version}, ${r.indexKB} KB | ${f(r.git)} | ${f(r.skip)} (${f(r.cold)}) | ${f(r.every)} | ${f(r.read)} | ${f(r.parse)} | ${f(r.walkSkip)} (${f(r.walkEvery)}) | ${f(r.sha1)} | ${f(r.lsGit)} | ${f(r.lsParse)} | ${f(r.fromIndex)} | ${f(r.checked)} |`);
+  console.log(`| ${r.files} | v${r.version}, ${r.indexKB} KB | ${f(r.git)} | ${f(r.skip)} (${f(r.cold)}) | ${f(r.every)} | ${f(r.read)} | ${f(r.parse)} | ${f(r.walkSkip)} (${f(r.walkEvery)}) | ${f(r.sha1)} | ${f(r.lsGit)} | ${f(r.lsParse)} | ${f(r.full)} | ${f(r.reused)} |`);
 }

@@ -1,5 +1,5 @@
 // Attacks on the staged paths the hook server reads in-process (lib/git/index-file.ts readIndex,
-// stagedPathsFrom, headFromIndex; lib/hooks/prefetch.ts): an agent that writes its worktree's index
+// stagedPathsFrom; lib/hooks/prefetch.ts; the trees kept as HEAD: test/integration/tree-build.test.ts): an agent that writes its worktree's index
 // itself, as `git update-index` and a few bytes let it. The in-process list must never hold fewer
 // paths than git finds staged in the same index, or an out-of-scope path would pass pre-commit.
 // Real git, real hooks through the server.
@@ -8,8 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { treeDiff } from '../../lib/git/diff.js';
-import { checkedHead, FlatTree, parseIndex, parseLsTree, readIndex, stagedPathsFrom } from '../../lib/git/index-file.js';
+import { FlatTree, parseIndex, parseLsTree, readIndex, stagedPathsFrom } from '../../lib/git/index-file.js';
 import { checkoutIntent, git, governedRepo, hookServersStoppedAfterEach, makeRepo, run, tempDir, until, writeFiles } from '../helpers.js';
 
 // Each test's servers leave with its repositories (checked every second); stop them now.
@@ -133,52 +132,5 @@ describe('crafted index files: the in-process list is never shorter than git\'s'
       if (ours !== null && theirs !== null) for (const p of theirs) expect(ours, `${name}: git stages ${p}`).toContain(p);
       if (theirs === null) expect(ours, `${name}: git refuses the index (${g.stderr.trim()})`).toBeNull();
     }
-  });
-});
-
-describe('HEAD after a commit, only when the index is the tree written (checkedHead)', () => {
-  const flat = (dir: string, rev: string) => parseLsTree(spawnSync('git', ['ls-tree', '-r', '-t', '-z', '--full-tree', rev], { cwd: dir }).stdout)!;
-  const entriesOf = (t: FlatTree) => Array.from({ length: t.size }, (_, i) => t.entry(i));
-
-  it('an honest commit: the written tree\'s files, and the directories it did not change', () => {
-    const dir = makeRepo({ 'a.txt': 'a\n', 'd/x.txt': 'x\n', 'e/z.txt': 'z\n' });
-    const base = flat(dir, 'HEAD');
-    writeFiles(dir, { 'd/x.txt': 'x2\n', 'n/new.txt': 'n\n' });
-    git(dir, 'rm', '-q', 'a.txt');
-    git(dir, 'add', '-A');
-    const tree = git(dir, 'write-tree').trim();
-    const index = readIndex(join(dir, '.git', 'index'))!;
-    expect(index.tree).toBe(tree);
-    const head = checkedHead(index, base, treeDiff(dir, git(dir, 'rev-parse', 'HEAD').trim(), tree));
-    expect(head).not.toBeNull();
-    expect(entriesOf(head!)).toEqual(entriesOf(flat(dir, tree)));
-    expect([...head!.dirs.keys()]).toEqual(['e']);
-  });
-
-  it('a root the cache tree claims is another tree: not HEAD', () => {
-    const dir = makeRepo({ 'a.txt': 'a\n', 'd/x.txt': 'x\n' });
-    const base = flat(dir, 'HEAD');
-    // Another tree (README.md changed), written from a scratch index.
-    const scratch = join(tempDir('intent-scratch-'), 'index');
-    run('git', ['read-tree', 'HEAD'], dir, { GIT_INDEX_FILE: scratch });
-    const blob = run('git', ['hash-object', '-w', '--stdin'], dir, {}, 'other\n').stdout.trim();
-    run('git', ['update-index', '--add', '--cacheinfo', `100644,${blob},README.md`], dir, { GIT_INDEX_FILE: scratch });
-    const other = run('git', ['write-tree'], dir, { GIT_INDEX_FILE: scratch }).stdout.trim();
-    // The worktree's index: d/x.txt changed, then its cache tree's root set to that other tree.
-    writeFiles(dir, { 'd/x.txt': 'x2\n' });
-    git(dir, 'add', '-A');
-    git(dir, 'write-tree');
-    const bytes = readFileSync(join(dir, '.git', 'index'));
-    const root = bytes.indexOf(Buffer.from('TREE', 'latin1'), bytes.length - 400);
-    const nodeEnd = bytes.indexOf(0x0a, root + 8) + 1;
-    Buffer.from(other, 'hex').copy(bytes, nodeEnd);
-    writeFileSync(join(dir, '.git', 'index'), bytes);
-    // git writes the tree the cache tree claims; the entries are not it.
-    expect(git(dir, 'write-tree').trim()).toBe(other);
-    const index = readIndex(join(dir, '.git', 'index'))!;
-    expect(index.tree).toBe(other);
-    const changes = treeDiff(dir, git(dir, 'rev-parse', 'HEAD').trim(), other);
-    expect(changes.map((c) => c.path)).toEqual(['README.md']);
-    expect(checkedHead(index, base, changes)).toBeNull();
   });
 });

@@ -7,7 +7,7 @@ import { chmodSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, unl
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stagedPaths } from '../../lib/git/diff.js';
-import { FlatTree, headFromIndex, parseIndex, parseLsTree, readIndex, stagedPathsFrom } from '../../lib/git/index-file.js';
+import { FlatTree, parseIndex, parseLsTree, readIndex, stagedPathsFrom } from '../../lib/git/index-file.js';
 import { splitNulPaths } from '../../lib/git/paths.js';
 import { git, makeRepo, prng, tempDir, writeFiles } from '../helpers.js';
 
@@ -372,34 +372,6 @@ describe('directories known on both sides (the cache tree and `ls-tree -t`)', ()
     const read = parseIndex(whole)!;
     expect(read.entries.dirs.get('d')).toEqual({ oid: headD, start: -1, count: 2 });
     expect(stagedPathsFrom(read, headTree(dir, true))).toEqual(['d/y.txt', 'd/z.txt']);
-  });
-});
-
-describe('HEAD from the index a commit was written from (headFromIndex)', () => {
-  it('is what ls-tree -r -t lists after the commit, and serves the next commit\'s walk', () => {
-    const dir = makeRepo({ 'a.txt': 'a\n', 'd/x.txt': 'x\n', 'd/e/y.txt': 'y\n', 'd-e.txt': 'z\n', 'f/g/h/i.txt': 'i\n' });
-    const kept = join(dir, '.git', 'kept-index');
-    writeFileSync(join(dir, '.git', 'hooks', 'pre-commit'), `#!/bin/sh\ncp "$GIT_INDEX_FILE" "${kept}"\n`, { mode: 0o755 });
-    writeFiles(dir, { 'd/e/y.txt': 'y2\n', 'f/g/new.txt': 'n\n' });
-    git(dir, 'add', '-A');
-    expect(readIndex(indexOf(dir))!.tree).toBeNull(); // `git add` invalidated the root
-    git(dir, 'commit', '-q', '-m', 'next');
-    const snapshot = readIndex(kept)!;
-    expect(snapshot.tree).toBe(git(dir, 'rev-parse', 'HEAD^{tree}').trim());
-    const head = headFromIndex(snapshot);
-    const listed = headTree(dir, true);
-    const all = (t: FlatTree) => Array.from({ length: t.size }, (_, i) => t.entry(i));
-    expect(all(head)).toEqual(all(listed));
-    const sorted = (t: FlatTree) => [...t.dirs].sort(([x], [y]) => (x < y ? -1 : 1));
-    expect(sorted(head)).toEqual(sorted(listed));
-    expect(head.dirs.size).toBe(5); // d, d/e, f, f/g, f/g/h
-
-    writeFiles(dir, { 'd/x.txt': 'x2\n', 'f/g/h/j.txt': 'j\n' });
-    git(dir, 'add', '-A');
-    git(dir, 'write-tree');
-    const next = readIndex(indexOf(dir))!;
-    expect(stagedPathsFrom(next, head)).toEqual(stagedPaths(dir));
-    expect(stagedPathsFrom(next, head)).toEqual(['d/x.txt', 'f/g/h/j.txt']);
   });
 });
 
