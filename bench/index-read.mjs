@@ -101,7 +101,7 @@ try {
 }
 const f = (x) => x.toFixed(2);
 console.log(`medians of ${reps} (ms); node ${process.version}; in-process = readFileSync + parseIndex + walk`);
-console.log('| files | index | git diff --cached | in-process (first call) | without ls-tree -t | readFileSync | parseIndex | walk (without -t) | SHA-1 of the index | git ls-tree -r -t | parseLsTree | trees built | trees built, HEAD's reused |');
+console.log('| files | index | git diff --cached | in-process (first call) | without ls-tree -t | readFileSync | parseIndex | walk (without -t) | SHA-1 of the index | git ls-tree -r -t | parseLsTree | trees built | trees built, HEAD\'s reused |');
 console.log('|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const r of rows) {
   console.log(`| ${r.files} | v${r.version}, ${r.indexKB} KB | ${f(r.git)} | ${f(r.skip)} (${f(r.cold)}) | ${f(r.every)} | ${f(r.read)} | ${f(r.parse)} | ${f(r.walkSkip)} (${f(r.walkEvery)}) | ${f(r.sha1)} | ${f(r.lsGit)} | ${f(r.lsParse)} | ${f(r.full)} | ${f(r.reused)} |`);
