@@ -450,6 +450,17 @@ export async function until(what: () => boolean, waitingFor: string, ms = 60_000
  * machine with them. Add each server's pid to the returned set (from the server's trace or its
  * pid file).
  */
+/**
+ * The hook server's trace lines (INTENT_HOOK_SERVER_TRACE) for `hook`, each server seen added to
+ * `servers` (hookServersStoppedAfterEach stops them).
+ */
+export function servedLines<T extends { server: number }>(trace: string, hook: string, servers: Set<number>): T[] {
+  if (!existsSync(trace)) return [];
+  const lines = readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as T & { hook: string });
+  for (const l of lines) servers.add(l.server);
+  return lines.filter((l) => l.hook === hook);
+}
+
 export function hookServersStoppedAfterEach(): Set<number> {
   const servers = new Set<number>();
   afterEach(() => {

@@ -9,17 +9,12 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FlatTree, parseIndex, parseLsTree, readIndex, stagedPathsFrom } from '../../lib/git/index-file.js';
-import { checkoutIntent, git, governedRepo, hookServersStoppedAfterEach, makeRepo, run, tempDir, until, writeFiles } from '../helpers.js';
+import { checkoutIntent, git, governedRepo, hookServersStoppedAfterEach, servedLines, makeRepo, run, tempDir, until, writeFiles } from '../helpers.js';
 
 // Each test's servers leave with its repositories (checked every second); stop them now.
 const servers = hookServersStoppedAfterEach();
 
-function traced(trace: string, hook: string): { server: number; stagedInProcess?: boolean }[] {
-  if (!existsSync(trace)) return [];
-  const lines = readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
-  for (const l of lines) servers.add(l.server);
-  return lines.filter((l) => l.hook === hook);
-}
+const traced = (trace: string, hook: string) => servedLines<{ server: number; stagedInProcess?: boolean }>(trace, hook, servers);
 
 describe('an index whose cache tree lies, committed through the hook server', () => {
   it('does not leave the server a HEAD that is not the commit\'s: the path staged next is still refused', async () => {

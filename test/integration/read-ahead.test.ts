@@ -1,7 +1,7 @@
 import { appendFileSync, chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkoutIntent, git, governedRepo, hookServersStoppedAfterEach, intent, noteOf, run, tempDir, until, writeFiles } from '../helpers.js';
+import { checkoutIntent, git, governedRepo, hookServersStoppedAfterEach, servedLines, intent, noteOf, run, tempDir, until, writeFiles } from '../helpers.js';
 
 // What the hook server reads ahead between pre-commit and post-commit (lib/hooks/prefetch.ts):
 // real commits through the installed hooks and the server. The note of a commit recorded from
@@ -22,12 +22,7 @@ function setup(): { repo: string; wt: string; trace: string; env: Record<string,
 }
 
 /** The requests the server traced for `hook`, in order. */
-function traced(trace: string, hook: string): { server: number; code: number; readAhead?: boolean; stagedInProcess?: boolean }[] {
-  if (!existsSync(trace)) return [];
-  const lines = readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
-  for (const l of lines) servers.add(l.server);
-  return lines.filter((l) => l.hook === hook);
-}
+const traced = (trace: string, hook: string) => servedLines<{ server: number; code: number; readAhead?: boolean; stagedInProcess?: boolean }>(trace, hook, servers);
 const postCommits = (trace: string) => traced(trace, 'post-commit');
 
 /** The parts of HEAD's note that are the same for two recordings of one commit. */

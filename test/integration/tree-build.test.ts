@@ -10,9 +10,16 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { differingDirs, FlatTree, parseLsTree, readIndex, type KnownDir } from '../../lib/git/index-file.js';
 import { buildTrees, flatWithTrees, writeMissingTrees } from '../../lib/git/tree-build.js';
-import { checkoutIntent, git, governedRepo, hookServersStoppedAfterEach, intent, makeRepo, noteOf, prng, run, tempDir, until, writeFiles } from '../helpers.js';
+import { checkoutIntent, git, governedRepo, hookServersStoppedAfterEach, servedLines, intent, makeRepo, noteOf, prng, run, tempDir, until, writeFiles } from '../helpers.js';
 
 const servers = hookServersStoppedAfterEach();
+
+/** A worktree's HEAD note without what differs from one recording to the next. */
+const stable = (wt: string) => {
+  const n = noteOf(wt)!;
+  const { id: _id, timestamp: _t, ...rest } = n.record;
+  return { summary: n.summary, rest };
+};
 const indexFile = (dir: string) => join(dir, '.git', 'index');
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 
@@ -430,17 +437,7 @@ describe('writeMissingTrees: trees git can read, a repository fsck finds clean',
 });
 
 describe('through the hook server: a commit from an index whose cache tree lies', () => {
-  function traced(trace: string, hook: string): { server: number; readAhead?: boolean; stagedInProcess?: boolean; ahead?: { entries?: boolean } }[] {
-    if (!existsSync(trace)) return [];
-    const lines = readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
-    for (const l of lines) servers.add(l.server);
-    return lines.filter((l) => l.hook === hook);
-  }
-  const stable = (wt: string) => {
-    const n = noteOf(wt)!;
-    const { id: _id, timestamp: _t, ...rest } = n.record;
-    return { summary: n.summary, rest };
-  };
+  const traced = (trace: string, hook: string) => servedLines<{ server: number; readAhead?: boolean; stagedInProcess?: boolean; ahead?: { entries?: boolean } }>(trace, hook, servers);
 
   for (const variant of ['a crafted root id', 'a crafted subtree id under an invalid root'] as const) {
     it(`${variant}: the note is git's diff of the commit, the server keeps no HEAD of it, an out-of-scope difference staged next is refused`, async () => {
@@ -522,12 +519,7 @@ describe('through the hook server: a commit from an index whose cache tree lies'
 });
 
 describe('through the hook server: commits whose index has no cache tree root (commit -- path)', () => {
-  function traced(trace: string, hook: string): { server: number; readAhead?: boolean; stagedInProcess?: boolean; ahead?: { entries?: boolean; treesWritten?: number } }[] {
-    if (!existsSync(trace)) return [];
-    const lines = readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
-    for (const l of lines) servers.add(l.server);
-    return lines.filter((l) => l.hook === hook);
-  }
+  const traced = (trace: string, hook: string) => servedLines<{ server: number; readAhead?: boolean; stagedInProcess?: boolean; ahead?: { entries?: boolean; treesWritten?: number } }>(trace, hook, servers);
 
   it('the server writes the trees git then commits: recorded from what it read ahead, fsck clean, the next commit\'s paths right', async () => {
     const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], {
@@ -583,17 +575,7 @@ describe('through the hook server: commits whose index has no cache tree root (c
 });
 
 describe('through the hook server: seeded random commits, each base the one the commit before left', () => {
-  function traced(trace: string, hook: string): { server: number; readAhead?: boolean; stagedInProcess?: boolean; ahead?: { entries?: boolean } }[] {
-    if (!existsSync(trace)) return [];
-    const lines = readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
-    for (const l of lines) servers.add(l.server);
-    return lines.filter((l) => l.hook === hook);
-  }
-  const stable = (wt: string) => {
-    const n = noteOf(wt)!;
-    const { id: _id, timestamp: _t, ...rest } = n.record;
-    return { summary: n.summary, rest };
-  };
+  const traced = (trace: string, hook: string) => servedLines<{ server: number; readAhead?: boolean; stagedInProcess?: boolean; ahead?: { entries?: boolean } }>(trace, hook, servers);
 
   it('every note is the one post-commit writes alone; every out-of-scope path staged is refused; the staged paths come from the server', async () => {
     const files: Record<string, string> = { 'README.md': '# t\n', 'docs/d.md': 'd\n' };
