@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `node bench/hook-floor.mjs <worktree> <rounds>`: the floor a governed commit cannot go under with
 // git's hooks, measured in a worktree of a kept bench repository (BENCH_KEEP=1): pairs of a plain
-// commit (hooks off) and a commit through a hooks folder of the same five hooks git runs for a
-// governed commit, first doing nothing (`exit 0`: what running five hook files costs), then doing
+// commit (hooks off) and a commit through a hooks folder of the same four hooks git runs for a
+// governed commit (post-index-change only where the repository has one), first doing nothing
+// (`exit 0`: what running four hook files costs), then doing
 // only the git work intent's hooks need (pre-commit: `git diff --cached --raw`; post-commit:
 // `git diff-tree` and a `git cat-file --batch`), no node. Prints the paired median ratios.
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,7 +16,7 @@ if (!wt) {
   console.error('usage: node bench/hook-floor.mjs <worktree> [rounds]');
   process.exit(2);
 }
-const HOOKS = ['pre-commit', 'prepare-commit-msg', 'commit-msg', 'post-commit', 'post-index-change'];
+const HOOKS = ['pre-commit', 'prepare-commit-msg', 'commit-msg', 'post-commit'];
 const root = mkdtempSync(join(tmpdir(), 'intent-hook-floor-'));
 function folder(name, bodies) {
   const dir = join(root, name);
@@ -35,7 +36,7 @@ const files = git(wt, ['ls-files', 'src']).stdout.trim().split('\n').slice(90, 9
 let seq = Date.now() % 100000;
 const commit = (hooksPath) => git(wt, ['-c', `core.hooksPath=${hooksPath}`, 'commit', '-q', '-m', `floor ${seq}`]).ms;
 try {
-  for (const [label, dir] of [['five hooks doing nothing', nothing], ["five hooks doing only the hooks' git work", work]]) {
+  for (const [label, dir] of [['four hooks doing nothing', nothing], ["four hooks doing only the hooks' git work", work]]) {
     const plain = [];
     const hooked = [];
     for (let i = -2; i < Number(rounds); i++) {
