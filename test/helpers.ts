@@ -461,6 +461,31 @@ export function servedLines<T extends { server: number }>(trace: string, hook: s
   return lines.filter((l) => l.hook === hook);
 }
 
+/**
+ * A governed repository of `files` with intent INT-001 (scope src/**) checked out, and the
+ * environment of commits served by a hook server that writes its trace to `trace`.
+ */
+export function servedIntent(files: Record<string, string>, prefix: string): { repo: string; wt: string; trace: string; env: Record<string, string> } {
+  const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], files);
+  const wt = checkoutIntent(repo, 'INT-001');
+  const trace = join(tempDir(prefix), 'trace.jsonl');
+  return { repo, wt, trace, env: { INTENT_HOOK_SERVER: '1', INTENT_HOOK_SERVER_MS: '60000', INTENT_HOOK_SERVER_TRACE: trace } };
+}
+
+/**
+ * Commits a new src/a.ts in `wt` once per value of `versions`, served; the first commit starts the
+ * repository's hook server, which is waited for.
+ */
+export async function servedCommits(repo: string, wt: string, env: Record<string, string>, versions: number[]): Promise<void> {
+  for (const [i, v] of versions.entries()) {
+    writeFiles(wt, { 'src/a.ts': `export const a = ${v};\n` });
+    git(wt, 'add', '-A');
+    const c = run('git', ['commit', '-q', '-m', `in scope ${v}`], wt, env);
+    expect(c.status, c.stderr).toBe(0);
+    if (i === 0) await until(() => existsSync(join(repo, '.git', 'intent', 'server', 'pid')), 'the server runs');
+  }
+}
+
 export function hookServersStoppedAfterEach(): Set<number> {
   const servers = new Set<number>();
   afterEach(() => {

@@ -18,7 +18,7 @@ import { gitRawAsync } from '../git/process.js';
 import { differingDirs, readIndex, stagedPathsFrom, type FlatTree, type IndexSnapshot } from '../git/index-file.js';
 import type { FileChange } from '../git/hunks.js';
 import { buildTrees, flatWithTrees, writeMissingTrees, type BuiltTrees } from '../git/tree-build.js';
-import { commitHeaders, readLoose, readObjectsPreferLooseAsync } from '../git/loose.js';
+import { commitHeaders, readObjectsPreferLooseAsync } from '../git/loose.js';
 import { predictsSyntaxOf } from '../mutation/ahead.js';
 import { cheapClasses, unchangedTreeClasses } from '../mutation/classify.js';
 import { hostEnv, readSettings } from '../core/settings.js';
@@ -151,7 +151,7 @@ export async function takePrefetched(cwd: string, env: NodeJS.ProcessEnv): Promi
 
 /** The tree of commit `parent` (loose, or from the resident `cat-file`); null when not known here. */
 async function parentTree(repo: Repo, parent: string): Promise<string | null> {
-  const c = readLoose(repo.commonDir, parent, hostEnv()) ?? (await readObjectsPreferLooseAsync(repo, [parent], hostEnv())).get(parent);
+  const c = (await readObjectsPreferLooseAsync(repo, [parent], hostEnv())).get(parent);
   return c?.type === 'commit' ? (commitHeaders(c.data)?.tree ?? null) : null;
 }
 
@@ -181,7 +181,7 @@ async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: stri
     // hooks: its root is the tree the commit will name (post-commit checks that it does). The
     // diff starts at once, in the resident git, while the trees are built here.
     tree = index?.tree ?? null;
-    // Handled at once: a failure here is a diff asked again below, never an unhandled rejection in the server.
+    // Handled at once: a failure here is git's diff below, never an unhandled rejection in the server.
     if (tree && from) diffing = inCtx(() => residentTreeDiff(where, from, tree!)).catch(() => null);
     // The trees of the entries as staged, from the entries alone (never the cache tree's ids):
     // the parent's directories below which no entry differs are its trees as they are.
@@ -202,9 +202,10 @@ async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: stri
     rmSync(copy, { force: true });
   }
   lap('tree');
-  // `diff-tree --stdin` takes two ids as trees only when the first is one (else: a commit and its parents).
+  // `diff-tree --stdin` takes two ids as trees only when the first is one (else: a commit and its
+  // parents). The resident is asked once (the early diff, else now); when it cannot answer, git runs.
   const to = tree;
-  const resident = (await diffing) ?? (from ? await inCtx(() => residentTreeDiff(where, from, to)) : null);
+  const resident = diffing ? await diffing : from ? await inCtx(() => residentTreeDiff(where, from, to)).catch(() => null) : null;
   trace.residentDiff = !!resident;
   const changes = resident ?? (await inCtx(() => treeDiffAsync(repo.root, parent, to)));
   lap('diff');

@@ -9,7 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FlatTree, parseIndex, parseLsTree, readIndex, stagedPathsFrom } from '../../lib/git/index-file.js';
-import { checkoutIntent, git, governedRepo, hookServersStoppedAfterEach, servedLines, makeRepo, run, tempDir, until, writeFiles } from '../helpers.js';
+import { git, hookServersStoppedAfterEach, servedCommits, servedIntent, servedLines, makeRepo, run, until, writeFiles } from '../helpers.js';
 
 // Each test's servers leave with its repositories (checked every second); stop them now.
 const servers = hookServersStoppedAfterEach();
@@ -18,19 +18,10 @@ const traced = (trace: string, hook: string) => servedLines<{ server: number; st
 
 describe('an index whose cache tree lies, committed through the hook server', () => {
   it('does not leave the server a HEAD that is not the commit\'s: the path staged next is still refused', async () => {
-    const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], {
+    const { repo, wt, trace, env } = servedIntent({
       'src/a.ts': 'export const a = 1;\n', 'other/o.txt': 'o\n', 'other/p.txt': 'p\n', 'README.md': '# t\n',
-    });
-    const wt = checkoutIntent(repo, 'INT-001');
-    const trace = join(tempDir('intent-index-attack-'), 'trace.jsonl');
-    const env = { INTENT_HOOK_SERVER: '1', INTENT_HOOK_SERVER_MS: '60000', INTENT_HOOK_SERVER_TRACE: trace };
-    for (const v of [2, 3, 4]) {
-      writeFiles(wt, { 'src/a.ts': `export const a = ${v};\n` });
-      git(wt, 'add', '-A');
-      const c = run('git', ['commit', '-q', '-m', `in scope ${v}`], wt, env);
-      expect(c.status, c.stderr).toBe(0);
-      if (v === 2) await until(() => existsSync(join(repo, '.git', 'intent', 'server', 'pid')), 'the server runs');
-    }
+    }, 'intent-index-attack-');
+    await servedCommits(repo, wt, env, [2, 3, 4]);
     await until(() => traced(trace, 'pre-commit').length > 0, 'a served pre-commit');
     expect(traced(trace, 'pre-commit').at(-1)!.stagedInProcess).toBe(true);
 

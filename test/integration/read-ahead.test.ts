@@ -1,7 +1,7 @@
 import { appendFileSync, chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkoutIntent, git, governedRepo, hookServersStoppedAfterEach, servedLines, intent, noteOf, run, tempDir, until, writeFiles } from '../helpers.js';
+import { git, hookServersStoppedAfterEach, servedIntent, servedLines, intent, noteOf, run, tempDir, until, writeFiles } from '../helpers.js';
 
 // What the hook server reads ahead between pre-commit and post-commit (lib/hooks/prefetch.ts):
 // real commits through the installed hooks and the server. The note of a commit recorded from
@@ -13,12 +13,9 @@ import { checkoutIntent, git, governedRepo, hookServersStoppedAfterEach, servedL
 const servers = hookServersStoppedAfterEach();
 
 function setup(): { repo: string; wt: string; trace: string; env: Record<string, string> } {
-  const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], {
+  return servedIntent({
     'src/a.ts': 'export const a = 1;\n', 'src/old.ts': 'export const old = 1;\n', 'src/gone.md': 'bye\n', 'README.md': '# t\n',
-  });
-  const wt = checkoutIntent(repo, 'INT-001');
-  const trace = join(tempDir('intent-read-ahead-'), 'trace.jsonl');
-  return { repo, wt, trace, env: { INTENT_HOOK_SERVER: '1', INTENT_HOOK_SERVER_MS: '60000', INTENT_HOOK_SERVER_TRACE: trace } };
+  }, 'intent-read-ahead-');
 }
 
 /** The requests the server traced for `hook`, in order. */

@@ -5,14 +5,14 @@
 // id, a process killed, changed settings) gives null or a fresh process, never a wrong answer.
 // Real git in temporary repositories, run from this process; and through real commits and the server.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readObjects, readObjectsResident } from '../../lib/git/blobs.js';
 import { residentTreeDiff, treeDiff } from '../../lib/git/diff.js';
 import { readObjectsPreferLooseAsync } from '../../lib/git/loose.js';
 import { stopResidents } from '../../lib/git/resident.js';
-import { checkoutIntent, git, governedRepo, hookServersStoppedAfterEach, intent, makeRepo, run, tempDir, until, writeFiles } from '../helpers.js';
+import { checkoutIntent, git, governedRepo, hookServersStoppedAfterEach, intent, makeRepo, run, servedLines, tempDir, until, writeFiles } from '../helpers.js';
 
 const servers = hookServersStoppedAfterEach();
 afterEach(() => stopResidents());
@@ -314,12 +314,7 @@ describe('stopResidents', () => {
 });
 
 describe('through the hook server', () => {
-  function traced(trace: string, hook: string): { server: number; readAhead?: boolean; ahead?: { residentDiff?: boolean } }[] {
-    if (!existsSync(trace)) return [];
-    const lines = readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
-    for (const l of lines) servers.add(l.server);
-    return lines.filter((l) => l.hook === hook);
-  }
+  const traced = (trace: string, hook: string) => servedLines<{ server: number; readAhead?: boolean; ahead?: { residentDiff?: boolean } }>(trace, hook, servers);
   /** The resident git processes working in `wt` (any parent). */
   const residentsIn = (wt: string) => processes((p) => p.cwd === wt && p.argv[0] === 'git' && (p.argv.includes('--stdin') || p.argv.includes('--batch')));
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { differingDirs, FlatTree, parseLsTree, readIndex, type KnownDir } from '../../lib/git/index-file.js';
 import { buildTrees, flatWithTrees, writeMissingTrees } from '../../lib/git/tree-build.js';
-import { checkoutIntent, git, governedRepo, hookServersStoppedAfterEach, servedLines, intent, makeRepo, noteOf, prng, run, tempDir, until, writeFiles } from '../helpers.js';
+import { git, hookServersStoppedAfterEach, servedCommits, servedIntent, servedLines, intent, makeRepo, noteOf, prng, run, tempDir, until, writeFiles } from '../helpers.js';
 
 const servers = hookServersStoppedAfterEach();
 
@@ -441,21 +441,12 @@ describe('through the hook server: a commit from an index whose cache tree lies'
 
   for (const variant of ['a crafted root id', 'a crafted subtree id under an invalid root'] as const) {
     it(`${variant}: the note is git's diff of the commit, the server keeps no HEAD of it, an out-of-scope difference staged next is refused`, async () => {
-      const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], {
+      const { repo, wt, trace, env } = servedIntent({
         'src/a.ts': 'export const a = 1;\n', 'other/o.txt': 'o\n', 'other/p.txt': 'p\n', 'README.md': '# t\n',
-      });
-      const wt = checkoutIntent(repo, 'INT-001');
-      const trace = join(tempDir('intent-tree-attack-'), 'trace.jsonl');
-      const env = { INTENT_HOOK_SERVER: '1', INTENT_HOOK_SERVER_MS: '60000', INTENT_HOOK_SERVER_TRACE: trace };
+      }, 'intent-tree-attack-');
       const index = git(wt, 'rev-parse', '--path-format=absolute', '--git-path', 'index').trim();
       git(wt, 'update-index', '--index-version', '2');
-      for (const v of [2, 3, 4]) {
-        writeFiles(wt, { 'src/a.ts': `export const a = ${v};\n` });
-        git(wt, 'add', '-A');
-        const c = run('git', ['commit', '-q', '-m', `in scope ${v}`], wt, env);
-        expect(c.status, c.stderr).toBe(0);
-        if (v === 2) await until(() => existsSync(join(repo, '.git', 'intent', 'server', 'pid')), 'the server runs');
-      }
+      await servedCommits(repo, wt, env, [2, 3, 4]);
       await until(() => traced(trace, 'post-commit').length >= 2, 'two served post-commits');
       expect(traced(trace, 'post-commit').at(-1)!.ahead?.entries, 'an honest commit: its entries kept as HEAD').toBe(true);
       expect(traced(trace, 'pre-commit').at(-1)!.stagedInProcess).toBe(true);
@@ -522,12 +513,9 @@ describe('through the hook server: commits whose index has no cache tree root (c
   const traced = (trace: string, hook: string) => servedLines<{ server: number; readAhead?: boolean; stagedInProcess?: boolean; ahead?: { entries?: boolean; treesWritten?: number } }>(trace, hook, servers);
 
   it('the server writes the trees git then commits: recorded from what it read ahead, fsck clean, the next commit\'s paths right', async () => {
-    const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], {
+    const { repo, wt, trace, env } = servedIntent({
       'src/a.ts': 'export const a = 1;\n', 'src/deep/b.ts': 'export const b = 1;\n', 'src/keep/k.ts': 'export const k = 1;\n', 'README.md': '# t\n',
-    });
-    const wt = checkoutIntent(repo, 'INT-001');
-    const trace = join(tempDir('intent-tree-partial-'), 'trace.jsonl');
-    const env = { INTENT_HOOK_SERVER: '1', INTENT_HOOK_SERVER_MS: '60000', INTENT_HOOK_SERVER_TRACE: trace };
+    }, 'intent-tree-partial-');
     for (const v of [2, 3]) {
       writeFiles(wt, { 'src/a.ts': `export const a = ${v};\n` });
       git(wt, 'add', '-A');
@@ -583,10 +571,7 @@ describe('through the hook server: seeded random commits, each base the one the 
     const files: Record<string, string> = { 'README.md': '# t\n', 'docs/d.md': 'd\n' };
     const dirs = ['src', 'src/a', 'src/a/b', 'src/a-b', 'src/a.b', 'src/a0', 'src/c/d/e'];
     for (const d of dirs) for (const n of ['x.ts', 'y.ts']) files[`${d}/${n}`] = `export const v = '${d}/${n}';\n`;
-    const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], files);
-    const wt = checkoutIntent(repo, 'INT-001');
-    const trace = join(tempDir('intent-tree-random-'), 'trace.jsonl');
-    const env = { INTENT_HOOK_SERVER: '1', INTENT_HOOK_SERVER_MS: '60000', INTENT_HOOK_SERVER_TRACE: trace };
+    const { repo, wt, trace, env } = servedIntent(files, 'intent-tree-random-');
     const rnd = prng(280);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
     // The files under src/ on disk; each round edits, adds, deletes and renames some of them in the work tree.
