@@ -60,11 +60,13 @@ export function plainVsGoverned(repo, reps, traceFile) {
       plain.push(p);
       governed.push(g);
       const hook = (h) => served.filter((s) => s.hook === h).reduce((n, s) => n + s.ms, 0);
-      phases['pre-commit'].push(hook('pre-commit'));
+      // The check before the commit: prepare-commit-msg's in intent worktrees (pre-commit's before).
+      const check = hook('pre-commit') + hook('prepare-commit-msg');
+      phases['pre-commit'].push(check);
       phases['post-commit'].push(hook('post-commit'));
-      phases.other.push(g - p - hook('pre-commit') - hook('post-commit'));
+      phases.other.push(g - p - check - hook('post-commit'));
       fast.commits++;
-      if (served.some((s) => s.hook === 'pre-commit' && s.stagedInProcess)) fast.stagedInProcess++;
+      if (served.some((s) => (s.hook === 'pre-commit' || s.hook === 'prepare-commit-msg') && s.stagedInProcess)) fast.stagedInProcess++;
       if (served.some((s) => s.hook === 'post-commit' && s.readAhead)) fast.readAhead++;
     }
     const ratios = governed.map((g, i) => g / plain[i]);

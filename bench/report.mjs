@@ -224,7 +224,7 @@ export function writeReport(R, file) {
     for (const [kind, k] of Object.entries(R.plainVsGoverned)) {
       const ok = k.ratio.median <= TARGET.plainRatio;
       rows.push([11, `a governed commit vs a plain \`git commit\` of the same change, ${kind} (paired)`, `${f(k.ratio.median, 2)}× (${msf(k.governed.median, 1)} vs ${msf(k.plain.median, 1)})`,
-        `≤ ${TARGET.plainRatio}×`, yes(ok), ok ? '' : `served pre-commit ${msf(k.phases['pre-commit'].median, 1)}, post-commit ${msf(k.phases['post-commit'].median, 1)}, the rest ${msf(k.phases.other.median, 1)}: see item 11`]);
+        `≤ ${TARGET.plainRatio}×`, yes(ok), ok ? '' : `served check ${msf(k.phases['pre-commit'].median, 1)}, post-commit ${msf(k.phases['post-commit'].median, 1)}, the rest ${msf(k.phases.other.median, 1)}: see item 11`]);
     }
   }
   for (const e of R.errors.filter((e) => e.item === 0)) rows.push(['—', 'set-up', `FAILED: ${e.message.split('\n')[0]}`, '', '**FAILED**', '']);
@@ -433,10 +433,10 @@ export function writeReport(R, file) {
     L.push(`In item 1's repository of ${kfiles(R.hooks?.[0]?.n ?? 1000)} files, in the intent's worktree (bench/plain-vs-governed.mjs): for each kind of change, pairs of commits of the same kind ` +
       '(10 files, 4 hunks each; comment-only: the first line of each file, a comment), one with hooks disabled (`git -c core.hooksPath=/dev/null commit`, in a second worktree of the same repository: the same files, the same index size; each governed commit follows a governed one, as in use) ' +
       'and one governed (every hook, through the hook server), the order alternating within each pair, two warm-up pairs not counted; the ratio is taken pair by pair. The governed time is split with the ' +
-      "server's trace (each request's time from its claim to its answer) into the served pre-commit and post-commit and the rest: git running the hook files (pre-commit, prepare-commit-msg, commit-msg, " +
-      "post-commit, post-index-change; each a `sh` reading the chain cache), and for the two served hooks the runner (sourced by the hook's own `sh`) and the round trip. " +
-      'The last column: how many served pre-commits read the staged paths from the index in-process, and how many post-commits used the diff the server read ahead (lib/hooks/prefetch.ts). Every governed commit\'s note is checked.', '');
-    L.push(table(['change', 'plain', 'governed', 'ratio (paired median)', 'served pre-commit', 'served post-commit', 'the rest', 'in-process staged paths / diff read ahead'],
+      "server's trace (each request's time from its claim to its answer) into the served check before the commit (prepare-commit-msg in intent worktrees, which makes pre-commit's checks) and post-commit and the rest: git running the hook files " +
+      "(prepare-commit-msg and post-commit; each a `sh` reading the chain cache), and for the two served hooks the runner (sourced by the hook's own `sh`) and the round trip. " +
+      'The last column: how many served checks read the staged paths from the index in-process, and how many post-commits used the diff the server read ahead (lib/hooks/prefetch.ts). Every governed commit\'s note is checked.', '');
+    L.push(table(['change', 'plain', 'governed', 'ratio (paired median)', 'served check', 'served post-commit', 'the rest', 'in-process staged paths / diff read ahead'],
       Object.entries(R.plainVsGoverned).map(([kind, k]) => [kind, range(k.plain, 1), range(k.governed, 1), `${f(k.ratio.median, 2)}× (${f(k.ratio.p25, 2)}–${f(k.ratio.p75, 2)})`,
         msf(k.phases['pre-commit'].median, 1), msf(k.phases['post-commit'].median, 1), msf(k.phases.other.median, 1),
         k.fast ? `${k.fast.stagedInProcess}/${k.fast.commits} / ${k.fast.readAhead}/${k.fast.commits}` : '—'])));

@@ -237,7 +237,7 @@ try {
     const res = results.plainVsGoverned = plainVsGoverned(small, REPS, join(root, 'served-11.jsonl'));
     for (const [kind, k] of Object.entries(res)) {
       log(`  ${kind}: plain ${k.plain.median.toFixed(1)} ms, governed ${k.governed.median.toFixed(1)} ms: ${k.ratio.median.toFixed(2)}× (paired); ` +
-        `served pre-commit ${k.phases['pre-commit'].median.toFixed(1)} ms, post-commit ${k.phases['post-commit'].median.toFixed(1)} ms, the rest ${k.phases.other.median.toFixed(1)} ms` +
+        `served check ${k.phases['pre-commit'].median.toFixed(1)} ms, post-commit ${k.phases['post-commit'].median.toFixed(1)} ms, the rest ${k.phases.other.median.toFixed(1)} ms` +
         (k.fast ? `; staged paths in-process ${k.fast.stagedInProcess}/${k.fast.commits}, diff read ahead ${k.fast.readAhead}/${k.fast.commits}` : ''));
     }
     const commits = Number(process.env.BENCH_MEMORY_COMMITS) || (QUICK ? 50 : 500);

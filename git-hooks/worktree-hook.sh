@@ -4,7 +4,8 @@
 # It checks that this folder still holds intent's hooks (an installer run in the worktree, such as
 # `lefthook install`, writes here), runs intent's hook when intent has one of this name, then the
 # repository's own hook, found when it runs: the core.hooksPath the main worktree uses. A hook
-# intent has none of is here only while the repository's own folder has it (see below).
+# intent has none of here (pre-commit and commit-msg among them: prepare-commit-msg makes their
+# checks) is here only while the repository's own folder has it (see below).
 hook=@HOOK@
 dir=@DIR@
 common=@COMMON@
@@ -86,14 +87,25 @@ INTENT_EOF
     *) orig="$main/$orig" ;;
   esac
 fi
-# Those hooks intent has none of: here exactly when the repository's folder has them, executable.
+# Those hooks intent has none of: here exactly when the repository's folder has them, executable
+# (pre-commit and commit-msg, which `intent init` puts there: and more than intent's block, which
+# the chain cache names; without the cache that is not known here, and they are left as they are).
 # Builtins only; when a team has added or removed one since (rare), the runner adds or removes
 # ours: from this hook on, git runs the repository's hook in intent worktrees, or no longer.
 if [ -z "$intent_cmd" ] && [ "$orig" != "$dir" ]; then
   for h in @CHAIN_ONLY@; do
-    case " $intent_have " in *" $h "*) [ -x "$orig/$h" ] && continue ;; *) [ -x "$orig/$h" ] || continue ;; esac
+    intent_there=
+    if [ -x "$orig/$h" ]; then intent_there=1; fi
+    case $h in
+      @REPO_ONLY@)
+        [ -n "$intent_ok" ] || continue
+        case " $intent_skip " in *" $h "*) intent_there= ;; esac
+        ;;
+    esac
+    case " $intent_have " in *" $h "*) [ -n "$intent_there" ] && continue ;; *) [ -z "$intent_there" ] && continue ;; esac
     if [ -x "$runner" ]; then
-      "$runner" sync-worktree-hooks "$hook" </dev/null || :
+      # (It fails only for a commit the repository's new pre-commit should have run for: refused once.)
+      "$runner" sync-worktree-hooks "$hook" </dev/null || exit $?
     else
       echo "intent: $orig/$h was added or removed and $runner is missing: intent worktrees do not follow it; run \`intent init\` in the main worktree." >&2
     fi

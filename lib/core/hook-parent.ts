@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 /**
  * The process a hook runs for: its parent, the hook's shell. A hook run by the hook server
  * (lib/hooks/server.ts) has the server as its parent; the server names the runner's shell instead.
@@ -12,4 +13,23 @@ export function hookParent(): number {
 /** Set by the hook server for the request it serves; null puts back process.ppid. */
 export function setHookParent(pid: number | null): void {
   parent = pid;
+}
+
+/**
+ * The command line of the git process a hook runs for (/proc: git → the hook's shell → node, or the
+ * server, which names the shell), up to its `--`; null where there is no /proc or no git is found.
+ */
+export function hookGitArgv(): string[] | null {
+  try {
+    let pid = hookParent();
+    for (let i = 0; i < 5 && pid > 1; i++) {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0');
+      if (/(^|\/)git$/.test(argv[0] ?? '')) {
+        const end = argv.indexOf('--');
+        return end === -1 ? argv : argv.slice(0, end);
+      }
+      pid = Number(readFileSync(`/proc/${pid}/stat`, 'latin1').replace(/^[\s\S]*\) /, '').split(' ')[1]);
+    }
+  } catch { /* no /proc: not known */ }
+  return null;
 }

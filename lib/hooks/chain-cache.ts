@@ -160,6 +160,17 @@ export function chainTarget(repo: Repo, cwd: string, env: NodeJS.ProcessEnv): st
   return orig === '' ? join(repo.commonDir, 'hooks') : isAbsolute(orig) ? orig : `${repo.mainRoot}/${orig}`;
 }
 
+/** Whether hook `hook` of the hooks folder `dir` is a file intent created, its block and nothing else (chaining it does nothing). */
+export function onlyIntentsBlock(dir: string, hook: string): boolean {
+  let text: string;
+  try {
+    text = readFileSync(join(dir, hook), 'utf8');
+  } catch {
+    return false;
+  }
+  return KINDS.some((k) => text === createdText(hook, k));
+}
+
 /** The cache's text for hooks run with `env` in `cwd`, or null when the configuration cannot be cached. */
 function chainCacheText(repo: Repo, cwd: string, env: NodeJS.ProcessEnv): string | null {
   const gitEnv = configEnv(env);
@@ -175,15 +186,7 @@ function chainCacheText(repo: Repo, cwd: string, env: NodeJS.ProcessEnv): string
     if (scope === 'worktree' || scope === 'command') continue;
     if (!origin.startsWith('file:') || !files.includes(origin.slice(5))) return null;
   }
-  const skip = CHAINED_HOOKS.filter((h) => {
-    let text: string;
-    try {
-      text = readFileSync(join(orig, h), 'utf8');
-    } catch {
-      return false;
-    }
-    return KINDS.some((k) => text === createdText(h, k));
-  });
+  const skip = CHAINED_HOOKS.filter((h) => onlyIntentsBlock(orig, h));
   const cache: ChainCache = { key: chainKey(env), orig, skip, files: [...files, orig, ...skip.map((h) => join(orig, h))] };
   if ([cache.key, ...cache.files].some((l) => l.includes('\n'))) return null;
   return [

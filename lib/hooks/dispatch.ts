@@ -1,6 +1,7 @@
 import { IntentError } from '../core/errors.js';
 import { withHookContext, type HookContext } from '../core/hook-context.js';
 import { mainHooksWarning } from './health.js';
+import { hookGitArgv } from '../core/hook-parent.js';
 
 /** Output of one hook run: exit code and the lines for stderr. */
 export interface HookOutcome {
@@ -28,7 +29,7 @@ export async function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv,
 export async function runHookIn(hook: string, ctx: HookContext, stdin: () => string = () => '', args: string[] = []): Promise<HookOutcome> {
   const { cwd, env } = ctx;
   if (hook === 'restore-worktree-hooks') return withHookContext(ctx, async () => restore(cwd, args[0] ?? ''));
-  if (hook === 'sync-worktree-hooks') return withHookContext(ctx, async () => sync(cwd));
+  if (hook === 'sync-worktree-hooks') return withHookContext(ctx, async () => sync(cwd, args[0] ?? ''));
   if (hook === 'serve-hooks') {
     // Not a git hook: the repository's hook server (lib/hooks/server.ts), started by a hook below.
     await (await import('./server.js')).serveHooks(args[0] ?? '', args[1] ?? '', runHookIn);
@@ -65,12 +66,21 @@ async function restore(cwd: string, hook: string): Promise<HookOutcome> {
 
 /**
  * An intent worktree's hook found that the repository's own hooks folder gained or lost a hook
- * intent has none of (post-index-change, ...): add or remove ours, which pass on to it. Never
- * fails git's command; says so when it could not (the repository's hook would not run).
+ * intent has none of (post-index-change, pre-commit, ...): add or remove ours, which pass on to it.
+ * Never fails git's command for that, and says so when it could not (the repository's hook would
+ * not run); but a commit checked by prepare-commit-msg when the repository's pre-commit had just
+ * been added is refused once: git had already passed the point where it runs pre-commit.
  */
-async function sync(cwd: string): Promise<HookOutcome> {
+async function sync(cwd: string, hook: string): Promise<HookOutcome> {
   try {
-    (await import('./worktree-hooks.js')).syncFromHook(cwd);
+    const { syncFromHook, missedBefore } = await import('./worktree-hooks.js');
+    if (missedBefore(cwd, hook, syncFromHook(cwd))) {
+      return {
+        code: 1,
+        stderr: 'intent: the repository\'s own pre-commit hook is new to intent worktrees and did not run for this commit: ' +
+          'prepare-commit-msg refused this time; run the same git command again (it runs from now on).\n',
+      };
+    }
     return { code: 0, stderr: '' };
   } catch (e) {
     return {
@@ -87,13 +97,20 @@ async function dispatch(hook: string, ctx: HookContext, stdin: () => string, arg
     case 'pre-commit':
       return commitCheck(async () => (await import('./pre-commit.js')).checkStagedCommit(cwd, env), 'intent: commit blocked.', true);
     case 'prepare-commit-msg':
-      // An intent worktree's commit that pre-commit did not see (cherry-pick, revert, --no-verify):
-      // the same check, here (see WORKTREE_ONLY_HOOKS in install.ts).
+      // An intent worktree's commit, whatever made it (commit, --no-verify, cherry-pick, revert):
+      // pre-commit's checks, then commit-msg's check of a mutation claim in the message as it is
+      // now (see WORKTREE_HOOKS in install.ts).
       return commitCheck(
-        async () => (await import('./pre-commit.js')).checkStagedCommit(cwd, env),
-        'intent: commit blocked. cherry-pick, revert and --no-verify skip pre-commit; intent checks their commits here. ' +
-          'To undo what a refused cherry-pick or revert left staged: git cherry-pick --abort or git revert --abort while git says one is in progress, ' +
-          'otherwise git reset --merge (your own unstaged edits stay).',
+        async () => {
+          const checked = await (await import('./pre-commit.js')).checkStagedCommit(cwd, env);
+          if (checked.governed) (await import('./commit-msg.js')).checkMutationClaim(cwd, args[0] ?? '');
+          return checked;
+        },
+        sequencerCommit()
+          ? 'intent: commit blocked. To undo what a refused cherry-pick or revert left staged: git cherry-pick --abort or git revert --abort ' +
+            'while git says one is in progress, otherwise git reset --merge (your own unstaged edits stay).'
+          : 'intent: commit blocked.',
+        true,
       );
     case 'pre-merge-commit':
       // `git merge` making a merge commit: the same check as pre-commit, on the merge's changes
@@ -195,6 +212,18 @@ async function commitCheck(check: () => Promise<{ governed: boolean; warnings?: 
   } catch (e) {
     return { code: 1, stderr: `${describe(e)}\n${blocked}\n` };
   }
+}
+
+/** Whether the commit being checked is made by a git command other than `git commit` (cherry-pick, revert; unknown: yes). */
+function sequencerCommit(): boolean {
+  const argv = hookGitArgv();
+  if (!argv) return true;
+  // git's own options before the command: -c and -C take the next word.
+  for (let i = 1; i < argv.length; i++) {
+    if (argv[i] === '-c' || argv[i] === '-C') i++;
+    else if (!argv[i].startsWith('-')) return argv[i] !== 'commit';
+  }
+  return true;
 }
 
 /** The warning when a commit's note was written and only its local ledger line failed; else null. */

@@ -118,14 +118,14 @@ const MISSING: Record<HookDirKind, string> = {
 };
 
 /**
- * Intent worktrees also run intent's prepare-commit-msg: git runs it for every commit, also those
- * made without pre-commit (cherry-pick, revert, `commit --no-verify`), and it can refuse the commit.
- * pre-commit leaves a mark naming the git process it ran for (in the git dir, beside the index git
- * names); prepare-commit-msg of the same process sees it and starts nothing, any other commit is
- * checked there. Not installed in the main worktree, where commits are ungoverned by default.
+ * The hooks intent runs in intent worktrees (their hook folder, lib/hooks/worktree-hooks.ts): two
+ * per commit. prepare-commit-msg, which git runs for every commit (also cherry-pick, revert and
+ * `commit --no-verify`) and which can refuse it, makes pre-commit's checks and commit-msg's check
+ * of a mutation claim; post-commit records. pre-commit and commit-msg are there only to pass on to
+ * the repository's own (a hook process costs about 2 ms a commit). The main worktree, where
+ * commits are ungoverned by default, runs HOOKS from the repository's own folder.
  */
-export const WORKTREE_ONLY_HOOKS = ['prepare-commit-msg'] as const;
-const CHECKED_MARK = '"${GIT_INDEX_FILE%/*}/intent-pre-commit-ran"';
+export const WORKTREE_HOOKS = ['prepare-commit-msg', 'post-commit', 'pre-merge-commit', 'post-merge', 'pre-push', 'post-rewrite'] as const;
 
 /** The shell lines that call hook `hook` through `runner` (an expression), buffering stdin where needed. */
 export function runLine(hook: string, runner: string): string {
@@ -136,12 +136,6 @@ export function runLine(hook: string, runner: string): string {
     return 'intent_claim=; { while IFS= read -r intent_l || [ -n "$intent_l" ]; do case $intent_l in ' +
       '[Ii][Nn][Tt][Ee][Nn][Tt]-[Mm][Uu][Tt][Aa][Tt][Ii][Oo][Nn]:*) intent_claim=1; break ;; esac; done <"$1"; } 2>/dev/null || :; ' +
       `if [ -n "$intent_claim" ]; then ${runner} ${hook} "$@" || exit $?; fi`;
-  }
-  // (`|| :`: a mark that cannot be written or read only means prepare-commit-msg checks again; and hooks may run under `sh -e`.)
-  if (hook === 'pre-commit' || hook === 'pre-merge-commit') return `${runner} ${hook} "$@" || exit $?; { [ -n "\${GIT_INDEX_FILE:-}" ] && echo "$PPID" >${CHECKED_MARK}; } 2>/dev/null || :`;
-  if (hook === 'prepare-commit-msg') {
-    return `intent_ran=; { [ -n "\${GIT_INDEX_FILE:-}" ] && [ -f ${CHECKED_MARK} ] && read -r intent_ran <${CHECKED_MARK}; } 2>/dev/null || :; ` +
-      `if [ "$intent_ran" != "$PPID" ]; then ${runner} ${hook} "$@" || exit $?; fi`;
   }
   if (!STDIN_HOOKS.has(hook)) return `${runner} ${hook} "$@" || exit $?`;
   return `intent_in="$(mktemp)" || exit 1; cat >"$intent_in"; ${runner} ${hook} "$@" <"$intent_in" || exit $?; exec <"$intent_in"; rm -f "$intent_in"`;

@@ -21,20 +21,28 @@ import { PKG_ROOT } from '../core/version.js';
 import { git, gitRaw } from '../git/process.js';
 import { openRepo, stateDir, type Repo } from '../git/repo.js';
 import { managerOf, readHookFile, type Manager } from './hook-file.js';
-import { CHAINED_HOOKS, HOOKS, lexists, runLine, shQuote, WORKTREE_ONLY_HOOKS, writeIfChanged } from './install.js';
+import { CHAINED_HOOKS, HOOKS, lexists, runLine, shQuote, WORKTREE_HOOKS, writeIfChanged } from './install.js';
 import { loadRecord, saveRecord } from './install-record.js';
-import { chainTarget, refreshChainCache } from './chain-cache.js';
+import { chainTarget, onlyIntentsBlock, refreshChainCache } from './chain-cache.js';
 import { withLock } from '../core/lock.js';
 import { hostEnv } from '../core/settings.js';
 
 export { CHAINED_HOOKS } from './install.js';
 
-const isOurs = (hook: string) => (HOOKS as readonly string[]).includes(hook) || (WORKTREE_ONLY_HOOKS as readonly string[]).includes(hook);
-/** The hooks intent runs its own hook for: always in the folder. */
+const isOurs = (hook: string) => (WORKTREE_HOOKS as readonly string[]).includes(hook);
+/** The hooks intent runs its own hook for in intent worktrees: always in the folder. */
 export const KEPT_HOOKS = CHAINED_HOOKS.filter(isOurs);
-/** The hooks intent has none of: in the folder only while the repository's own folder has them (executable). */
+/**
+ * The hooks intent has none of in intent worktrees: in the folder only while the repository's own
+ * folder has them (executable, and more than intent's block: pre-commit and commit-msg there,
+ * which `intent init` installs, may be intent's block alone).
+ */
 export const CHAIN_ONLY_HOOKS = CHAINED_HOOKS.filter((h) => !isOurs(h));
+/** Those of CHAIN_ONLY_HOOKS that `intent init` puts in the repository's own folder: there, intent's block alone counts as none. */
+const REPO_ONLY_HOOKS = CHAIN_ONLY_HOOKS.filter((h) => (HOOKS as readonly string[]).includes(h));
 
+/** The hooks that record a commit just made: a restore found there warns that it may not have been checked. */
+const RECORDING = new Set(['post-commit', 'post-merge']);
 /** Hooks that can stop what git is doing: a restore found there refuses it (the check may have been skipped). */
 const REFUSING = new Set(['applypatch-msg', 'pre-applypatch', 'pre-commit', 'pre-merge-commit', 'prepare-commit-msg', 'commit-msg', 'pre-rebase', 'pre-push', 'push-to-checkout', 'sendemail-validate']);
 
@@ -63,6 +71,7 @@ export function worktreeHookText(repo: Repo, hook: string): string {
     .replace('@MAIN@', () => shQuote(repo.mainRoot))
     .replace('@KEPT@', KEPT_HOOKS.join(' '))
     .replaceAll('@CHAIN_ONLY@', CHAIN_ONLY_HOOKS.join(' '))
+    .replace('@REPO_ONLY@', REPO_ONLY_HOOKS.join(' | '))
     .replace('@OURS@', ours ? 'true' : 'false')
     .replace('@RUN@', () => runLine(hook, 'intent_hook_run'));
 }
@@ -113,11 +122,14 @@ function runnable(file: string): boolean {
   }
 }
 
-/** Which of the hooks intent has none of belong in the folder: those `orig` has (null: those here now). */
+/**
+ * Which of the hooks intent has none of belong in the folder: those `orig` has, executable and
+ * more than intent's block (null: those here now).
+ */
 function wantedChainOnly(repo: Repo, orig: string | null): Set<string> {
   const dir = worktreeHooksPath(repo);
   if (orig === null) return new Set(CHAIN_ONLY_HOOKS.filter((h) => lexists(join(dir, h))));
-  return new Set(orig === dir ? [] : CHAIN_ONLY_HOOKS.filter((h) => runnable(join(orig, h))));
+  return new Set(orig === dir ? [] : CHAIN_ONLY_HOOKS.filter((h) => runnable(join(orig, h)) && !onlyIntentsBlock(orig, h)));
 }
 
 /**
@@ -176,6 +188,14 @@ export function syncFromHook(cwd: string): string[] {
     refreshChainCache(repo, cwd, env);
   } catch { /* the hooks ask git instead */ }
   return changed;
+}
+
+/**
+ * Whether `changed` (what syncFromHook did, run from hook `hook`) added a hook git runs before
+ * `hook` in the same command: pre-commit, added during a commit's prepare-commit-msg.
+ */
+export function missedBefore(cwd: string, hook: string, changed: string[]): boolean {
+  return hook === 'prepare-commit-msg' && changed.includes('pre-commit') && existsSync(join(worktreeHooksPath(openRepo(cwd)), 'pre-commit'));
 }
 
 function sameFile(a: string, b: string): boolean {
@@ -307,6 +327,11 @@ export function restoreMessage(hook: string, r: WorktreeRestore): { refuse: bool
   if (r.moved.length) lines.push(`intent: moved aside: ${r.moved.map((m) => m.to).join(', ')}`);
   lines.push('intent: install hook managers from the main worktree: the hooks of intent worktrees run the repository\'s own hooks after intent\'s.');
   if (refuse) lines.push(`intent: ${hook} refused this time, since intent's checks may not have run: run the same git command again.`);
+  else if (RECORDING.has(hook) && r.restored.some((h) => REFUSING.has(h))) {
+    // The hook that checks a commit before it is made was not intent's: this one was not checked.
+    lines.push(`intent: WARNING: this commit was made while ${r.restored.filter((h) => REFUSING.has(h)).join(', ')} was not intent's: it was NOT checked before it was made. ` +
+      'Its trace note records what it changed (paths out of its scope included), and intent gate refuses those; to take it back: git reset --soft HEAD^.');
+  }
   return { refuse, text: lines.join('\n') + '\n' };
 }
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { hookParent } from '../core/hook-parent.js';
+import { hookGitArgv } from '../core/hook-parent.js';
 import { readBlobs } from '../git/blobs.js';
 import { classifyChanges, explainEvolution, type FileClasses } from './classify.js';
 import { IntentError } from '../core/errors.js';
@@ -63,15 +63,16 @@ function unmet(changes: FileChange[], blobs: Map<string, Buffer>, classes: FileC
 /**
  * The post-commit warning for a commit whose message claims AST_REFACTOR but whose change against
  * its parent is not one ('' when the claim holds): a claim the commit-msg check did not see whole
- * (`--no-verify`, a rebase, an amend where git's command line cannot be read). The note records
+ * (written in the editor after intent worktrees' prepare-commit-msg checked the message, `--no-verify`
+ * in the main worktree, a rebase, an amend where git's command line cannot be read). The note records
  * what the commit is; the committer hears why.
  */
 export function unmetClaimWarning(sha: string, changes: FileChange[], blobs: Map<string, Buffer>, classes: FileClasses): string {
   const why = unmet(changes, blobs, classes);
   if (why === null) return '';
   return `intent: WARNING: commit ${sha.slice(0, 12)} claims Intent-Mutation: AST_REFACTOR, but against its parent it is not one: ${why}.\n` +
-    'intent: it is recorded as INTENT_EVOLUTION. The commit-msg hook did not check this commit as a whole (--no-verify, a rebase, or an amend ' +
-    'where git\'s command line cannot be read); to drop the claim: git commit --amend, without the trailer.\n';
+    'intent: it is recorded as INTENT_EVOLUTION. The claim was not checked against this commit as a whole before it was made (a claim written in ' +
+    'the editor, --no-verify in the main worktree, a rebase, or an amend where git\'s command line cannot be read); to drop the claim: git commit --amend, without the trailer.\n';
 }
 
 /**
@@ -80,18 +81,7 @@ export function unmetClaimWarning(sha: string, changes: FileChange[], blobs: Map
  * /proc this says no, and post-commit warns about a claim the whole amended commit does not bear out.
  */
 function amending(): boolean {
-  try {
-    let pid = hookParent();
-    for (let i = 0; i < 5 && pid > 1; i++) {
-      const argv = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0');
-      if (/(^|\/)git$/.test(argv[0] ?? '')) {
-        const end = argv.indexOf('--');
-        return (end === -1 ? argv : argv.slice(0, end)).some((a) => /^--am(e(nd?)?)?$/.test(a));
-      }
-      pid = Number(readFileSync(`/proc/${pid}/stat`, 'latin1').replace(/^[\s\S]*\) /, '').split(' ')[1]);
-    }
-  } catch { /* no /proc: not known */ }
-  return false;
+  return (hookGitArgv() ?? []).some((a) => /^--am(e(nd?)?)?$/.test(a));
 }
 
 /**

@@ -2,14 +2,16 @@
 // hook folder only while the repository's own hooks folder has them: git then starts no shell for
 // a post-index-change of nobody's on every index it writes (each `git add`, each commit). A hook the
 // team adds is run in intent worktrees from the first hook of any kind that runs there after it
-// was added (a commit's pre-commit): from then on at every index write; one it removes is no longer
-// passed on to. An installer writing into the folder is still found and undone.
+// was added (a commit's prepare-commit-msg): from then on at every index write; one it removes is no
+// longer passed on to. pre-commit and commit-msg are among them: prepare-commit-msg makes their
+// checks, and the repository's own are passed on to only when they are more than intent's block.
+// An installer writing into the folder is still found and undone.
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PKG_ROOT, checkoutIntent, expectRefused, git, governedRepo, intent, run, spawnAsync, tempDir, writeFiles } from '../helpers.js';
+import { PKG_ROOT, checkoutIntent, expectRefused, git, governedRepo, intent, noteOf, run, spawnAsync, tempDir, writeFiles } from '../helpers.js';
 
-const CHAIN_ONLY = ['applypatch-msg', 'pre-applypatch', 'post-applypatch', 'pre-rebase', 'post-checkout', 'push-to-checkout', 'pre-auto-gc', 'sendemail-validate', 'post-index-change'];
+const CHAIN_ONLY = ['applypatch-msg', 'pre-applypatch', 'post-applypatch', 'pre-commit', 'commit-msg', 'pre-rebase', 'post-checkout', 'push-to-checkout', 'pre-auto-gc', 'sendemail-validate', 'post-index-change'];
 
 /** The hooks git ran (GIT_TRACE2_EVENT child_start of class hook) while running `git args` in `cwd`. */
 function hooksRun(cwd: string, args: string[]): string[] {
@@ -55,14 +57,54 @@ function setup(): { repo: string; wt: string; marks: string } {
 }
 
 describe('hooks intent has none of, in the hook folder of intent worktrees', () => {
-  it('a repository without them: none in the folder, and no post-index-change runs in git add or git commit', () => {
+  it('a repository without them: none in the folder, and a commit runs two hooks (no pre-commit, commit-msg or post-index-change)', () => {
     const { repo, wt } = setup();
+    // The repository's own pre-commit and commit-msg are intent's block alone: nothing to pass on to.
+    expect(readFileSync(join(repo, '.git', 'hooks', 'pre-commit'), 'utf8')).toContain('intent_hook');
     for (const h of CHAIN_ONLY) expect(here(repo, h), h).toBe(false);
-    expect(readdirSync(folder(repo)).sort()).toEqual(['commit-msg', 'post-commit', 'post-merge', 'post-rewrite', 'pre-commit', 'pre-merge-commit', 'pre-push', 'prepare-commit-msg']);
+    expect(readdirSync(folder(repo)).sort()).toEqual(['post-commit', 'post-merge', 'post-rewrite', 'pre-merge-commit', 'pre-push', 'prepare-commit-msg']);
     expect(add(wt, 1)).toEqual([]);
     const ran = hooksRun(wt, ['commit', '-q', '-m', 'change 1']);
-    expect(ran).toEqual(['pre-commit', 'prepare-commit-msg', 'commit-msg', 'post-commit']);
+    expect(ran).toEqual(['prepare-commit-msg', 'post-commit']);
+    expect(here(repo, 'pre-commit')).toBe(false);
     expect(doctorFolder(repo).ok).toBe(true);
+    // Still checked: out of scope is refused (by prepare-commit-msg), with --no-verify too.
+    writeFiles(wt, { 'docs/out.md': 'out\n' });
+    git(wt, 'add', 'docs/out.md');
+    expectRefused(run('git', ['commit', '-q', '-m', 'out of scope'], wt), 'not authorized to edit docs/out.md');
+    expectRefused(run('git', ['commit', '-q', '--no-verify', '-m', 'out of scope'], wt), 'not authorized to edit docs/out.md');
+  });
+
+  it('the team\'s own pre-commit and commit-msg: in the folder, run before intent\'s check, and gone when the team removes them', () => {
+    const { repo, wt, marks } = setup();
+    for (const h of ['pre-commit', 'commit-msg']) {
+      const file = join(repo, '.git', 'hooks', h);
+      writeFileSync(file, `${readFileSync(file, 'utf8')}echo team-${h} >> '${marks}'\n`);
+    }
+    // The first hook after the change (a commit's prepare-commit-msg) puts ours in; git had already
+    // passed pre-commit, so that commit is refused once; the next one runs them.
+    add(wt, 1);
+    expectRefused(run('git', ['commit', '-q', '-m', 'change 1'], wt), 'pre-commit hook is new to intent worktrees and did not run for this commit');
+    expect(marksOf(marks)).toEqual([]);
+    expect(here(repo, 'pre-commit')).toBe(true);
+    expect(here(repo, 'commit-msg')).toBe(true);
+    expect(doctorFolder(repo).ok).toBe(true);
+    expect(commit(wt, 2)).toEqual(['pre-commit', 'prepare-commit-msg', 'commit-msg', 'post-commit']);
+    expect(marksOf(marks).slice(-2)).toEqual(['team-pre-commit', 'team-commit-msg']);
+    // intent's check still refuses, after the team's pre-commit ran.
+    writeFiles(wt, { 'docs/out.md': 'out\n' });
+    git(wt, 'add', 'docs/out.md');
+    const before = marksOf(marks).length;
+    expectRefused(run('git', ['commit', '-q', '-m', 'out of scope'], wt), 'not authorized to edit docs/out.md');
+    expect(marksOf(marks).slice(before)).toEqual(['team-pre-commit']);
+    git(wt, 'rm', '-q', '--cached', 'docs/out.md');
+    // Back to intent's block alone (`intent init` rewrites a file it created): ours go at the next hook.
+    for (const h of ['pre-commit', 'commit-msg']) rmSync(join(repo, '.git', 'hooks', h));
+    expect(intent(repo, ['init']).status).toBe(0);
+    commit(wt, 3);
+    expect(here(repo, 'pre-commit')).toBe(false);
+    expect(here(repo, 'commit-msg')).toBe(false);
+    expect(commit(wt, 4)).toEqual(['prepare-commit-msg', 'post-commit']);
   });
 
   it('.git/hooks: a post-index-change the team adds runs from the first hook after it on; removed, ours goes too', () => {
@@ -76,8 +118,8 @@ describe('hooks intent has none of, in the hook folder of intent worktrees', () 
     // No hook has run since: `git add` runs none, so not yet.
     expect(add(wt, 2)).toEqual([]);
     expect(marksOf(marks)).toEqual([]);
-    // The commit's pre-commit (the first hook) puts ours in; every index write from then on runs it.
-    expect(hooksRun(wt, ['commit', '-q', '-m', 'change 2'])).toContain('pre-commit');
+    // The commit's prepare-commit-msg (the first hook) puts ours in; every index write from then on runs it.
+    expect(hooksRun(wt, ['commit', '-q', '-m', 'change 2'])).toContain('prepare-commit-msg');
     expect(existsSync(join(folder(repo), 'post-index-change'))).toBe(true);
     expect(doctorFolder(repo).ok).toBe(true);
     const before = marksOf(marks).length;
@@ -150,14 +192,26 @@ describe('hooks intent has none of, in the hook folder of intent worktrees', () 
     expect(refused.stderr).toContain('post-index-change');
     expect(here(repo, 'post-index-change')).toBe(false);
     expect(readdirSync(join(repo, '.git', 'intent', 'hooks.displaced')).some((f) => f.startsWith('post-index-change.'))).toBe(true);
-    expect(hooksRun(wt, ['commit', '-q', '-m', 'change 1'])).toContain('pre-commit');
-    // One that replaces a hook of intent's own is found as before.
-    rmSync(join(folder(repo), 'pre-commit'));
-    writeFileSync(join(folder(repo), 'pre-commit'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    expect(hooksRun(wt, ['commit', '-q', '-m', 'change 1'])).toContain('prepare-commit-msg');
+    // One that replaces the hook of intent's that checks a commit: that commit is not checked, but
+    // post-commit finds the folder changed, restores it and says so loudly; the note records the
+    // commit (an out-of-scope path among its violations), and the next commit is checked.
+    rmSync(join(folder(repo), 'prepare-commit-msg'));
+    writeFileSync(join(folder(repo), 'prepare-commit-msg'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    writeFiles(wt, { 'docs/sneaked.md': 'out\n' });
+    git(wt, 'add', 'docs/sneaked.md');
+    const unchecked = run('git', ['commit', '-q', '-m', 'change 2'], wt);
+    expect(unchecked.status, unchecked.stderr).toBe(0);
+    expect(unchecked.stderr).toContain('were changed by another installer: prepare-commit-msg');
+    expect(unchecked.stderr).toContain('intent: WARNING: this commit was made while prepare-commit-msg was not intent\'s: it was NOT checked before it was made');
+    expect(JSON.stringify(noteOf(wt)!.record)).toContain('docs/sneaked.md');
+    expect(readFileSync(join(folder(repo), 'prepare-commit-msg'), 'utf8')).toContain('intent_hook_run');
+    writeFiles(wt, { 'docs/sneaked.md': 'again\n' });
+    git(wt, 'add', 'docs/sneaked.md');
+    expectRefused(run('git', ['commit', '-q', '-m', 'change 2b'], wt), 'not authorized to edit docs/sneaked.md');
+    git(wt, 'reset', '-q', 'HEAD', '--', 'docs/sneaked.md');
     add(wt, 2);
-    expectRefused(run('git', ['commit', '-q', '-m', 'change 2'], wt), 'were changed by another installer: pre-commit');
-    expect(readFileSync(join(folder(repo), 'pre-commit'), 'utf8')).toContain('intent_hook_run');
-    expect(hooksRun(wt, ['commit', '-q', '-m', 'change 2'])).toContain('pre-commit');
+    expect(hooksRun(wt, ['commit', '-q', '-m', 'change 2'])).toContain('prepare-commit-msg');
 
     // One that deletes ours while the repository has one: the next hook puts it back (nothing refused).
     markingHook(join(repo, '.git', 'hooks', 'post-index-change'), marks, 'own');
@@ -168,15 +222,15 @@ describe('hooks intent has none of, in the hook folder of intent worktrees', () 
     const n = marksOf(marks).filter((m) => m === 'own').length;
     add(wt, 5);
     expect(marksOf(marks).filter((m) => m === 'own')).toHaveLength(n + 1);
-    // With our post-index-change there, the next index write (git add) finds a replaced pre-commit
+    // With our post-index-change there, the next index write (git add) finds a replaced prepare-commit-msg
     // and restores it before any commit: intent's check runs.
-    rmSync(join(folder(repo), 'pre-commit'));
-    writeFileSync(join(folder(repo), 'pre-commit'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    rmSync(join(folder(repo), 'prepare-commit-msg'));
+    writeFileSync(join(folder(repo), 'prepare-commit-msg'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
     writeFiles(wt, { 'docs/out.md': 'out\n' });
     const staged = run('git', ['add', 'docs/out.md'], wt);
     expect(staged.status).toBe(0);
-    expect(staged.stderr).toContain('were changed by another installer: pre-commit');
-    expect(readFileSync(join(folder(repo), 'pre-commit'), 'utf8')).toContain('intent_hook_run');
+    expect(staged.stderr).toContain('were changed by another installer: prepare-commit-msg');
+    expect(readFileSync(join(folder(repo), 'prepare-commit-msg'), 'utf8')).toContain('intent_hook_run');
     expectRefused(run('git', ['commit', '-q', '-m', 'out of scope'], wt), 'not authorized to edit docs/out.md');
   });
 

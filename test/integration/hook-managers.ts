@@ -157,12 +157,21 @@ export function governed(wt: string, env: Env): Run {
   return r;
 }
 
-/** The main worktree lost intent's hooks, and says so: the one-line warning and doctor; then --fix. */
+/**
+ * The main worktree lost intent's hooks, and says so: the one-line warning and doctor; then --fix.
+ * (A manager that only added a hook of its own there, pre-commit's framework in migration mode,
+ * leaves intent's in place: doctor then only finds the intent worktrees' folder not passing on to
+ * it yet, which the next hook or --fix puts right.)
+ */
 export function reportedAndFixed(repo: string): void {
   if (doctorOk(repo)) return;
+  const failing = (JSON.parse(intent(repo, ['doctor', '--json']).stdout) as { checks: { subject: string; ok: boolean }[] }).checks.filter((c) => !c.ok);
   const warn = intent(repo, ['verify']).stderr.split('\n').filter((l) => l.includes('WARNING'));
-  expect(warn, 'the one-line warning').toHaveLength(1);
-  expect(warn[0]).toContain("the main worktree's hooks lost intent");
+  if (failing.every((c) => c.subject === 'worktree hooks')) expect(warn, 'no warning: the main worktree kept intent').toEqual([]);
+  else {
+    expect(warn, 'the one-line warning').toHaveLength(1);
+    expect(warn[0]).toContain("the main worktree's hooks lost intent");
+  }
   ok(repo, ['doctor', '--fix']);
   expect(doctorOk(repo), intent(repo, ['doctor']).stdout).toBe(true);
 }

@@ -146,7 +146,7 @@ describe('the hook server', () => {
       viaServer.push(stable(wt));
     }
     const hooks = served(trace).slice(before).map((l) => l.hook);
-    expect(hooks).toEqual(['pre-commit', 'post-commit', 'pre-commit', 'post-commit', 'pre-commit', 'post-commit']);
+    expect(hooks).toEqual(['prepare-commit-msg', 'post-commit', 'prepare-commit-msg', 'post-commit', 'prepare-commit-msg', 'post-commit']);
     expect(new Set(served(trace).map((l) => l.server))).toEqual(new Set([serverPid(repo)]));
 
     // The same three commits again, from the same start, with the server off: the same notes.
@@ -180,23 +180,22 @@ describe('the hook server', () => {
     expect(all.stderr).toContain('README.md');
     git(wt, 'checkout', '-q', '--', 'README.md');
     const hooks = served(trace);
-    expect(hooks.filter((h) => h.hook === 'pre-commit').map((h) => h.code)).toEqual([1, 0, 1]);
+    expect(hooks.filter((h) => h.hook === 'prepare-commit-msg').map((h) => h.code)).toEqual([1, 0, 1]);
   });
 
-  it('passes the message file to commit-msg: a claim the change does not bear out is refused', async () => {
+  it('passes the message file to prepare-commit-msg: a claim the change does not bear out is refused, with --no-verify too', async () => {
     const { repo, wt, trace, env } = setup();
     expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
     await serverUp(repo);
     const r = commit(wt, env, { 'src/a.ts': 'export const a = 42;\n' }, 'not a refactor\n\nIntent-Mutation: AST_REFACTOR');
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/AST_REFACTOR/);
-    expect(served(trace).map((h) => `${h.hook}:${h.code}`)).toContain('commit-msg:1');
-    // Past commit-msg (--no-verify), post-commit's warning, written as it happens, still reaches git's stderr.
+    expect(served(trace).map((h) => `${h.hook}:${h.code}`)).toContain('prepare-commit-msg:1');
     const before = served(trace).length;
     const skipped = run('git', ['commit', '-q', '--no-verify', '-m', 'not a refactor\n\nIntent-Mutation: AST_REFACTOR'], wt, env);
-    expect(skipped.status, skipped.stderr).toBe(0);
-    expect(skipped.stderr).toContain('claims Intent-Mutation: AST_REFACTOR, but against its parent it is not one');
-    expect(served(trace).slice(before).map((h) => h.hook)).toContain('post-commit');
+    expect(skipped.status).toBe(1);
+    expect(skipped.stderr).toContain('Intent-Mutation: AST_REFACTOR is not true for this commit');
+    expect(served(trace).slice(before).map((h) => `${h.hook}:${h.code}`)).toEqual(['prepare-commit-msg:1']);
   });
 
   it('sees every edit of the registry between served commits, also one of the same size with its modification time put back', async () => {
@@ -222,7 +221,7 @@ describe('the hook server', () => {
     writeFileSync(file, wide);
     const back = run('git', ['commit', '-q', '-m', 'c, in scope again'], wt, env);
     expect(back.status, back.stderr).toBe(0);
-    expect(served(trace).slice(before).filter((h) => h.hook === 'pre-commit').map((h) => h.code)).toEqual([0, 1, 0]);
+    expect(served(trace).slice(before).filter((h) => h.hook === 'prepare-commit-msg').map((h) => h.code)).toEqual([0, 1, 0]);
   });
 
   it('sees every move of another intent\'s branch between served commits: update-ref, pack-refs, deletion, a folder of branches', async () => {
@@ -245,7 +244,7 @@ describe('the hook server', () => {
       const before = served(trace).length;
       const r = commit(wt1, env, { 'src/auth/a.ts': `export const a = ${100 + n++};\n` }, `a.ts ${n}`);
       expect(r.status, r.stderr).toBe(0);
-      expect(served(trace).slice(before).map((h) => h.hook)).toContain('pre-commit');
+      expect(served(trace).slice(before).map((h) => h.hook)).toContain('prepare-commit-msg');
       return r.stderr.includes(warning);
     };
     const moveTo = (sha: string) => git(repo, 'update-ref', 'refs/heads/intent/INT-002', sha);
@@ -620,7 +619,7 @@ describe('the reply pipe: no FIFO per request', () => {
     const before = served(trace).length;
     const r = commit(wt, env, { 'src/a.ts': 'export const a = 3;\n' }, 'through the pipe');
     expect(r.status, r.stderr).toBe(0);
-    expect(served(trace).slice(before).map((h) => h.hook)).toEqual(['pre-commit', 'post-commit']);
+    expect(served(trace).slice(before).map((h) => h.hook)).toEqual(['prepare-commit-msg', 'post-commit']);
     expect(readdirSync(serverDir(repo)).filter((f) => f.startsWith('r.'))).toEqual([]);
   });
 
@@ -676,7 +675,7 @@ describe('the reply pipe: no FIFO per request', () => {
       expect(noteOf(wt)?.summary).toMatch(/^INT-001 /);
     }
     const now = served(trace).slice(before);
-    expect(now.map((h) => h.hook)).toEqual(['pre-commit', 'post-commit', 'pre-commit', 'post-commit']);
+    expect(now.map((h) => h.hook)).toEqual(['prepare-commit-msg', 'post-commit', 'prepare-commit-msg', 'post-commit']);
     expect(new Set(now.map((h) => h.server))).toEqual(new Set([server]));
     expect(readdirSync(serverDir(repo)).filter((f) => f.startsWith('r.'))).toEqual([]);
   });
@@ -710,7 +709,7 @@ describe('the reply pipe: no FIFO per request', () => {
     }, 'the runner made its marker');
     const runner = Number(marker.slice(2));
     const hookFile = readFileSync(`/proc/${runner}/cmdline`, 'utf8').split('\0')[1]!;
-    expect(hookFile).toMatch(/intent\/hooks\/pre-commit$/);
+    expect(hookFile).toMatch(/intent\/hooks\/prepare-commit-msg$/);
     process.kill(runner, 'SIGKILL');
     const r = await committing;
     expect(r.code).not.toBe(0);

@@ -22,8 +22,8 @@ describe('an index whose cache tree lies, committed through the hook server', ()
       'src/a.ts': 'export const a = 1;\n', 'other/o.txt': 'o\n', 'other/p.txt': 'p\n', 'README.md': '# t\n',
     }, 'intent-index-attack-');
     await servedCommits(repo, wt, env, [2, 3, 4]);
-    await until(() => traced(trace, 'pre-commit').length > 0, 'a served pre-commit');
-    expect(traced(trace, 'pre-commit').at(-1)!.stagedInProcess).toBe(true);
+    await until(() => traced(trace, 'prepare-commit-msg').length > 0, 'a served prepare-commit-msg');
+    expect(traced(trace, 'prepare-commit-msg').at(-1)!.stagedInProcess).toBe(true);
 
     // An honest in-scope change, and other/o.txt's entry pointed at new content in place: the cache
     // tree still says other/ is HEAD's tree, so git (diff --cached, commit) does not see it.

@@ -261,8 +261,9 @@ describe('intent init next to existing hooks', () => {
     expect(refused(repo, wt, ['-q', '-a', '-m', 'in scope, user hook blocks'])).toContain('user hook: lint failed');
     rmSync(blockFile);
     expectEnforced(repo, wt);
-    // Ours runs first: the out-of-scope attempt stopped before the user's lines; the in-scope one ran them.
-    expect(marks()).toBe(4);
+    // In an intent worktree intent's check is prepare-commit-msg's, after the team's pre-commit:
+    // the out-of-scope attempt ran the user's lines too (and was stopped after them).
+    expect(marks()).toBe(5);
   });
 
   it('chains to an existing non-shell hook, moved to pre-commit.intent-chained and run after ours', () => {
@@ -302,7 +303,9 @@ describe('intent init next to existing hooks', () => {
 
     const wt = checkoutIntent(repo, 'INT-001');
     expectEnforced(repo, wt);
-    expect(marks()).toBe(3);
+    // The team's pre-commit runs before intent's check (prepare-commit-msg's in intent worktrees):
+    // for the refused attempt too.
+    expect(marks()).toBe(4);
   });
 
   it('keeps a lefthook-style hook: block inserted, lefthook still called and still able to block', () => {
@@ -367,7 +370,8 @@ describe('intent init next to existing hooks', () => {
 
     const wt = checkoutIntent(repo, 'INT-001');
     expectEnforced(repo, wt, env);
-    expect(readFileSync(marker, 'utf8').split('\n').filter(Boolean)).toHaveLength(3);
+    // lefthook runs for both attempts: intent's check (prepare-commit-msg's) comes after it.
+    expect(readFileSync(marker, 'utf8').split('\n').filter(Boolean)).toHaveLength(4);
   });
 });
 

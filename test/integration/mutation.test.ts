@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { checkoutIntent, git, governedRepo, noteOf, run, writeFiles } from '../helpers.js';
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { checkoutIntent, git, governedRepo, noteOf, run, tempDir, writeFiles } from '../helpers.js';
 
 const BASE = {
   'src/auth.ts': 'export function login(user: string) {\n  const ttl = 3600;\n  return `${user}:${ttl}`;\n}\n\nexport function logout(user: string) {\n  return user;\n}\n',
@@ -165,11 +167,24 @@ describe('the commit-msg check and the trace note take one decision', () => {
     expect(noteOf(wt2)!.record.metadata['dev.intent'].mutation_class).toBe('AST_REFACTOR');
   });
 
-  it('a claim the commit-msg hook never checked (--no-verify) that the commit does not bear out: recorded as INTENT_EVOLUTION, and the committer is told', () => {
+  it('--no-verify does not skip the check in an intent worktree: prepare-commit-msg refuses a false claim', () => {
     const wt = setup();
     writeFiles(wt, { 'src/util.ts': 'export const one = 2;\n' });
     const r = run('git', ['commit', '-q', '-a', '--no-verify', '-m', 'one', '-m', 'Intent-Mutation: AST_REFACTOR'], wt);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain('Intent-Mutation: AST_REFACTOR is not true for this commit: const one: literal 1 became 2');
+    expect(git(wt, 'log', '-1', '--format=%s')).not.toBe('one');
+  });
+
+  it('a claim written in the editor, after prepare-commit-msg checked the message, that the commit does not bear out: recorded as INTENT_EVOLUTION, and the committer is told', () => {
+    const wt = setup();
+    writeFiles(wt, { 'src/util.ts': 'export const one = 2;\n' });
+    const editor = join(tempDir(), 'editor.sh');
+    writeFileSync(editor, '#!/bin/sh\nprintf "one\\n\\nIntent-Mutation: AST_REFACTOR\\n" >"$1"\n');
+    chmodSync(editor, 0o755);
+    const r = run('git', ['commit', '-q', '-a'], wt, { GIT_EDITOR: editor });
     expect(r.status, r.stderr).toBe(0);
+    expect(git(wt, 'log', '-1', '--format=%B')).toContain('Intent-Mutation: AST_REFACTOR');
     expect(noteOf(wt)!.record.metadata['dev.intent'].mutation_class).toBe('INTENT_EVOLUTION');
     expect(r.stderr).toContain(`intent: WARNING: commit ${git(wt, 'rev-parse', 'HEAD').slice(0, 12)} claims Intent-Mutation: AST_REFACTOR, but against its parent it is not one: `);
     expect(r.stderr).toContain('it is recorded as INTENT_EVOLUTION');

@@ -1,13 +1,12 @@
 import { appendFileSync, chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, hookServersStoppedAfterEach, servedIntent, servedLines, intent, noteOf, run, tempDir, until, writeFiles } from '../helpers.js';
+import { expectRefused, git, hookServersStoppedAfterEach, servedIntent, servedLines, intent, noteOf, run, tempDir, until, writeFiles } from '../helpers.js';
 
-// What the hook server reads ahead between pre-commit and post-commit (lib/hooks/prefetch.ts):
+// What the hook server reads ahead between the check (prepare-commit-msg in intent worktrees) and post-commit (lib/hooks/prefetch.ts):
 // real commits through the installed hooks and the server. The note of a commit recorded from
 // what was read ahead is the note post-commit writes on its own (in its own node) for that commit,
-// and a commit that is not what pre-commit allowed (a hook after ours staged more) is recorded
-// from git's own diff of it.
+// and one that is not the commit the work was read for (an amend) is recorded from git's own diff of it.
 
 // Each test's servers leave with its repositories (checked every second); stop them now.
 const servers = hookServersStoppedAfterEach();
@@ -66,7 +65,7 @@ describe('reading ahead for post-commit in the hook server', () => {
       await until(() => postCommits(trace).length > before, `the server traced the post-commit of "${name}"`);
       expect(postCommits(trace).at(-1)!.readAhead, `${name}: recorded from what was read ahead`).toBe(true);
       // From the second served commit on, pre-commit read the staged paths from the index in-process.
-      if (name !== 'modify') expect(traced(trace, 'pre-commit').at(-1)!.stagedInProcess, `${name}: staged paths in-process`).toBe(true);
+      if (name !== 'modify') expect(traced(trace, 'prepare-commit-msg').at(-1)!.stagedInProcess, `${name}: staged paths in-process`).toBe(true);
       const served = stable(wt);
       classes[name] = noteOf(wt)!.record.metadata['dev.intent'].mutation_class;
       const outcomes = existsSync(classTrace) ? readFileSync(classTrace, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).outcome) : [];
@@ -103,8 +102,8 @@ describe('reading ahead for post-commit in the hook server', () => {
       expect(run('git', ['commit', '-q', '-m', `in scope ${i}`], wt, env).status).toBe(0);
       if (i === 1) await until(() => existsSync(join(repo, '.git', 'intent', 'server', 'pid')), 'the server runs');
     }
-    await until(() => traced(trace, 'pre-commit').length > 0, 'a served pre-commit');
-    expect(traced(trace, 'pre-commit').at(-1)!.stagedInProcess).toBe(true);
+    await until(() => traced(trace, 'prepare-commit-msg').length > 0, 'a served prepare-commit-msg');
+    expect(traced(trace, 'prepare-commit-msg').at(-1)!.stagedInProcess).toBe(true);
     const head = git(wt, 'rev-parse', 'HEAD').trim();
     // Staged outside the scope: refused, whichever index git names.
     writeFiles(wt, { 'README.md': '# changed\n', 'src/a.ts': 'export const a = 5;\n' });
@@ -123,26 +122,27 @@ describe('reading ahead for post-commit in the hook server', () => {
     // And the in-scope part alone goes through, its paths read in-process.
     const ok = run('git', ['commit', '-q', '-m', 'in -- path', '--', 'src/a.ts'], wt, env);
     expect(ok.status, ok.stderr).toBe(0);
-    expect(traced(trace, 'pre-commit').at(-1)!.stagedInProcess).toBe(true);
+    expect(traced(trace, 'prepare-commit-msg').at(-1)!.stagedInProcess).toBe(true);
     expect(git(wt, 'show', '--name-only', '--format=', 'HEAD').trim()).toBe('src/a.ts');
   });
 
-  it('a commit that is not what pre-commit allowed (a hook after ours staged more) is recorded from git\'s diff of it', async () => {
+  it('the team\'s pre-commit staging more (it runs before intent\'s check): the commit is refused once when it is new, then recorded with what it staged', async () => {
     const { repo, wt, trace, env } = setup();
     writeFiles(wt, { 'src/a.ts': 'export const a = 2;\n' });
     git(wt, 'add', '-A');
     expect(run('git', ['commit', '-q', '-m', 'start'], wt, env).status).toBe(0);
     await until(() => existsSync(join(repo, '.git', 'intent', 'server', 'pid')), 'the server runs');
-    // The repository's own pre-commit (after intent's, chained) stages one more file.
+    // The repository's own pre-commit (intent's block, then the team's line) stages one more file.
     appendFileSync(join(repo, '.git', 'hooks', 'pre-commit'), '\necho "export const late = 1;" > src/late.ts && git add src/late.ts\n');
-    const before = postCommits(trace).length;
     writeFiles(wt, { 'src/a.ts': 'export const a = 5;\n' });
     git(wt, 'add', '-A');
+    // git had passed pre-commit when prepare-commit-msg found it new: refused once.
+    expectRefused(run('git', ['commit', '-q', '-m', 'with a late file'], wt, env), 'pre-commit hook is new to intent worktrees and did not run for this commit');
+    const before = postCommits(trace).length;
     const c = run('git', ['commit', '-q', '-m', 'with a late file'], wt, env);
     expect(c.status, c.stderr).toBe(0);
     expect(git(wt, 'show', '--name-only', '--format=', 'HEAD').trim().split('\n').sort()).toEqual(['src/a.ts', 'src/late.ts']);
     await until(() => postCommits(trace).length > before, 'the server traced the post-commit');
-    expect(postCommits(trace).at(-1)!.readAhead).toBe(false);
     expect(noteOf(wt)!.record.files.map((f: { path: string }) => f.path).sort()).toEqual(['src/a.ts', 'src/late.ts']);
     const served = stable(wt);
     recordUnserved(repo, wt);

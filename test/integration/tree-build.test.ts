@@ -449,7 +449,7 @@ describe('through the hook server: a commit from an index whose cache tree lies'
       await servedCommits(repo, wt, env, [2, 3, 4]);
       await until(() => traced(trace, 'post-commit').length >= 2, 'two served post-commits');
       expect(traced(trace, 'post-commit').at(-1)!.ahead?.entries, 'an honest commit: its entries kept as HEAD').toBe(true);
-      expect(traced(trace, 'pre-commit').at(-1)!.stagedInProcess).toBe(true);
+      expect(traced(trace, 'prepare-commit-msg').at(-1)!.stagedInProcess).toBe(true);
 
       // In scope: src/a.ts. The cache tree made to say other/o.txt is "out of scope" (git commits that).
       const other = otherTree(wt, 'other/o.txt', 'out of scope\n');
@@ -555,11 +555,11 @@ describe('through the hook server: commits whose index has no cache tree root (c
     expect(git(wt, 'rev-parse', 'HEAD').trim()).toBe(head);
     // Without README.md: allowed, its staged paths read in-process.
     git(wt, 'reset', '-q', 'README.md');
-    const before = traced(trace, 'pre-commit').length;
+    const before = traced(trace, 'prepare-commit-msg').length;
     const ok = run('git', ['commit', '-q', '-m', 'in scope'], wt, env);
     expect(ok.status, ok.stderr).toBe(0);
-    await until(() => traced(trace, 'pre-commit').length > before, 'the pre-commit traced');
-    expect(traced(trace, 'pre-commit').at(-1)!.stagedInProcess).toBe(true);
+    await until(() => traced(trace, 'prepare-commit-msg').length > before, 'the prepare-commit-msg traced');
+    expect(traced(trace, 'prepare-commit-msg').at(-1)!.stagedInProcess).toBe(true);
     expect(git(wt, 'show', '--name-only', '--format=', 'HEAD').trim().split('\n')).toEqual(['src/a.ts', 'src/keep/k.ts']);
   }, 90_000);
 });
@@ -612,7 +612,7 @@ describe('through the hook server: seeded random commits, each base the one the 
       const c = run('git', ['commit', '-q', '--allow-empty', '-m', `round ${round} (${how})`, ...args], wt, env);
       expect(c.status, `round ${round} (${how}): ${c.stderr}`).toBe(0);
       await until(() => traced(trace, 'post-commit').length > before, `the post-commit of round ${round}`);
-      if (traced(trace, 'pre-commit').at(-1)!.stagedInProcess) inProcess++;
+      if (traced(trace, 'prepare-commit-msg').at(-1)!.stagedInProcess) inProcess++;
       if (traced(trace, 'post-commit').at(-1)!.readAhead) readAhead++;
       const served = stable(wt);
       const own = run(join(repo, '.git', 'intent', 'bin', 'hook'), ['post-commit'], wt, { INTENT_HOOK_SERVER: '0' });
