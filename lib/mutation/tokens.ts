@@ -51,10 +51,6 @@ export function tokenSignature(text: string): string {
   return digestKey(tokenDigest(text));
 }
 
-// The tokens: names, numbers (`1.5e3`, `.5`, `0x1F`), quoted strings and templates (no escaped
-// line break), and any other single character but layout.
-const TOKEN = /[A-Za-z_$][\w$]*|\d[\w.]*|\.\d[\w]*|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|`(?:\\.|[^`\\])*`|[^\s\w]/g;
-
 // A token's hash: two lanes over its UTF-16 code units (FNV-1a with two multipliers and seeds),
 // each finished by murmur3's mixer so that the sums of many hashes stay spread over 32 bits. The
 // result of `hash` is left in HA and HB (no allocation per token).
@@ -81,9 +77,29 @@ function hash(s: string): void {
   HB = fmix(b + s.length);
 }
 
-/** The hashes of the normalised tokens met most: a name (`I`), each keyword, each ASCII punctuation character. */
-const NAME = (() => (hash('I'), [HA, HB] as const))();
-const KEYWORD_HASH = new Map(KEYWORDS.map((k) => (hash(k), [k, [HA, HB] as const])));
+// Character classes of the ASCII range, as the regular expressions the tokeniser is defined by
+// read them: 1 a name's first character ([A-Za-z_$]), 2 a digit, 4 a name's other characters
+// ([\w$]), 8 a word character (\w), 16 layout (\s).
+const CLASS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  CLASS[c] = (/[A-Za-z_$]/.test(ch) ? 1 : 0) | (/\d/.test(ch) ? 2 : 0) | (/[\w$]/.test(ch) ? 4 : 0) | (/\w/.test(ch) ? 8 : 0) | (/\s/.test(ch) ? 16 : 0);
+}
+const SPACE = /\s/;
+/** Layout (`\s`) beyond ASCII: rare outside strings and comments, so asked of the regular expression. */
+const wideSpace = (c: number): boolean => SPACE.test(String.fromCharCode(c));
+/** What `.` does not match: the line terminators. */
+const lineEnd = (c: number): boolean => c === 10 || c === 13 || c === 0x2028 || c === 0x2029;
+
+/** The hashes of the normalised tokens met most: a name (`I`), each keyword (by its length and first character), each ASCII character. */
+const NAME_A = (hash('I'), HA);
+const NAME_B = HB;
+const MAX_KEYWORD = Math.max(...KEYWORDS.map((k) => k.length));
+const KEYWORD_AT: ({ word: string; a: number; b: number }[] | undefined)[] = [];
+for (const word of KEYWORDS) {
+  hash(word);
+  (KEYWORD_AT[word.length * 128 + word.charCodeAt(0)] ??= []).push({ word, a: HA, b: HB });
+}
 const CHAR_A = new Int32Array(128);
 const CHAR_B = new Int32Array(128);
 for (let c = 0; c < 128; c++) {
@@ -93,44 +109,90 @@ for (let c = 0; c < 128; c++) {
 }
 
 /**
- * The digest of a text's token multiset (what `tokenSignature` names): comments dropped, each
- * token normalised (a name to `I`, a keyword to itself, a string to its value or to `I` when it
- * could be a property name, a number to its value, a template to its text with names as `I`) and
- * hashed as the matches are found; `;`, `,`, `(` and `)` are not counted.
+ * The digest of a text's token multiset (what `tokenSignature` names): comments dropped, then the
+ * tokens of `/[A-Za-z_$][\w$]*|\d[\w.]*|\.\d[\w]*|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|`(?:\\.|[^`\\])*`|[^\s\w]/g`
+ * (names, numbers, quoted strings and templates with no escaped line break, any other single
+ * character but layout), found by a scan of the characters that matches exactly what that
+ * expression matches, each normalised (a name to `I`, a keyword to itself, a string to its value
+ * or to `I` when it could be a property name, a number to its value, a template to its text with
+ * names as `I`) and hashed as it is found; `;`, `,`, `(` and `)` are not counted.
  */
 export function tokenDigest(text: string): TokenDigest {
   const src = text.indexOf('/') < 0 ? text : text.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/(^|[^:\\])\/\/[^\n]*/g, '$1 ');
+  const len = src.length;
   let n = 0;
   let a = 0;
   let b = 0;
-  const re = TOKEN;
-  re.lastIndex = 0;
-  for (let m = re.exec(src); m !== null; m = re.exec(src)) {
-    const t = m[0];
-    const c = t.charCodeAt(0);
-    if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 36) {
-      const k = KEYWORD_HASH.get(t) ?? NAME;
-      a = (a + k[0]) | 0;
-      b = (b + k[1]) | 0;
-    } else if (t.length === 1 && c !== 34 && c !== 39 && c !== 96 && !(c >= 48 && c <= 57)) {
-      // Punctuation (a lone quote or backtick is an empty string or template, as below).
+  let i = 0;
+  while (i < len) {
+    const c = src.charCodeAt(i);
+    const k = c < 128 ? CLASS[c]! : 0;
+    if (k & 1) {
+      // A name or keyword: [A-Za-z_$][\w$]*
+      let j = i + 1;
+      for (let d: number; j < len && (d = src.charCodeAt(j)) < 128 && CLASS[d]! & 4; ) j++;
+      let kw: { a: number; b: number } | undefined;
+      if (j - i <= MAX_KEYWORD) {
+        const list = KEYWORD_AT[(j - i) * 128 + c];
+        if (list) for (const e of list) if (src.startsWith(e.word, i)) kw = e;
+      }
+      a = (a + (kw ? kw.a : NAME_A)) | 0;
+      b = (b + (kw ? kw.b : NAME_B)) | 0;
+      n++;
+      i = j;
+      continue;
+    }
+    let j = -1;
+    if (k & 2) {
+      // A number: \d[\w.]*
+      j = i + 1;
+      for (let d: number; j < len && (d = src.charCodeAt(j)) < 128 && (CLASS[d]! & 8 || d === 46); ) j++;
+    } else if (c === 46 && i + 1 < len && src.charCodeAt(i + 1) < 128 && CLASS[src.charCodeAt(i + 1)]! & 2) {
+      // A number: \.\d\w*
+      j = i + 2;
+      for (let d: number; j < len && (d = src.charCodeAt(j)) < 128 && CLASS[d]! & 8; ) j++;
+    } else if (c === 34 || c === 39 || c === 96) {
+      // A string or template up to the first quote not escaped; none (a backslash before a line
+      // break or the end of the text comes first): the quote alone.
+      for (let p = i + 1; p < len; ) {
+        const d = src.charCodeAt(p);
+        if (d === c) {
+          j = p + 1;
+          break;
+        }
+        if (d === 92) {
+          if (p + 1 >= len || lineEnd(src.charCodeAt(p + 1))) break;
+          p += 2;
+        } else p++;
+      }
+      if (j < 0) j = i + 1;
+    } else if (k & 16 || (c >= 128 && wideSpace(c))) {
+      i++;
+      continue;
+    }
+    if (j < 0) {
+      // Any other character.
+      i++;
       if (c === 59 || c === 44 || c === 40 || c === 41) continue;
       if (c < 128) {
         a = (a + CHAR_A[c]!) | 0;
         b = (b + CHAR_B[c]!) | 0;
       } else {
-        hash(t);
+        hash(String.fromCharCode(c));
         a = (a + HA) | 0;
         b = (b + HB) | 0;
       }
-    } else {
-      hash(c === 96 ? `t:${t.slice(1, -1).replace(/[A-Za-z_$][\w$]*/g, 'I')}` // names inside ${…} may be renamed
-        : c === 34 || c === 39 ? stringKey(cook(t.slice(1, -1)))
-          : numberKey(t));
-      a = (a + HA) | 0;
-      b = (b + HB) | 0;
+      n++;
+      continue;
     }
+    const t = src.slice(i, j);
+    hash(c === 96 ? `t:${t.slice(1, -1).replace(/[A-Za-z_$][\w$]*/g, 'I')}` // names inside ${…} may be renamed
+      : c === 34 || c === 39 ? stringKey(cook(t.slice(1, -1)))
+        : numberKey(t));
+    a = (a + HA) | 0;
+    b = (b + HB) | 0;
     n++;
+    i = j;
   }
   return { n, a, b };
 }

@@ -16,6 +16,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FileChange } from '../../lib/git/hunks.js';
+import { sameWords } from '../../lib/mutation/classes.js';
 import { cheapClasses } from '../../lib/mutation/classify.js';
 import { blobTokenDigest, clearTokenCache, TOKEN_CACHE_ENTRIES, tokenCacheSize } from '../../lib/mutation/token-cache.js';
 import { addDigests, digestKey, EMPTY_DIGEST, sameDigest, tokenDigest, tokenSignature } from '../../lib/mutation/tokens.js';
@@ -48,6 +49,9 @@ function randomText(rnd: () => number): string {
     () => pick(['`a ${b} c`', '`a ${z} c`', '``', '`x`', '`${a + 1}`']),
     () => pick(['+', '-', '=>', '{', '}', '[', ']', '.', '?.', '!', '@', '#', '\\', '"', "'", '`', '€', '\ud83d', ';', ',', '(', ')']),
     () => pick(['/* c */', '// line\n', 'http://x', '\n', '  ', '\t']),
+    // Where a scan of the characters could part from the regular expression: escapes before line
+    // ends, quotes left open, numbers and names at their edges, layout beyond ASCII.
+    () => pick(['"a\\\rb"', "'a\\\u2028b'", "'a\\", '"', "'open", '`open ${', '\\', '..5', '.5e3', '1.2e+3', 'a$b', '$1', 'aé', '_', '\u00a0', '\u2028', '\ufeff', '\u3000', '\u200b', '\u0085']),
   ];
   const parts: string[] = [];
   const n = 1 + Math.floor(rnd() * 30);
@@ -180,6 +184,30 @@ describe('token digests against the sorted token lists they replace', () => {
     }
     expect(tokenSignature('')).toBe(digestKey(EMPTY_DIGEST));
     expect(tokenSignature('; , ( ) // nothing but what is not counted')).toBe(digestKey(EMPTY_DIGEST));
+  });
+});
+
+describe('the layout-only rule without building the squashed texts', () => {
+  it('agrees with comparing t.replace(/\\s+/g, " ").trim() of each text', () => {
+    const rnd = prng(SEED ^ 0x1a70);
+    const squash = (t: string) => t.replace(/\s+/g, ' ').trim();
+    // Layout, and (now and then) what is not: a zero-width space, U+180E (layout before Unicode 6.3), nothing.
+    const layout = [' ', '  ', '\t', '\n', '\r\n', '\v', '\f', '\u00a0', '\u2028', '\u3000', '\ufeff', ' \n '];
+    const odd = ['\u200b', '\u180e', ''];
+    const relayout = (t: string) => t.replace(/\s+/g, () => (rnd() < 0.002 ? odd[Math.floor(rnd() * odd.length)]! : layout[Math.floor(rnd() * layout.length)]!));
+    let same = 0;
+    const pairs: [string, string][] = [['', ''], ['', ' \n'], ['a', 'a '], [' a', 'a'], ['ab', 'a b'], ['a b', 'a  b'], ['a', 'ab'], ['ab cd', 'ab'], ['x\u200by', 'x y']];
+    for (const t of LIB.slice(0, 60)) for (let k = 0; k < 4; k++) pairs.push([t, relayout(t)], [relayout(t), relayout(t.replace(/;/, ''))]);
+    for (let k = 0; k < 3000; k++) {
+      const t = randomText(rnd);
+      pairs.push([t, relayout(t)], [t, relayout(randomText(rnd))]);
+    }
+    for (const [x, y] of pairs) {
+      expect(sameWords(x, y), JSON.stringify([x.slice(0, 80), y.slice(0, 80)])).toBe(squash(x) === squash(y));
+      if (squash(x) === squash(y)) same++;
+    }
+    expect(same).toBeGreaterThan(pairs.length / 4);
+    expect(same).toBeLessThan(pairs.length);
   });
 });
 
