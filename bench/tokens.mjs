@@ -4,11 +4,11 @@
 // byte rules and the token filter), in-process, as the hook server runs it before post-commit.
 // The files: the first three of the repository's own lib/**/*.ts of 4.5-5.5 KB; the change: a line
 // of code inserted at line 4 of each (bench/util.mjs stageEdit's ordinary change), round after
-// round. Timed: the old token filter (sorted token lists; test/token-reference.mjs, the code as it
-// was) against the token digests, with a cold cache (emptied before each call), a warm one (the
+// round. Timed: the old cheapClasses (sorted token lists, texts squashed for the layout rule;
+// test/token-reference.mjs, the code as it was) against the new one (token digests), with a cold cache (emptied before each call), a warm one (the
 // old side is the previous round's new side, as from one commit to the next in the server) and a
 // hot one (both sides seen: post-commit after the read-ahead); the byte rules alone (a claim skips
-// the token filter) as the floor; and one file's signature. Medians in ms after a warm-up (warm JIT);
+// the token filter), old and new; and one file's signature. Medians in ms after a warm-up (warm JIT);
 // prints a Markdown table.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { cheapClasses } from '../dist/lib/mutation/classify.js';
 import { clearTokenCache } from '../dist/lib/mutation/token-cache.js';
 import { tokenSignature } from '../dist/lib/mutation/tokens.js';
-import { oldFilter, oldTokenSignature } from '../test/token-reference.mjs';
+import { oldCheapClasses, oldTokenSignature } from '../test/token-reference.mjs';
 import { PKG, median } from './util.mjs';
 
 const reps = Number(process.argv[2] ?? 301);
@@ -55,14 +55,6 @@ function round(seq) {
 const ROUNDS = 64;
 const commits = Array.from({ length: ROUNDS }, (_, i) => round(i + 1));
 
-/** The old cheapClasses: the byte rules (a claim skips only the token filter), then the old filter. */
-function oldCheap(changes, blobs) {
-  const base = cheapClasses(changes, blobs, true);
-  const { survivors } = oldFilter(base.survivors);
-  for (const x of base.survivors) if (!survivors.includes(x)) base.out.set(x.c.path, { cls: 'INTENT_EVOLUTION' });
-  return { out: base.out, survivors };
-}
-
 /** Median ms of `fn(commit)` over `reps` calls, round after round; `before` runs untimed before each. */
 function time(fn, before = () => {}) {
   const xs = [];
@@ -79,12 +71,12 @@ function time(fn, before = () => {}) {
 
 // The decisions agree (an ordinary change: every file an evolution, no survivor).
 for (const c of commits.slice(0, 3)) {
-  const [o, n] = [oldCheap(c.changes, c.blobs), cheapClasses(c.changes, c.blobs)];
+  const [o, n] = [oldCheapClasses(c.changes, c.blobs), cheapClasses(c.changes, c.blobs)];
   if (JSON.stringify([...o.out]) !== JSON.stringify([...n.out]) || o.survivors.length !== n.survivors.length) throw new Error('old and new decide differently');
 }
 
 const rows = [
-  ['old: sorted token lists', time((c) => oldCheap(c.changes, c.blobs))],
+  ['old: sorted token lists, texts squashed', time((c) => oldCheapClasses(c.changes, c.blobs))],
   ['new: digests, cold cache', time((c) => cheapClasses(c.changes, c.blobs), () => clearTokenCache())],
   ['new: digests, warm cache (old side cached)', time((c) => cheapClasses(c.changes, c.blobs), (c, i) => {
     // Only the previous round's commit was seen: its new side is this one's old side.
@@ -92,7 +84,8 @@ const rows = [
     cheapClasses(commits[(i + ROUNDS - 1) % ROUNDS].changes, commits[(i + ROUNDS - 1) % ROUNDS].blobs);
   })],
   ['new: digests, hot cache (both sides cached)', time((c) => cheapClasses(c.changes, c.blobs), (c) => cheapClasses(c.changes, c.blobs))],
-  ['byte rules alone (claimed: no token filter)', time((c) => cheapClasses(c.changes, c.blobs, true))],
+  ['old byte rules alone (claimed: no token filter)', time((c) => oldCheapClasses(c.changes, c.blobs, true))],
+  ['new byte rules alone (claimed: no token filter)', time((c) => cheapClasses(c.changes, c.blobs, true))],
 ];
 const text = base[0];
 const one = [

@@ -21,7 +21,7 @@ import { cheapClasses } from '../../lib/mutation/classify.js';
 import { blobTokenDigest, clearTokenCache, TOKEN_CACHE_ENTRIES, tokenCacheSize } from '../../lib/mutation/token-cache.js';
 import { addDigests, digestKey, EMPTY_DIGEST, sameDigest, tokenDigest, tokenSignature } from '../../lib/mutation/tokens.js';
 import { prng } from '../helpers.js';
-import { oldFilter, oldTokens, oldTokenSignature } from '../token-reference.mjs';
+import { oldCheapClasses, oldTokens, oldTokenSignature } from '../token-reference.mjs';
 
 const SEED = Number(process.env.TOKEN_DIGEST_SEED ?? 0x70c_2026);
 type OldSig = (text: string) => string;
@@ -121,32 +121,30 @@ function commit(files: [string, string | null, string | null][]): { changes: Fil
 }
 
 /** cheapClasses' answer, comparable: the classes by path and the survivors' paths. */
-function answer(r: ReturnType<typeof cheapClasses>) {
+function answer(r: { out: Map<string, unknown>; survivors: { c: FileChange }[] }) {
   return { out: Object.fromEntries([...r.out].sort(([p], [q]) => p.localeCompare(q))), survivors: r.survivors.map((x) => x.c.path) };
 }
 
 type Candidate = { oldText: string | null; newText: string | null; c: FileChange };
 const byUnion = (texts: (string | null)[]) => texts.flatMap((t) => (t === null ? [] : oldToks(t))).sort().join('\u0000');
 
+type Old = { out: Map<string, { cls: string }>; survivors: Candidate[]; candidates: Candidate[]; inOrder?: boolean; asSet?: boolean; joined?: boolean };
+
 /**
- * The old filter's answer for a commit, and whether the new one may differ: only where tokenising
- * the texts joined by line breaks differs from the union of the files' tokens (a construct the
- * tokeniser sees open at a file's end), and then the new one follows the union.
+ * The old cheapClasses' answer for a commit, and the answer expected of the new one: the same but
+ * where tokenising the texts joined by line breaks differs from the union of the files' tokens (a
+ * construct the tokeniser sees open at a file's end); there the new one follows the union.
  */
 function reference(changes: FileChange[], blobs: Map<string, Buffer>) {
-  const base = cheapClasses(changes, blobs, true);
-  const candidates = base.survivors as Candidate[];
-  const old = oldFilter(candidates) as { survivors: Candidate[]; whole: boolean; inOrder: boolean; asSet: boolean; joined: boolean };
+  const old = (oldCheapClasses as (c: FileChange[], b: Map<string, Buffer>) => Old)(changes, blobs);
+  if (old.joined === undefined) return { expected: answer(old), old: answer(old), joinedDiffers: false };
+  const { candidates } = old;
   const union = old.inOrder || old.asSet || byUnion(candidates.map((x) => x.oldText)) === byUnion(candidates.map((x) => x.newText));
-  const whole = union;
-  const survivors = whole ? candidates : old.survivors;
-  const out = new Map(base.out);
-  for (const x of candidates) if (!survivors.includes(x)) out.set(x.c.path, { cls: 'INTENT_EVOLUTION' as const });
-  return { expected: answer({ out, survivors }), old: answer({ out: (() => {
-    const o = new Map(base.out);
-    for (const x of candidates) if (!old.survivors.includes(x)) o.set(x.c.path, { cls: 'INTENT_EVOLUTION' as const });
-    return o;
-  })(), survivors: old.survivors }), joinedDiffers: old.joined !== union && !old.inOrder && !old.asSet };
+  const survivors = union ? candidates : candidates.filter((x) => x.oldText !== null && x.newText !== null && oldSig(x.oldText) === oldSig(x.newText));
+  const out = new Map(old.out);
+  for (const x of candidates) if (survivors.includes(x)) out.delete(x.c.path);
+  else out.set(x.c.path, { cls: 'INTENT_EVOLUTION' });
+  return { expected: answer({ out, survivors }), old: answer(old), joinedDiffers: !old.inOrder && !old.asSet && old.joined !== union };
 }
 
 describe('token digests against the sorted token lists they replace', () => {
@@ -247,6 +245,7 @@ describe('cheapClasses on token digests decides as the old filter did', () => {
     let differs = 0;
     let same = 0;
     let refactorLike = 0;
+    let layoutOnly = 0;
     const cold: unknown[] = [];
     for (const files of commits) {
       const { changes, blobs } = commit(files);
@@ -266,11 +265,13 @@ describe('cheapClasses on token digests decides as the old filter did', () => {
         same++;
       }
       if (got.survivors.length) refactorLike++;
+      if (Object.values(got.out).some((v) => (v as { cls: string }).cls === 'AST_REFACTOR')) layoutOnly++;
     }
     // Most commits have no construct open at a file's end; both outcomes are exercised.
     expect(same).toBeGreaterThan(commits.length * 0.9);
     expect(refactorLike).toBeGreaterThan(commits.length * 0.2);
     expect(refactorLike).toBeLessThan(commits.length * 0.9);
+    expect(layoutOnly).toBeGreaterThan(100);
     console.log(`token-digest: ${commits.length} commits, ${joinedDiffers} where the joined texts tokenise differently from the files' union, ${differs} decided differently`);
     // Warm: the same answers with every blob's digest cached.
     expect(commits.map((files) => {
