@@ -13,11 +13,44 @@ export function classifyFile(change: FileChange, oldContent?: Buffer, newContent
   if (binary || change.status === 'A' || change.status === 'D' || change.status === 'T') return 'INTENT_EVOLUTION';
   if (change.oldMode !== change.newMode) return 'INTENT_EVOLUTION';
   if (!oldContent || !newContent) return 'INTENT_EVOLUTION';
-  return squash(oldContent) === squash(newContent) ? 'AST_REFACTOR' : 'INTENT_EVOLUTION';
+  return sameWords(oldContent.toString('utf8'), newContent.toString('utf8')) ? 'AST_REFACTOR' : 'INTENT_EVOLUTION';
 }
 
-function squash(b: Buffer): string {
-  return b.toString('utf8').replace(/\s+/g, ' ').trim();
+/**
+ * Whether two texts are the same but for layout: the same runs of non-layout characters (`\s`)
+ * in the same order, what `t.replace(/\s+/g, ' ').trim()` of each compares, found by one scan of
+ * both without building either.
+ */
+export function sameWords(x: string, y: string): boolean {
+  let i = skipLayout(x, 0);
+  let j = skipLayout(y, 0);
+  for (;;) {
+    // One word of each, character by character; a word ends at layout or at the end of its text.
+    for (; i < x.length && j < y.length; i++, j++) {
+      const c = x.charCodeAt(i);
+      const d = y.charCodeAt(j);
+      if (c === d) {
+        if (isLayout(c)) break;
+      } else if (isLayout(c) || isLayout(d)) {
+        if (!(isLayout(c) && isLayout(d))) return false;
+        break;
+      } else return false;
+    }
+    i = skipLayout(x, i);
+    j = skipLayout(y, j);
+    if (i >= x.length || j >= y.length) return i >= x.length && j >= y.length;
+  }
+}
+
+const LAYOUT = /\s/;
+/** `\s`: a table for ASCII, the regular expression beyond (rare). */
+function isLayout(c: number): boolean {
+  return c < 128 ? c === 32 || (c >= 9 && c <= 13) : LAYOUT.test(String.fromCharCode(c));
+}
+
+function skipLayout(t: string, i: number): number {
+  while (i < t.length && isLayout(t.charCodeAt(i))) i++;
+  return i;
 }
 
 /** A commit is an evolution when any of its files is. */

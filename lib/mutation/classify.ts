@@ -13,7 +13,8 @@ import { classifyChange as astClassify, unchangedTrees } from './syntax/index.js
 import { isBinary } from '../git/blobs.js';
 import type { FileChange } from '../git/hunks.js';
 import { classifyFile, type MutationClass } from './classes.js';
-import { tokenSignature } from './tokens.js';
+import { addDigests, EMPTY_DIGEST, sameDigest, type TokenDigest } from './tokens.js';
+import { blobTokenDigest } from './token-cache.js';
 
 export { tokenSignature } from './tokens.js';
 
@@ -68,19 +69,22 @@ export function cheapClasses(changes: FileChange[], blobs: Map<string, Buffer>, 
   }
   let survivors = candidates;
   if (!claimedRefactor) {
-    // Each text's signature once: the comparisons below ask for most of them two or three times.
-    const memo = new Map<string, string>();
-    const sig = (t: string | null): string => {
-      if (t === null) return '';
-      let s = memo.get(t);
-      if (s === undefined) memo.set(t, (s = tokenSignature(t)));
-      return s;
-    };
-    const whole = candidates.map((x) => sig(x.oldText)).join('\u0001') === candidates.map((x) => sig(x.newText)).join('\u0001')
-      || [...candidates.map((x) => sig(x.oldText))].sort().join() === [...candidates.map((x) => sig(x.newText))].sort().join()
-      || sortedAll(candidates.map((x) => x.oldText)) === sortedAll(candidates.map((x) => x.newText));
-    survivors = whole ? candidates : candidates.filter((x) => x.oldText !== null && x.newText !== null && sig(x.oldText) === sig(x.newText));
-    for (const x of candidates) if (!survivors.includes(x)) out.set(x.c.path, { cls: 'INTENT_EVOLUTION' });
+    // Each blob's token digest once, by its id, across calls (lib/mutation/token-cache.ts).
+    const digest = (oid: string, t: string | null): TokenDigest => (t === null ? EMPTY_DIGEST : blobTokenDigest(oid, t));
+    const olds = candidates.map((x) => digest(x.c.oldOid, x.oldText));
+    const news = candidates.map((x) => digest(x.c.newOid, x.newText));
+    // The tokens of all old texts together against all new ones (declarations moved between files):
+    // the sum of the per-file digests, the union of their multisets. Per-file equality, in order or
+    // not, implies it. It differs from tokenising the texts joined by line breaks only where the
+    // tokeniser's view of a construct (a string, template or block comment as its regex sees
+    // them, which a quote in a regular expression or a comment opener in a string can open) is
+    // still open at a file's end and would run on into the next file's text.
+    const whole = sameDigest(olds.reduce(addDigests, EMPTY_DIGEST), news.reduce(addDigests, EMPTY_DIGEST));
+    survivors = whole ? candidates : candidates.filter((x, i) => x.oldText !== null && x.newText !== null && sameDigest(olds[i]!, news[i]!));
+    if (!whole) {
+      const kept = new Set(survivors);
+      for (const x of candidates) if (!kept.has(x)) out.set(x.c.path, { cls: 'INTENT_EVOLUTION' });
+    }
   }
   return { out, survivors };
 }
@@ -131,9 +135,3 @@ export function explainEvolution(changes: FileChange[], blobs: Map<string, Buffe
   }
   return `${path} changes more than layout, names or order`;
 }
-
-/** Token signature of several texts together (declarations moved between files). */
-function sortedAll(texts: (string | null)[]): string {
-  return tokenSignature(texts.filter((t): t is string => t !== null).join('\n'));
-}
-
