@@ -61,10 +61,10 @@ export function plainVsGoverned(repo, reps, traceFile) {
       governed.push(g);
       const hook = (h) => served.filter((s) => s.hook === h).reduce((n, s) => n + s.ms, 0);
       // The check before the commit: prepare-commit-msg's in intent worktrees (pre-commit's before).
-      const check = hook('pre-commit') + hook('prepare-commit-msg');
-      phases['pre-commit'].push(check);
+      const checked = hook('pre-commit') + hook('prepare-commit-msg');
+      phases['pre-commit'].push(checked);
       phases['post-commit'].push(hook('post-commit'));
-      phases.other.push(g - p - check - hook('post-commit'));
+      phases.other.push(g - p - checked - hook('post-commit'));
       fast.commits++;
       if (served.some((s) => (s.hook === 'pre-commit' || s.hook === 'prepare-commit-msg') && s.stagedInProcess)) fast.stagedInProcess++;
       if (served.some((s) => s.hook === 'post-commit' && s.readAhead)) fast.readAhead++;

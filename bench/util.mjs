@@ -390,6 +390,6 @@ export function hookContext(worktree) {
   const gitDir = git(worktree, ['rev-parse', '--path-format=absolute', '--git-dir']).stdout.trim();
   const hooksPath = git(worktree, ['config', '--worktree', 'core.hooksPath']).stdout.trim();
   const env = { ...ENV, GIT_DIR: gitDir, GIT_INDEX_FILE: join(gitDir, 'index'), GIT_EDITOR: ':', GIT_PREFIX: '' };
-  check(existsSync(join(hooksPath, 'pre-commit')), `no pre-commit hook in ${hooksPath}`);
+  check(existsSync(join(hooksPath, 'prepare-commit-msg')), `no prepare-commit-msg hook in ${hooksPath}`);
   return { gitDir, hooksPath, env };
 }

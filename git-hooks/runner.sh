@@ -66,6 +66,13 @@ intent_ask() {
   intent_wpid=
   { (intent_watch) </dev/null >/dev/null 2>&1 4<&- & intent_wpid=$!; } 5>/proc/self/fd/4
   if [ -n "$intent_wpid" ] && printf '%s\n' "$intent_req${intent_asked:+ $intent_wpid}" 1<>"$srv/in"; then
+    # While the server works: what the hook that sourced us has to do after the answer (an
+    # intent worktree's hook decides what it passes on to: git-hooks/worktree-hook.sh). Descriptor
+    # 4 stays open meanwhile: the server opens it through /proc to answer.
+    if [ -n "${intent_while:-}" ]; then
+      $intent_while
+      intent_while=
+    fi
     read -r intent_code intent_n <&4 || intent_code=-
     case $intent_n in '' | *[!0-9]*) intent_code=- ;; 0) ;; *) head -c "$intent_n" <&4 >&2 ;; esac
   fi
