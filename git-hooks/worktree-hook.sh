@@ -113,7 +113,9 @@ if @OURS@; then
   }
   @RUN@
 fi
-[ -n "${intent_planned:-}" ] || intent_plan
+# Planned while the server worked, from a chain cache that did not hold then: the check may have
+# brought it up to date meanwhile (lib/hooks/pre-commit.ts), so once more.
+if [ -z "${intent_planned:-}" ] || { [ -z "$intent_ok" ] && [ -z "$intent_cmd" ]; }; then intent_plan; fi
 if [ -n "$intent_sync" ]; then
   if [ -x "$runner" ]; then
     # (It fails only for a commit the repository's new pre-commit should have run for: refused once.)

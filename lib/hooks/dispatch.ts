@@ -3,13 +3,9 @@ import { withHookContext, type HookContext } from '../core/hook-context.js';
 import { mainHooksWarning } from './health.js';
 import { hookGitArgv } from '../core/hook-parent.js';
 
-/** Output of one hook run: exit code and the lines for stderr. */
-export interface HookOutcome {
-  code: number;
-  stderr: string;
-  /** For the hook server's trace (tests, benchmarks): e.g. whether post-commit used what was read ahead. */
-  trace?: Record<string, unknown>;
-}
+import type { HookOutcome } from './outcome.js';
+
+export type { HookOutcome } from './outcome.js';
 
 /**
  * Runs one git hook in this process (the hook's own node): its context is the process's
@@ -143,19 +139,18 @@ async function dispatch(hook: string, ctx: HookContext, stdin: () => string, arg
       }
     case 'post-commit':
       try {
-        const { recordCommit, bypassWarning } = await import('./post-commit.js');
-        // In the hook server: what was read ahead after pre-commit (lib/hooks/prefetch.ts).
+        const { recordMadeNow } = await import('./post-commit.js');
+        // In the hook server: what was read ahead after the check (lib/hooks/prefetch.ts), or the
+        // commit already recorded from it while git went on to this hook.
         const ahead = ctx.defer ? await import('./prefetch.js') : null;
+        const early = ahead?.takeRecorded(cwd, env);
+        if (early) return early;
         const waitFrom = performance.now();
         const prefetched = ahead ? await ahead.takePrefetched(cwd, env) : null;
-        const aheadWaitMs = Math.round((performance.now() - waitFrom) * 100) / 100;
-        let readAhead = false;
-        const phases: Record<string, number> = {};
-        const lap = (name: string) => { phases[name] = Math.round((performance.now() - waitFrom) * 100) / 100; };
-        const record = recordCommit(cwd, env, { madeNow: true, warn: ctx.warn, prefetched, readAhead: (used) => { readAhead = used; }, lap });
-        // The commit is the index read ahead: its flat tree is HEAD's for the next pre-commit.
-        if (readAhead && record && prefetched) ahead!.rememberHead(record.vcs.revision, prefetched);
-        return { code: 0, stderr: bypassWarning(record), trace: { readAhead, aheadWaitMs, phases, ...(prefetched ? { ahead: prefetched.trace } : {}) } };
+        const done = recordMadeNow(cwd, env, ctx.warn, prefetched, performance.now() - waitFrom);
+        // The commit is the index read ahead: its flat tree is HEAD's for the next check.
+        if (done.readAhead && done.record && prefetched) ahead!.rememberHead(done.record.vcs.revision, prefetched);
+        return { code: 0, stderr: done.stderr, trace: { ...done.trace, ...(prefetched ? { ahead: prefetched.trace } : {}) } };
       } catch (e) {
         return {
           code: 0,

@@ -10,22 +10,24 @@
  * the classify-ahead worker from here (the guess needs the diff; unserved, pre-commit makes it).
  */
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, linkSync, readdirSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { copyFileSync, linkSync, readdirSync, readFileSync, rmSync, watch, type FSWatcher } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { activeHookContext, withHookContextSync, type HookContext } from '../core/hook-context.js';
 import { residentTreeDiff, treeDiffAsync } from '../git/diff.js';
 import { gitRawAsync } from '../git/process.js';
 import { differingDirs, readIndex, stagedPathsFrom, type FlatTree, type IndexSnapshot } from '../git/index-file.js';
 import type { FileChange } from '../git/hunks.js';
 import { buildTrees, flatWithTrees, writeMissingTrees, type BuiltTrees } from '../git/tree-build.js';
-import { commitHeaders, readObjectsPreferLooseAsync } from '../git/loose.js';
+import { commitHeaders, readLoose, readObjectsPreferLooseAsync } from '../git/loose.js';
 import { predictsSyntaxOf } from '../mutation/ahead.js';
 import { cheapClasses, unchangedTreeClasses } from '../mutation/classify.js';
 import { hostEnv, readSettings } from '../core/settings.js';
 import { classifyAheadOf } from './ahead-start.js';
-import { openHookRepo, stateDir, type Repo } from '../git/repo.js';
+import { headOid, openHookRepo, stateDir, type Repo } from '../git/repo.js';
 import { sharedRepository } from '../git/notes-write.js';
 import type { Prefetched } from '../trace/record-commit.js';
+import { recordMadeNow } from './post-commit.js';
+import type { HookOutcome } from './outcome.js';
 
 /** How long post-commit waits for the work still under way before it runs git itself. */
 const WAIT_MS = 3000;
@@ -128,6 +130,89 @@ export function prefetchCommit(repo: Repo, env: NodeJS.ProcessEnv, parent: strin
   });
   jobs.set(repo.gitDir, { at: Date.now(), done });
   ctx.defer(start);
+  void done.then((pre) => { if (pre) recordWhenMade(ctx, repo, done, pre); });
+}
+
+/** Commits recorded as soon as git made them (recordWhenMade), by worktree: post-commit's outcome. */
+const recorded = new Map<string, { sha: string; outcome: HookOutcome }>();
+
+/**
+ * post-commit, served: the outcome of recording the commit at HEAD when that was done as soon as git
+ * made it (recordWhenMade), or null. Taken once.
+ */
+export function takeRecorded(cwd: string, env: NodeJS.ProcessEnv): HookOutcome | null {
+  if (!recorded.size) return null;
+  const repo = openHookRepo(cwd, env);
+  const r = recorded.get(repo.gitDir);
+  if (!r) return null;
+  recorded.delete(repo.gitDir);
+  return headOid(repo) === r.sha ? r.outcome : null;
+}
+
+/**
+ * Records the commit read ahead as soon as git has made it, while git goes on to its post-commit
+ * hook (renaming the index, starting the hook's shell: some milliseconds), instead of when that
+ * hook asks: a watch on the folder of the branch HEAD names sees git move it. Only a commit whose
+ * only parent and tree are those the work was done for (its loose commit object), on the branch the
+ * worktree was on: the commit made from that index. post-commit then answers with what this wrote;
+ * when it asks first, it takes the work itself (the job is gone from `jobs`) and this does nothing.
+ * Any failure here leaves the commit to post-commit, as before.
+ */
+function recordWhenMade(ctx: HookContext, repo: Repo, done: Promise<ReadAhead | null>, pre: ReadAhead): void {
+  const key = repo.gitDir;
+  const mine = () => jobs.get(key)?.done === done;
+  let branch: string;
+  try {
+    const head = readFileSync(join(repo.gitDir, 'HEAD'), 'utf8').trim();
+    if (!/^ref: refs\/heads\/[^\0]+$/.test(head) || head.includes('..')) return;
+    branch = head.slice(5);
+  } catch {
+    return;
+  }
+  if (!mine()) return;
+  let watcher: FSWatcher | null = null;
+  let timer: NodeJS.Timeout | undefined;
+  const stop = () => {
+    watcher?.close();
+    watcher = null;
+    clearTimeout(timer);
+  };
+  const check = () => {
+    if (!mine()) return stop();
+    const sha = headOid(repo);
+    if (!sha || sha === pre.parent) return;
+    stop();
+    let same = false;
+    try {
+      same = readFileSync(join(repo.gitDir, 'HEAD'), 'utf8').trim() === `ref: ${branch}`;
+    } catch { /* gone */ }
+    const commit = same ? readLoose(repo.commonDir, sha, ctx.env) : null;
+    const headers = commit?.type === 'commit' ? commitHeaders(commit.data) : null;
+    if (!headers || headers.tree !== pre.tree || headers.parents.length !== 1 || headers.parents[0] !== pre.parent) return;
+    jobs.delete(key);
+    let written = '';
+    const own: HookContext = { env: ctx.env, cwd: ctx.cwd, warn: (text) => { written += text; } };
+    try {
+      const t0 = performance.now();
+      const done = withHookContextSync(own, () => recordMadeNow(ctx.cwd, ctx.env, own.warn, pre));
+      if (done.readAhead && done.record) rememberHead(done.record.vcs.revision, pre);
+      if (!done.record || done.record.vcs.revision !== sha) return;
+      const trace = { ...done.trace, ahead: pre.trace, early: Math.round((performance.now() - t0) * 100) / 100 };
+      recorded.set(key, { sha, outcome: { code: 0, stderr: written + done.stderr, trace } });
+    } catch {
+      // post-commit records it, and says what went wrong.
+    }
+  };
+  try {
+    const dir = dirname(join(repo.commonDir, branch));
+    watcher = watch(dir, { persistent: false }, () => check());
+    watcher.on('error', stop);
+  } catch {
+    return;
+  }
+  timer = setTimeout(stop, KEEP_MS);
+  timer.unref();
+  check();
 }
 
 /**
