@@ -13,7 +13,8 @@ function stageComment(wt, hot, seq) {
 /** The served hooks' trace lines written since `from` (lib/hooks/server.ts, INTENT_HOOK_SERVER_TRACE). */
 function traced(file, from) {
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8').split('\n').filter(Boolean).slice(from).map((l) => JSON.parse(l));
+  // (`<hook>:after` lines: what the work after an answer added to its trace; not requests.)
+  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((l) => !String(l.hook).endsWith(':after')).slice(from);
 }
 
 /**

@@ -149,7 +149,8 @@ async function dispatch(hook: string, ctx: HookContext, stdin: () => string, arg
         const prefetched = ahead ? await ahead.takePrefetched(cwd, env) : null;
         const done = recordMadeNow(cwd, env, ctx.warn, prefetched, performance.now() - waitFrom);
         // The commit is the index read ahead: its flat tree is HEAD's for the next check.
-        if (done.readAhead && done.record && prefetched) ahead!.rememberHead(done.record.vcs.revision, prefetched);
+        const made = done.record?.vcs.revision;
+        if (done.readAhead && made && prefetched) ahead!.deferOrNow(() => ahead!.rememberHead(made, prefetched));
         return { code: 0, stderr: done.stderr, trace: { ...done.trace, ...(prefetched ? { ahead: prefetched.trace } : {}) } };
       } catch (e) {
         return {

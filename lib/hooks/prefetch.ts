@@ -36,7 +36,11 @@ const KEEP_MS = 60_000;
 
 /** What a job read ahead, with the flat tree of the index it committed: HEAD's, once the commit is made from it. */
 export interface ReadAhead extends Prefetched {
-  entries: FlatTree | null;
+  /**
+   * The index's entries with their trees, when those are the tree committed (null otherwise):
+   * built when first asked (after post-commit's answer: only the next commit's check needs them).
+   */
+  flat: () => FlatTree | null;
   /** For the server's trace: how the job went (its phases in ms from the answer to git, the paths it took). */
   trace: Record<string, number | boolean>;
 }
@@ -92,11 +96,13 @@ export function stagedPathsInProcess(repo: Repo, env: NodeJS.ProcessEnv, head: s
   return index ? stagedPathsFrom(index, tree) : null;
 }
 
-/** post-commit, served: `commit` was made from the index read ahead (`pre.entries`): keep its flat tree. */
+/** post-commit, served: `commit` was made from the index read ahead (`pre.flat()`): keep its flat tree. */
 export function rememberHead(commit: string, pre: ReadAhead): void {
-  if (!pre.entries || !/^[0-9a-f]{40}$/.test(commit)) return;
+  if (!/^[0-9a-f]{40}$/.test(commit)) return;
+  const entries = pre.flat();
+  if (!entries) return;
   heads.delete(commit);
-  heads.set(commit, pre.entries);
+  heads.set(commit, entries);
   let bytes = 0;
   for (const t of heads.values()) bytes += t.paths.length;
   for (const [k, t] of heads) {
@@ -134,7 +140,7 @@ export function prefetchCommit(repo: Repo, env: NodeJS.ProcessEnv, parent: strin
 }
 
 /** Commits recorded as soon as git made them (recordWhenMade), by worktree: post-commit's outcome. */
-const recorded = new Map<string, { sha: string; outcome: HookOutcome }>();
+const recorded = new Map<string, { sha: string; outcome: HookOutcome; remember: (() => void) | null }>();
 
 /**
  * post-commit, served: the outcome of recording the commit at HEAD when that was done as soon as git
@@ -146,7 +152,17 @@ export function takeRecorded(cwd: string, env: NodeJS.ProcessEnv): HookOutcome |
   const r = recorded.get(repo.gitDir);
   if (!r) return null;
   recorded.delete(repo.gitDir);
-  return headOid(repo) === r.sha ? r.outcome : null;
+  if (headOid(repo) !== r.sha) return null;
+  // HEAD's flat tree for the next check, once post-commit has its answer.
+  if (r.remember) deferOrNow(r.remember);
+  return r.outcome;
+}
+
+/** Runs `job` after the answer of the hook being served (in the server), else now. */
+export function deferOrNow(job: () => void): void {
+  const ctx = activeHookContext();
+  if (ctx?.defer) ctx.defer(job);
+  else job();
 }
 
 /**
@@ -195,10 +211,10 @@ function recordWhenMade(ctx: HookContext, repo: Repo, done: Promise<ReadAhead | 
     try {
       const t0 = performance.now();
       const done = withHookContextSync(own, () => recordMadeNow(ctx.cwd, ctx.env, own.warn, pre));
-      if (done.readAhead && done.record) rememberHead(done.record.vcs.revision, pre);
       if (!done.record || done.record.vcs.revision !== sha) return;
       const trace = { ...done.trace, ahead: pre.trace, early: Math.round((performance.now() - t0) * 100) / 100 };
-      recorded.set(key, { sha, outcome: { code: 0, stderr: written + done.stderr, trace } });
+      const remember = done.readAhead ? () => rememberHead(sha, pre) : null;
+      recorded.set(key, { sha, outcome: { code: 0, stderr: written + done.stderr, trace }, remember });
     } catch {
       // post-commit records it, and says what went wrong.
     }
@@ -257,6 +273,12 @@ async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: stri
   let tree: string | null;
   let diffing: Promise<FileChange[] | null> | null = null;
   const base = heads.get(parent);
+  // The trees of the entries as staged, from the entries alone (never the cache tree's ids): the
+  // parent's directories below which no entry differs are its trees as they are.
+  const build = (entries: IndexSnapshot['entries']) => {
+    const changed = base ? differingDirs(entries, base) : null;
+    return buildTrees(entries, changed && base ? { base, changed } : undefined);
+  };
   const from = await inCtx(() => parentTree(repo, parent));
   lap('parent');
   try {
@@ -268,11 +290,10 @@ async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: stri
     tree = index?.tree ?? null;
     // Handled at once: a failure here is git's diff below, never an unhandled rejection in the server.
     if (tree && from) diffing = inCtx(() => residentTreeDiff(where, from, tree!)).catch(() => null);
-    // The trees of the entries as staged, from the entries alone (never the cache tree's ids):
-    // the parent's directories below which no entry differs are its trees as they are.
-    const changed = index && base ? differingDirs(index.entries, base) : null;
+    // With the cache tree's root to diff, the trees are built only when HEAD's flat tree is asked
+    // for (flat, below).
+    built = index && !tree ? build(index.entries) : null;
     lap('differ');
-    built = index ? buildTrees(index.entries, changed && base ? { base, changed } : undefined) : null;
     if (!tree && built && base && writesObjects(repo, ctx.env)) {
       // What `git write-tree` would do, without a process: the trees not already there, written
       // loose (the parent's directories with the same ids are there).
@@ -297,8 +318,15 @@ async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: stri
   // The index's entries as HEAD's flat tree for after the commit, when they are the tree written:
   // git takes the cache tree's valid nodes as they are, and an agent can write them; the trees
   // built from the entries alone are the tree written only when the cache tree is right.
-  const entries = index && built && built.root === tree ? flatWithTrees(index.entries, built, base) : null;
-  trace.entries = !!entries;
+  const staged = index;
+  let flatTree: FlatTree | null | undefined;
+  const flat = (): FlatTree | null => {
+    if (flatTree !== undefined) return flatTree;
+    const trees = staged ? (built ?? build(staged.entries)) : null;
+    flatTree = staged && trees && trees.root === to ? flatWithTrees(staged.entries, trees, base) : null;
+    trace.entries = !!flatTree;
+    return flatTree;
+  };
   // Both sides of every change (loose objects, in-process), for post-commit and for the classes.
   const objects = await inCtx(() => readObjectsPreferLooseAsync(repo, changes.flatMap((c) => [c.oldOid, c.newOid]), ctx.env));
   lap('objects');
@@ -313,5 +341,5 @@ async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: stri
   const settled = cheap.survivors.length ? (same ? { classes: same, settledBy: 'same-tree' as const } : null) : { classes: cheap.out, settledBy: 'no-syntax' as const };
   if (!settled && readSettings(ctx.env).classifyAhead && predictsSyntaxOf(changes, blobs)) await classifyAheadOf(repo, parent, tree, ctx.env);
   lap('classes');
-  return { parent, tree, changes, objects, ...settled, entries, trace };
+  return { parent, tree, changes, objects, ...settled, flat, trace };
 }

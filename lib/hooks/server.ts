@@ -375,13 +375,15 @@ export async function serveHooks(
       await new Promise<void>((resolve) => reply.end('- 0\n', resolve));
       return;
     }
-    if (traceFile) {
+    const trace = (line: Record<string, unknown>) => {
+      if (!traceFile) return;
       try {
-        // ms: from the claim to the answer (the hook's own work, in this process); rss, heap: the
-        // server's resident memory and V8 heap in use after it (bench: where a commit's time goes, memory over time).
-        appendFileSync(traceFile, `${JSON.stringify({ server: process.pid, runner: pid, hook: out.hook, code: out.code, ms: Math.round((performance.now() - t0) * 100) / 100, queued, ...memory(), ...out.trace })}\n`);
+        appendFileSync(traceFile, `${JSON.stringify({ server: process.pid, runner: pid, ...line })}\n`);
       } catch { /* a trace is for tests and benchmarks */ }
-    }
+    };
+    // ms: from the claim to the answer (the hook's own work, in this process); rss, heap: the
+    // server's resident memory and V8 heap in use after it (bench: where a commit's time goes, memory over time).
+    trace({ hook: out.hook, code: out.code, ms: Math.round((performance.now() - t0) * 100) / 100, queued, ...memory(), ...out.trace });
     const err = Buffer.from(out.stderr, 'utf8');
     await new Promise<void>((resolve) => reply.end(Buffer.concat([Buffer.from(`${out!.code} ${err.length}\n`), err]), resolve));
     // Work the hook left for after its answer (HookContext.defer): it runs while git goes on.
@@ -390,6 +392,8 @@ export async function serveHooks(
         job();
       } catch { /* a job's failure only means the later hook does the work itself */ }
     }
+    // What that work added to the hook's trace (HEAD's flat tree kept or not: prefetch.ts).
+    if (out.deferred.length) trace({ hook: `${out.hook}:after`, ...out.trace });
   }
 
   /**

@@ -38,7 +38,8 @@ function served(trace: string): { server: number; hook: string; code: number }[]
   if (!existsSync(trace)) return [];
   const lines = readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
   for (const l of lines) servers.add(l.server);
-  return lines;
+  // (`<hook>:after`: what the work after a hook's answer added to its trace, not a request.)
+  return lines.filter((l) => !String(l.hook).endsWith(':after'));
 }
 
 /** The hook servers running for `repo` (from their command lines). */

@@ -437,7 +437,7 @@ describe('writeMissingTrees: trees git can read, a repository fsck finds clean',
 });
 
 describe('through the hook server: a commit from an index whose cache tree lies', () => {
-  const traced = (trace: string, hook: string) => servedLines<{ server: number; readAhead?: boolean; stagedInProcess?: boolean; ahead?: { entries?: boolean } }>(trace, hook, servers);
+  const traced = (trace: string, hook: string) => servedLines<{ server: number; runner?: number; readAhead?: boolean; stagedInProcess?: boolean; ahead?: { entries?: boolean } }>(trace, hook, servers);
 
   for (const variant of ['a crafted root id', 'a crafted subtree id under an invalid root'] as const) {
     it(`${variant}: the note is git's diff of the commit, the server keeps no HEAD of it, an out-of-scope difference staged next is refused`, async () => {
@@ -447,8 +447,8 @@ describe('through the hook server: a commit from an index whose cache tree lies'
       const index = git(wt, 'rev-parse', '--path-format=absolute', '--git-path', 'index').trim();
       git(wt, 'update-index', '--index-version', '2');
       await servedCommits(repo, wt, env, [2, 3, 4]);
-      await until(() => traced(trace, 'post-commit').length >= 2, 'two served post-commits');
-      expect(traced(trace, 'post-commit').at(-1)!.ahead?.entries, 'an honest commit: its entries kept as HEAD').toBe(true);
+      await until(() => traced(trace, 'post-commit:after').length >= 2, 'two served post-commits, and the work after their answers');
+      expect(traced(trace, 'post-commit:after').at(-1)!.ahead?.entries, 'an honest commit: its entries kept as HEAD').toBe(true);
       expect(traced(trace, 'prepare-commit-msg').at(-1)!.stagedInProcess).toBe(true);
 
       // In scope: src/a.ts. The cache tree made to say other/o.txt is "out of scope" (git commits that).
@@ -479,7 +479,10 @@ describe('through the hook server: a commit from an index whose cache tree lies'
       expect(git(wt, 'rev-parse', 'HEAD:other').trim()).toBe(otherSub);
       // The server keeps the entries as HEAD only when recorded from what it read ahead and they are the tree committed.
       const post = traced(trace, 'post-commit').at(-1)!;
-      expect(post.readAhead === true && post.ahead?.entries === true, 'the entries are not the tree committed: not kept as HEAD').toBe(false);
+      // (Recorded from what was read ahead, the work after the answer decides whether the entries are kept.)
+      const after = () => traced(trace, 'post-commit:after').find((l) => l.runner === post.runner);
+      if (post.readAhead) await until(() => !!after(), 'the work after the crafted commit\'s answer');
+      expect(post.readAhead === true && after()?.ahead?.entries === true, 'the entries are not the tree committed: not kept as HEAD').toBe(false);
       // The note: the files of git's diff of the commit, as post-commit writes it on its own.
       expect(noteOf(wt)!.record.files.map((f: { path: string }) => f.path).sort()).toEqual(['other/o.txt', 'src/a.ts']);
       const served = stable(wt);
@@ -510,7 +513,7 @@ describe('through the hook server: a commit from an index whose cache tree lies'
 });
 
 describe('through the hook server: commits whose index has no cache tree root (commit -- path)', () => {
-  const traced = (trace: string, hook: string) => servedLines<{ server: number; readAhead?: boolean; stagedInProcess?: boolean; ahead?: { entries?: boolean; treesWritten?: number } }>(trace, hook, servers);
+  const traced = (trace: string, hook: string) => servedLines<{ server: number; runner?: number; readAhead?: boolean; stagedInProcess?: boolean; ahead?: { entries?: boolean; treesWritten?: number } }>(trace, hook, servers);
 
   it('the server writes the trees git then commits: recorded from what it read ahead, fsck clean, the next commit\'s paths right', async () => {
     const { repo, wt, trace, env } = servedIntent({
@@ -565,7 +568,7 @@ describe('through the hook server: commits whose index has no cache tree root (c
 });
 
 describe('through the hook server: seeded random commits, each base the one the commit before left', () => {
-  const traced = (trace: string, hook: string) => servedLines<{ server: number; readAhead?: boolean; stagedInProcess?: boolean; ahead?: { entries?: boolean } }>(trace, hook, servers);
+  const traced = (trace: string, hook: string) => servedLines<{ server: number; runner?: number; readAhead?: boolean; stagedInProcess?: boolean; ahead?: { entries?: boolean } }>(trace, hook, servers);
 
   it('every note is the one post-commit writes alone; every out-of-scope path staged is refused; the staged paths come from the server', async () => {
     const files: Record<string, string> = { 'README.md': '# t\n', 'docs/d.md': 'd\n' };
