@@ -72,7 +72,8 @@ function parse(ts: Ts, path: string, text: string): TS.SourceFile | null {
  *
  * Bounded so the server's memory stays flat: at most KEEP.entries texts and KEEP.chars characters
  * in all, none over KEEP.textChars (a tree costs about 30 to 45 bytes of heap per character of
- * text, measured on the files of lib/: 512 Ki characters is some 23 MB at most). Least recently used first out.
+ * text, measured on the files of lib/: 512 Ki characters is some 23 MB at most). Least recently
+ * used first out.
  */
 const KEEP = { entries: 32, chars: 512 * 1024, textChars: 128 * 1024 } as const;
 
