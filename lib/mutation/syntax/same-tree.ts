@@ -38,11 +38,99 @@ export function sameTrees(ts: Ts, entries: readonly Entry[]): boolean {
 
 function parse(ts: Ts, path: string, text: string): TS.SourceFile | null {
   const kind = syntaxOf(path) ?? 'ts';
+  const hit = recall(ts, kind, text);
+  if (hit !== undefined) return hit;
   const scriptKind = { ts: ts.ScriptKind.TS, tsx: ts.ScriptKind.TSX, js: ts.ScriptKind.JS, jsx: ts.ScriptKind.JSX }[kind];
   const sf = ts.createSourceFile(`/intent-same/${kind}.${kind}`, text, { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode?.ParseNone }, false, scriptKind);
   // A file that does not parse is the full comparison's to judge (and to explain).
   const errors = (sf as unknown as { parseDiagnostics?: unknown[] }).parseDiagnostics;
-  return Array.isArray(errors) && errors.length === 0 ? sf : null;
+  const tree = Array.isArray(errors) && errors.length === 0 ? sf : null;
+  keep(kind, text, tree);
+  return tree;
+}
+
+/*
+ * The parses kept for the next commit. In the hook server (one long-lived process) the old side of
+ * a file in this commit is, as a rule, the new side of the same file in the previous one (an agent
+ * edits the same files again), so each side is parsed once, not twice across consecutive commits.
+ *
+ * Keyed by the exact text (a Map's string key is compared in full on a hit, so there is no
+ * collision to fear and no hash to compute beyond V8's own; the key is the string the tree's
+ * `text` already holds, so the text is not stored twice), the entry keeping the syntax kind it
+ * was parsed as: a hit needs the same text and the same kind, exactly what a parse depends on
+ * (the file name given to the parser is the kind's own, and options are fixed). A text that did
+ * not parse is kept as null, the same answer. The compiler module is part of the key too: another
+ * one (tests) starts an empty cache.
+ *
+ * Safe to share because nothing here changes a tree after its parse: sameNode reads kinds,
+ * forEachChild (a table of property reads), own primitive properties (Object.keys) and, for a
+ * directive, `getStart` (skipTrivia over the text: a StringLiteral is neither a SyntaxList nor a
+ * JSDoc node, so no child list is built); pragmasOf reads the `pragmas` map the parser filled.
+ * None of these calls sets a property (checked in TypeScript 5.9's getTokenPosOfNode and
+ * forEachChild); what TypeScript computes lazily elsewhere (a line map, node ids, modifier-flag
+ * caches) is on the file or in WHERE, never compared. The trees never leave this module.
+ *
+ * Bounded so the server's memory stays flat: at most KEEP.entries texts and KEEP.chars characters
+ * in all, none over KEEP.textChars (a tree costs about 30 to 45 bytes of heap per character of
+ * text, measured on the files of lib/: 512 Ki characters is some 23 MB at most). Least recently
+ * used first out.
+ */
+const KEEP = { entries: 32, chars: 512 * 1024, textChars: 128 * 1024 } as const;
+
+interface Kept {
+  kind: string;
+  tree: TS.SourceFile | null;
+}
+
+const kept = new Map<string, Kept>();
+let keptChars = 0;
+let keptFor: Ts | null = null;
+let hits = 0;
+let misses = 0;
+
+function recall(ts: Ts, kind: string, text: string): TS.SourceFile | null | undefined {
+  if (keptFor !== ts) {
+    clearParseCache();
+    keptFor = ts;
+  }
+  const k = kept.get(text);
+  if (!k || k.kind !== kind) {
+    misses++;
+    return undefined;
+  }
+  hits++;
+  // A Map iterates in insertion order: inserted again, the entry is the most recently used.
+  kept.delete(text);
+  kept.set(text, k);
+  return k.tree;
+}
+
+function keep(kind: string, text: string, tree: TS.SourceFile | null): void {
+  if (text.length > KEEP.textChars) return;
+  if (kept.has(text)) {
+    kept.delete(text);
+    keptChars -= text.length;
+  }
+  kept.set(text, { kind, tree });
+  keptChars += text.length;
+  for (const old of kept.keys()) {
+    if (kept.size <= KEEP.entries && keptChars <= KEEP.chars) break;
+    kept.delete(old);
+    keptChars -= old.length;
+  }
+}
+
+/** The parse cache's bounds (entries, characters in all, characters of one text) and what it holds now, with its hits and misses since it was last cleared. For tests and benches. */
+export function parseCacheStats(): { entries: number; chars: number; hits: number; misses: number; texts: string[]; limits: typeof KEEP } {
+  return { entries: kept.size, chars: keptChars, hits, misses, texts: [...kept.keys()], limits: KEEP };
+}
+
+/** Empties the parse cache (and its counts): a cold start, for tests and benches. */
+export function clearParseCache(): void {
+  kept.clear();
+  keptChars = 0;
+  hits = 0;
+  misses = 0;
 }
 
 /**
@@ -76,12 +164,30 @@ function rawText(sf: TS.SourceFile, n: TS.Node): string {
 function sameProps(a: TS.Node, b: TS.Node): boolean {
   const ra = a as unknown as Record<string, unknown>;
   const rb = b as unknown as Record<string, unknown>;
-  for (const [x, y] of [[ra, rb], [rb, ra]]) {
-    for (const k of Object.keys(x)) {
+  const ka = Object.keys(ra);
+  const kb = Object.keys(rb);
+  // Two nodes of one kind nearly always have the same keys in the same order: one pass then does
+  // what the two below do (a key is skipped only where both values are objects; an object against
+  // anything else is a difference, as either pass finds it).
+  if (ka.length === kb.length && ka.every((k, i) => k === kb[i])) {
+    for (const k of ka) {
+      const v = ra[k];
+      const w = rb[k];
+      if (v === w || WHERE.has(k) || (isObject(v) && isObject(w))) continue;
+      return false;
+    }
+    return true;
+  }
+  for (const [x, y, keys] of [[ra, rb, ka], [rb, ra, kb]] as const) {
+    for (const k of keys) {
       const v = x[k];
-      if (WHERE.has(k) || (v !== null && (typeof v === 'object' || typeof v === 'function'))) continue;
+      if (WHERE.has(k) || isObject(v)) continue;
       if (v !== y[k]) return false;
     }
   }
   return true;
+}
+
+function isObject(v: unknown): boolean {
+  return v !== null && (typeof v === 'object' || typeof v === 'function');
 }
