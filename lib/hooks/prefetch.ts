@@ -93,7 +93,25 @@ export function stagedPathsInProcess(repo: Repo, env: NodeJS.ProcessEnv, head: s
   const tree = head && ctx?.defer ? heads.get(head) : undefined;
   if (!tree || !ctx) return null;
   const index = readIndex(indexFile(repo, env, ctx.cwd));
+  if (index?.tree && head) diffEarly(repo, env, head, index.tree);
   return index ? stagedPathsFrom(index, tree) : null;
+}
+
+/** The resident git's diff of HEAD's tree against the index's cache-tree root, asked while the check runs. */
+const earlyDiffs = new Map<string, { parent: string; tree: string; diff: Promise<FileChange[] | null> }>();
+
+/**
+ * The check, served: asks the resident `git diff-tree` for the diff the read-ahead will need (the
+ * parent's tree, a loose commit, against the tree git will commit: the cache tree's root) while
+ * the check itself runs, instead of after its answer. The read-ahead takes it only for that very
+ * parent and tree (prefetch); a refused commit leaves it unused.
+ */
+function diffEarly(repo: Repo, env: NodeJS.ProcessEnv, parent: string, tree: string): void {
+  const commit = readLoose(repo.commonDir, parent, env);
+  const from = commit?.type === 'commit' ? commitHeaders(commit.data)?.tree : null;
+  if (!from) return;
+  const diff = residentTreeDiff({ cwd: repo.root, commonDir: repo.commonDir, gitDir: repo.gitDir }, from, tree).catch(() => null);
+  earlyDiffs.set(repo.gitDir, { parent, tree, diff });
 }
 
 /** post-commit, served: `commit` was made from the index read ahead (`pre.flat()`): keep its flat tree. */
@@ -288,8 +306,14 @@ async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: stri
     // hooks: its root is the tree the commit will name (post-commit checks that it does). The
     // diff starts at once, in the resident git, while the trees are built here.
     tree = index?.tree ?? null;
-    // Handled at once: a failure here is git's diff below, never an unhandled rejection in the server.
-    if (tree && from) diffing = inCtx(() => residentTreeDiff(where, from, tree!)).catch(() => null);
+    // Asked already while the check ran (diffEarly), for this parent and tree; else now. Handled at
+    // once: a failure here is git's diff below, never an unhandled rejection in the server.
+    const early = earlyDiffs.get(repo.gitDir);
+    earlyDiffs.delete(repo.gitDir);
+    if (tree && from) {
+      diffing = early && early.parent === parent && early.tree === tree ? early.diff : inCtx(() => residentTreeDiff(where, from, tree!)).catch(() => null);
+      trace.earlyDiff = diffing === early?.diff;
+    }
     // With the cache tree's root to diff, the trees are built only when HEAD's flat tree is asked
     // for (flat, below).
     built = index && !tree ? build(index.entries) : null;
