@@ -10,7 +10,7 @@
  * the classify-ahead worker from here (the guess needs the diff; unserved, pre-commit makes it).
  */
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, linkSync, readdirSync, readFileSync, rmSync, watch, type FSWatcher } from 'node:fs';
+import { copyFileSync, linkSync, readdirSync, readFileSync, rmSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { activeHookContext, withHookContextSync, type HookContext } from '../core/hook-context.js';
 import { residentTreeDiff, treeDiffAsync } from '../git/diff.js';
@@ -92,9 +92,21 @@ export function stagedPathsInProcess(repo: Repo, env: NodeJS.ProcessEnv, head: s
   const ctx = activeHookContext();
   const tree = head && ctx?.defer ? heads.get(head) : undefined;
   if (!tree || !ctx) return null;
-  const index = readIndex(indexFile(repo, env, ctx.cwd));
+  const file = indexFile(repo, env, ctx.cwd);
+  const before = fileId(file);
+  const index = readIndex(file);
+  if (index && before && fileId(file) === before) readIndexes.set(repo.gitDir, { file, id: before, index });
   if (index?.tree && head) diffEarly(repo, env, head, index.tree);
   return index ? stagedPathsFrom(index, tree) : null;
+}
+
+/** The index the check read, by worktree, with the identity of its file then: the read-ahead's, while the file is that one still. */
+const readIndexes = new Map<string, { file: string; id: string; index: IndexSnapshot }>();
+
+/** A file's identity (device, inode, size, change time in ns), or null when it cannot be read. */
+function fileId(file: string): string | null {
+  const st = statSync(file, { bigint: true, throwIfNoEntry: false });
+  return st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : null;
 }
 
 /** The resident git's diff of HEAD's tree against the index's cache-tree root, asked while the check runs. */
@@ -138,19 +150,28 @@ export function prefetchCommit(repo: Repo, env: NodeJS.ProcessEnv, parent: strin
   const ctx = activeHookContext();
   if (!ctx?.defer || !parent || !/^[0-9a-f]{40}$/.test(parent)) return;
   for (const [k, j] of jobs) if (Date.now() - j.at > KEEP_MS) jobs.delete(k);
-  // In the server's folder (uninstall removes it); a copy a killed server left is swept later.
-  const dir = join(stateDir(repo), 'server');
-  const copy = join(dir, `index.${Date.now()}.${process.pid}.${randomBytes(6).toString('hex')}`);
-  try {
-    sweepCopies(dir);
-    snapshot(indexFile(repo, env, ctx.cwd), copy);
-  } catch {
-    rmSync(copy, { force: true });
-    return;
+  // The index the check read, when its file is still the one read (no snapshot needed); else a
+  // snapshot in the server's folder (uninstall removes it; a copy a killed server left is swept later).
+  const file = indexFile(repo, env, ctx.cwd);
+  const read = readIndexes.get(repo.gitDir);
+  readIndexes.delete(repo.gitDir);
+  // (Only with the cache tree's root: without it the trees may need `git write-tree` of a snapshot.)
+  const given = read && read.index.tree && read.file === file && fileId(file) === read.id ? read.index : null;
+  let copy: string | null = null;
+  if (!given) {
+    const dir = join(stateDir(repo), 'server');
+    copy = join(dir, `index.${Date.now()}.${process.pid}.${randomBytes(6).toString('hex')}`);
+    try {
+      sweepCopies(dir);
+      snapshot(file, copy);
+    } catch {
+      rmSync(copy, { force: true });
+      return;
+    }
   }
   let start: () => void = () => {};
   const done = new Promise<ReadAhead | null>((res) => {
-    start = () => void prefetch(ctx, repo, parent, copy).catch(() => null).then(res);
+    start = () => void prefetch(ctx, repo, parent, copy, given).catch(() => null).then(res);
   });
   jobs.set(repo.gitDir, { at: Date.now(), done });
   ctx.defer(start);
@@ -279,7 +300,7 @@ function writesObjects(repo: Repo, env: NodeJS.ProcessEnv): boolean {
   return !env.GIT_OBJECT_DIRECTORY && !env.GIT_QUARANTINE_PATH && !sharedRepository(repo.commonDir);
 }
 
-async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: string): Promise<ReadAhead | null> {
+async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: string | null, given: IndexSnapshot | null): Promise<ReadAhead | null> {
   // Each git process starts with the hook's environment (the server may be serving another hook by then).
   const inCtx = <T>(fn: () => T): T => withHookContextSync(ctx, fn);
   const where = { cwd: repo.root, commonDir: repo.commonDir, gitDir: repo.gitDir };
@@ -300,7 +321,7 @@ async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: stri
   const from = await inCtx(() => parentTree(repo, parent));
   lap('parent');
   try {
-    index = readIndex(copy);
+    index = given ?? (copy ? readIndex(copy) : null);
     lap('index');
     // git commit brought the cache tree up to date (and wrote its trees) before running the
     // hooks: its root is the tree the commit will name (post-commit checks that it does). The
@@ -324,12 +345,13 @@ async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: stri
       trace.treesWritten = writeMissingTrees(join(repo.commonDir, 'objects'), built, base, from);
       tree = built.root;
     } else if (!tree) {
-      const res = await inCtx(() => gitRawAsync(['write-tree'], { cwd: repo.root, inheritRepoEnv: true, env: { GIT_INDEX_FILE: copy } }));
+      if (!copy) return null;
+      const res = await inCtx(() => gitRawAsync(['write-tree'], { cwd: repo.root, inheritRepoEnv: true, env: { GIT_INDEX_FILE: copy! } }));
       tree = res.stdout.trim();
       if (res.status !== 0 || !/^[0-9a-f]{40}$/.test(tree)) return null;
     }
   } finally {
-    rmSync(copy, { force: true });
+    if (copy) rmSync(copy, { force: true });
   }
   lap('tree');
   // `diff-tree --stdin` takes two ids as trees only when the first is one (else: a commit and its
