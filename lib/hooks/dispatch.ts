@@ -102,7 +102,8 @@ async function dispatch(hook: string, ctx: HookContext, stdin: () => string, arg
           if (checked.governed) (await import('./commit-msg.js')).checkMutationClaim(cwd, args[0] ?? '');
           return checked;
         },
-        sequencerCommit()
+        // (git's command line is read only for a refusal: a check passes on every commit.)
+        () => sequencerCommit()
           ? 'intent: commit blocked. To undo what a refused cherry-pick or revert left staged: git cherry-pick --abort or git revert --abort ' +
             'while git says one is in progress, otherwise git reset --merge (your own unstaged edits stay).'
           : 'intent: commit blocked.',
@@ -200,13 +201,13 @@ async function dispatch(hook: string, ctx: HookContext, stdin: () => string, arg
  * A hook that checks the commit about to be made: it fails closed (any error blocks, with its
  * message and then `blocked`); when the check passes, its warnings (conflicts ahead) go to stderr.
  */
-async function commitCheck(check: () => Promise<{ governed: boolean; warnings?: string[]; inProcess?: boolean }>, blocked: string, traced = false): Promise<HookOutcome> {
+async function commitCheck(check: () => Promise<{ governed: boolean; warnings?: string[]; inProcess?: boolean }>, blocked: string | (() => string), traced = false): Promise<HookOutcome> {
   try {
     const r = await check();
     const stderr = r.governed && r.warnings?.length ? r.warnings.join('\n') + '\n' : '';
     return traced && r.governed ? { code: 0, stderr, trace: { stagedInProcess: !!r.inProcess } } : { code: 0, stderr };
   } catch (e) {
-    return { code: 1, stderr: `${describe(e)}\n${blocked}\n` };
+    return { code: 1, stderr: `${describe(e)}\n${typeof blocked === 'string' ? blocked : blocked()}\n` };
   }
 }
 

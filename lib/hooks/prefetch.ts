@@ -23,7 +23,7 @@ import { predictsSyntaxOf } from '../mutation/ahead.js';
 import { cheapClasses, unchangedTreeClasses } from '../mutation/classify.js';
 import { hostEnv, readSettings } from '../core/settings.js';
 import { classifyAheadOf } from './ahead-start.js';
-import { headOid, openHookRepo, stateDir, type Repo } from '../git/repo.js';
+import { headOid, openHookRepo, refOid, stateDir, type Repo } from '../git/repo.js';
 import { sharedRepository } from '../git/notes-write.js';
 import type { Prefetched } from '../trace/record-commit.js';
 import { recordMadeNow } from './post-commit.js';
@@ -95,13 +95,16 @@ export function stagedPathsInProcess(repo: Repo, env: NodeJS.ProcessEnv, head: s
   const file = indexFile(repo, env, ctx.cwd);
   const before = fileId(file);
   const index = readIndex(file);
-  if (index && before && fileId(file) === before) readIndexes.set(repo.gitDir, { file, id: before, index });
-  if (index?.tree && head) diffEarly(repo, env, head, index.tree);
+  if (index?.tree && head && before && fileId(file) === before) checked.set(repo.gitDir, { file, id: before, index, parent: head, diff: diffEarly(repo, env, head, index.tree) });
   return index ? stagedPathsFrom(index, tree) : null;
 }
 
-/** The index the check read, by worktree, with the identity of its file then: the read-ahead's, while the file is that one still. */
-const readIndexes = new Map<string, { file: string; id: string; index: IndexSnapshot }>();
+/**
+ * What the check read, by worktree, for the read-ahead: the index (with its cache tree's root) and
+ * the identity of its file then, which the read-ahead takes while the file is that one still; and
+ * the resident git's diff of the parent against that root, asked then (null: not asked).
+ */
+const checked = new Map<string, { file: string; id: string; index: IndexSnapshot; parent: string; diff: Promise<FileChange[] | null> | null }>();
 
 /** A file's identity (device, inode, size, change time in ns), or null when it cannot be read. */
 function fileId(file: string): string | null {
@@ -109,21 +112,17 @@ function fileId(file: string): string | null {
   return st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : null;
 }
 
-/** The resident git's diff of HEAD's tree against the index's cache-tree root, asked while the check runs. */
-const earlyDiffs = new Map<string, { parent: string; tree: string; diff: Promise<FileChange[] | null> }>();
-
 /**
  * The check, served: asks the resident `git diff-tree` for the diff the read-ahead will need (the
  * parent's tree, a loose commit, against the tree git will commit: the cache tree's root) while
- * the check itself runs, instead of after its answer. The read-ahead takes it only for that very
- * parent and tree (prefetch); a refused commit leaves it unused.
+ * the check itself runs, instead of after its answer; null when the parent is not loose. The
+ * read-ahead takes it only for that very parent and index (prefetch); a refused commit leaves it unused.
  */
-function diffEarly(repo: Repo, env: NodeJS.ProcessEnv, parent: string, tree: string): void {
+function diffEarly(repo: Repo, env: NodeJS.ProcessEnv, parent: string, tree: string): Promise<FileChange[] | null> | null {
   const commit = readLoose(repo.commonDir, parent, env);
   const from = commit?.type === 'commit' ? commitHeaders(commit.data)?.tree : null;
-  if (!from) return;
-  const diff = residentTreeDiff({ cwd: repo.root, commonDir: repo.commonDir, gitDir: repo.gitDir }, from, tree).catch(() => null);
-  earlyDiffs.set(repo.gitDir, { parent, tree, diff });
+  if (!from) return null;
+  return residentTreeDiff({ cwd: repo.root, commonDir: repo.commonDir, gitDir: repo.gitDir }, from, tree).catch(() => null);
 }
 
 /** post-commit, served: `commit` was made from the index read ahead (`pre.flat()`): keep its flat tree. */
@@ -153,10 +152,10 @@ export function prefetchCommit(repo: Repo, env: NodeJS.ProcessEnv, parent: strin
   // The index the check read, when its file is still the one read (no snapshot needed); else a
   // snapshot in the server's folder (uninstall removes it; a copy a killed server left is swept later).
   const file = indexFile(repo, env, ctx.cwd);
-  const read = readIndexes.get(repo.gitDir);
-  readIndexes.delete(repo.gitDir);
-  // (Only with the cache tree's root: without it the trees may need `git write-tree` of a snapshot.)
-  const given = read && read.index.tree && read.file === file && fileId(file) === read.id ? read.index : null;
+  const read = checked.get(repo.gitDir);
+  checked.delete(repo.gitDir);
+  // (Kept only with the cache tree's root: without it the trees may need `git write-tree` of a snapshot.)
+  const given = read && read.parent === parent && read.file === file && fileId(file) === read.id ? read : null;
   let copy: string | null = null;
   if (!given) {
     const dir = join(stateDir(repo), 'server');
@@ -171,7 +170,7 @@ export function prefetchCommit(repo: Repo, env: NodeJS.ProcessEnv, parent: strin
   }
   let start: () => void = () => {};
   const done = new Promise<ReadAhead | null>((res) => {
-    start = () => void prefetch(ctx, repo, parent, copy, given).catch(() => null).then(res);
+    start = () => void prefetch(ctx, repo, parent, copy, given?.index ?? null, given?.diff ?? null).catch(() => null).then(res);
   });
   jobs.set(repo.gitDir, { at: Date.now(), done });
   ctx.defer(start);
@@ -204,6 +203,16 @@ export function deferOrNow(job: () => void): void {
   else job();
 }
 
+/** The branch HEAD of `repo`'s worktree names (`refs/heads/…`), or null (detached, unreadable). */
+function headRef(repo: Repo): string | null {
+  try {
+    const head = readFileSync(join(repo.gitDir, 'HEAD'), 'utf8').trim();
+    return /^ref: refs\/heads\/[^\0]+$/.test(head) && !head.includes('..') ? head.slice(5) : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Records the commit read ahead as soon as git has made it, while git goes on to its post-commit
  * hook (renaming the index, starting the hook's shell: some milliseconds), instead of when that
@@ -216,15 +225,8 @@ export function deferOrNow(job: () => void): void {
 function recordWhenMade(ctx: HookContext, repo: Repo, done: Promise<ReadAhead | null>, pre: ReadAhead): void {
   const key = repo.gitDir;
   const mine = () => jobs.get(key)?.done === done;
-  let branch: string;
-  try {
-    const head = readFileSync(join(repo.gitDir, 'HEAD'), 'utf8').trim();
-    if (!/^ref: refs\/heads\/[^\0]+$/.test(head) || head.includes('..')) return;
-    branch = head.slice(5);
-  } catch {
-    return;
-  }
-  if (!mine()) return;
+  const branch = headRef(repo);
+  if (!branch || !mine()) return;
   let watcher: FSWatcher | null = null;
   let timer: NodeJS.Timeout | undefined;
   const stop = () => {
@@ -234,14 +236,11 @@ function recordWhenMade(ctx: HookContext, repo: Repo, done: Promise<ReadAhead | 
   };
   const check = () => {
     if (!mine()) return stop();
-    const sha = headOid(repo);
+    if (headRef(repo) !== branch) return stop();
+    const sha = refOid(repo, branch);
     if (!sha || sha === pre.parent) return;
     stop();
-    let same = false;
-    try {
-      same = readFileSync(join(repo.gitDir, 'HEAD'), 'utf8').trim() === `ref: ${branch}`;
-    } catch { /* gone */ }
-    const commit = same ? readLoose(repo.commonDir, sha, ctx.env) : null;
+    const commit = readLoose(repo.commonDir, sha, ctx.env);
     const headers = commit?.type === 'commit' ? commitHeaders(commit.data) : null;
     if (!headers || headers.tree !== pre.tree || headers.parents.length !== 1 || headers.parents[0] !== pre.parent) return;
     jobs.delete(key);
@@ -300,7 +299,7 @@ function writesObjects(repo: Repo, env: NodeJS.ProcessEnv): boolean {
   return !env.GIT_OBJECT_DIRECTORY && !env.GIT_QUARANTINE_PATH && !sharedRepository(repo.commonDir);
 }
 
-async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: string | null, given: IndexSnapshot | null): Promise<ReadAhead | null> {
+async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: string | null, given: IndexSnapshot | null, early: Promise<FileChange[] | null> | null): Promise<ReadAhead | null> {
   // Each git process starts with the hook's environment (the server may be serving another hook by then).
   const inCtx = <T>(fn: () => T): T => withHookContextSync(ctx, fn);
   const where = { cwd: repo.root, commonDir: repo.commonDir, gitDir: repo.gitDir };
@@ -327,13 +326,11 @@ async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: stri
     // hooks: its root is the tree the commit will name (post-commit checks that it does). The
     // diff starts at once, in the resident git, while the trees are built here.
     tree = index?.tree ?? null;
-    // Asked already while the check ran (diffEarly), for this parent and tree; else now. Handled at
+    // Asked already while the check ran (diffEarly: this parent, this index); else now. Handled at
     // once: a failure here is git's diff below, never an unhandled rejection in the server.
-    const early = earlyDiffs.get(repo.gitDir);
-    earlyDiffs.delete(repo.gitDir);
     if (tree && from) {
-      diffing = early && early.parent === parent && early.tree === tree ? early.diff : inCtx(() => residentTreeDiff(where, from, tree!)).catch(() => null);
-      trace.earlyDiff = diffing === early?.diff;
+      diffing = early ?? inCtx(() => residentTreeDiff(where, from, tree!)).catch(() => null);
+      trace.earlyDiff = !!early;
     }
     // With the cache tree's root to diff, the trees are built only when HEAD's flat tree is asked
     // for (flat, below).

@@ -327,9 +327,10 @@ export function restoreMessage(hook: string, r: WorktreeRestore): { refuse: bool
   if (r.moved.length) lines.push(`intent: moved aside: ${r.moved.map((m) => m.to).join(', ')}`);
   lines.push('intent: install hook managers from the main worktree: the hooks of intent worktrees run the repository\'s own hooks after intent\'s.');
   if (refuse) lines.push(`intent: ${hook} refused this time, since intent's checks may not have run: run the same git command again.`);
-  else if (RECORDING.has(hook) && r.restored.some((h) => REFUSING.has(h))) {
+  const unchecked = RECORDING.has(hook) ? r.restored.filter((h) => REFUSING.has(h)) : [];
+  if (!refuse && unchecked.length) {
     // The hook that checks a commit before it is made was not intent's: this one was not checked.
-    lines.push(`intent: WARNING: this commit was made while ${r.restored.filter((h) => REFUSING.has(h)).join(', ')} was not intent's: it was NOT checked before it was made. ` +
+    lines.push(`intent: WARNING: this commit was made while ${unchecked.join(', ')} was not intent's: it was NOT checked before it was made. ` +
       'Its trace note records what it changed (paths out of its scope included), and intent gate refuses those; to take it back: git reset --soft HEAD^.');
   }
   return { refuse, text: lines.join('\n') + '\n' };
