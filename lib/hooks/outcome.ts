@@ -6,3 +6,8 @@ export interface HookOutcome {
   trace?: Record<string, unknown>;
 }
 
+
+/** A moment as ms since the epoch, to the µs (`performance.now()` by default): traces put side by side with git's (GIT_TRACE2). */
+export function epochMs(t = performance.now()): number {
+  return Math.round((performance.timeOrigin + t) * 1000) / 1000;
+}

@@ -27,7 +27,7 @@ import { headOid, openHookRepo, refOid, stateDir, type Repo } from '../git/repo.
 import { sharedRepository } from '../git/notes-write.js';
 import type { Prefetched } from '../trace/record-commit.js';
 import { recordMadeNow } from './post-commit.js';
-import type { HookOutcome } from './outcome.js';
+import { epochMs, type HookOutcome } from './outcome.js';
 
 /** How long post-commit waits for the work still under way before it runs git itself. */
 const WAIT_MS = 3000;
@@ -250,7 +250,7 @@ function recordWhenMade(ctx: HookContext, repo: Repo, done: Promise<ReadAhead | 
       const t0 = performance.now();
       const done = withHookContextSync(own, () => recordMadeNow(ctx.cwd, ctx.env, own.warn, pre));
       if (!done.record || done.record.vcs.revision !== sha) return;
-      const trace = { ...done.trace, ahead: pre.trace, early: Math.round((performance.now() - t0) * 100) / 100 };
+      const trace = { ...done.trace, ahead: pre.trace, early: Math.round((performance.now() - t0) * 100) / 100, earlyAt: epochMs(t0) };
       const remember = done.readAhead ? () => rememberHead(sha, pre) : null;
       recorded.set(key, { sha, outcome: { code: 0, stderr: written + done.stderr, trace }, remember });
     } catch {
@@ -304,7 +304,7 @@ async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: stri
   const inCtx = <T>(fn: () => T): T => withHookContextSync(ctx, fn);
   const where = { cwd: repo.root, commonDir: repo.commonDir, gitDir: repo.gitDir };
   const t0 = performance.now();
-  const trace: ReadAhead['trace'] = {};
+  const trace: ReadAhead['trace'] = { at: epochMs(t0) };
   const lap = (name: string) => { trace[name] = Math.round((performance.now() - t0) * 100) / 100; };
   let index: IndexSnapshot | null;
   let built: BuiltTrees | null;

@@ -52,6 +52,7 @@ import { parkCaCerts, unparkCaCerts } from '../core/node-start.js';
 import { alive } from '../mutation/ahead.js';
 import { saveTypeScriptCodeCache } from '../mutation/ts-cache.js';
 import { intentWorktreesLeft } from './residents.js';
+import { epochMs } from './outcome.js';
 
 /** What a hook run gives back (lib/hooks/dispatch.ts, which loads this module: no import back). */
 interface HookOutcome {
@@ -375,15 +376,18 @@ export async function serveHooks(
       await new Promise<void>((resolve) => reply.end('- 0\n', resolve));
       return;
     }
-    const trace = (line: Record<string, unknown>) => {
+    // (Built only when traced: memoryUsage() alone is a tenth of a millisecond.)
+    const trace = (line: () => Record<string, unknown>) => {
       if (!traceFile) return;
       try {
-        appendFileSync(traceFile, `${JSON.stringify({ server: process.pid, runner: pid, ...line })}\n`);
+        appendFileSync(traceFile, `${JSON.stringify({ server: process.pid, runner: pid, ...line() })}\n`);
       } catch { /* a trace is for tests and benchmarks */ }
     };
     // ms: from the claim to the answer (the hook's own work, in this process); rss, heap: the
     // server's resident memory and V8 heap in use after it (bench: where a commit's time goes, memory over time).
-    trace({ hook: out.hook, code: out.code, ms: Math.round((performance.now() - t0) * 100) / 100, queued, ...memory(), ...out.trace });
+    // (Before the answer: a test reads it once git is done.)
+    const answered = performance.now();
+    trace(() => ({ hook: out!.hook, code: out!.code, ms: Math.round((answered - t0) * 100) / 100, queued, at: epochMs(arrived), ...memory(), ...out!.trace }));
     const err = Buffer.from(out.stderr, 'utf8');
     await new Promise<void>((resolve) => reply.end(Buffer.concat([Buffer.from(`${out!.code} ${err.length}\n`), err]), resolve));
     // Work the hook left for after its answer (HookContext.defer): it runs while git goes on.
@@ -393,7 +397,7 @@ export async function serveHooks(
       } catch { /* a job's failure only means the later hook does the work itself */ }
     }
     // What that work added to the hook's trace (HEAD's flat tree kept or not: prefetch.ts).
-    if (out.deferred.length) trace({ hook: `${out.hook}:after`, ...out.trace });
+    if (out.deferred.length) trace(() => ({ hook: `${out!.hook}:after`, at: epochMs(), ...out!.trace }));
   }
 
   /**
