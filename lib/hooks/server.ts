@@ -53,6 +53,7 @@ import { alive } from '../mutation/ahead.js';
 import { saveTypeScriptCodeCache } from '../mutation/ts-cache.js';
 import { intentWorktreesLeft } from './residents.js';
 import { epochMs } from './outcome.js';
+import { answer } from './reply.js';
 
 /** What a hook run gives back (lib/hooks/dispatch.ts, which loads this module: no import back). */
 interface HookOutcome {
@@ -357,8 +358,6 @@ export async function serveHooks(
     for (let hop = 0; hop < 2; hop++) await new Promise<void>((resolve) => setImmediate(resolve));
     const fd = claimReply(dir, pid, watch);
     if (fd === null) return;
-    const reply = new Socket({ fd, readable: false, writable: true });
-    reply.on('error', () => { /* the runner went away */ });
     let out: (HookOutcome & { hook: string; deferred: (() => void)[] }) | null = null;
     const t0 = performance.now();
     // For the trace: from the request's arrival to its claim (requests before it, the hops above).
@@ -373,7 +372,7 @@ export async function serveHooks(
     if (!out) {
       // Not served (replaced program, a request it cannot read): the runner runs node itself.
       if (replaced) leave();
-      await new Promise<void>((resolve) => reply.end('- 0\n', resolve));
+      await answer(fd, Buffer.from('- 0\n'));
       return;
     }
     // (Built only when traced: memoryUsage() alone is a tenth of a millisecond.)
@@ -389,7 +388,7 @@ export async function serveHooks(
     const answered = performance.now();
     trace(() => ({ hook: out!.hook, code: out!.code, ms: Math.round((answered - t0) * 100) / 100, queued, at: epochMs(arrived), ...memory(), ...out!.trace }));
     const err = Buffer.from(out.stderr, 'utf8');
-    await new Promise<void>((resolve) => reply.end(Buffer.concat([Buffer.from(`${out!.code} ${err.length}\n`), err]), resolve));
+    await answer(fd, Buffer.concat([Buffer.from(`${out!.code} ${err.length}\n`), err]));
     // Work the hook left for after its answer (HookContext.defer): it runs while git goes on.
     for (const job of out.deferred) {
       try {
