@@ -4,9 +4,10 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { readObjects } from '../../lib/git/blobs.js';
-import { noteObjectNames, writeNoteInProcess } from '../../lib/git/notes-write.js';
+import { noteObjectNames, writeNoteInProcess, zlibStored } from '../../lib/git/notes-write.js';
 import { git, run, tempDir } from '../helpers.js';
 
 const REF = 'refs/notes/intents';
@@ -198,5 +199,15 @@ describe('writing a note in-process', () => {
     expect(write(repo, fresh, 'at last\n')).toBe(true);
     expect(git(repo, 'notes', `--ref=${REF}`, 'show', fresh)).toBe('at last\n');
     fsckClean(repo);
+  });
+});
+
+describe('zlibStored', () => {
+  it('is a zlib stream zlib inflates to the same bytes, at every block boundary', () => {
+    for (const n of [0, 1, 100, 5552, 5553, 65535, 65536, 65537, 200_001]) {
+      const data = Buffer.alloc(n);
+      for (let i = 0; i < n; i++) data[i] = (i * 7919 + (i >> 8)) & 0xff;
+      expect(inflateSync(zlibStored(data)).equals(data), `${n} bytes`).toBe(true);
+    }
   });
 });
