@@ -16,12 +16,13 @@
  * the one `git notes add` writes. Tested against `git fsck`, `git notes`.
  */
 import { createHash } from 'node:crypto';
-import { appendFileSync, closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { ownerStamp, stampGone } from '../core/lock.js';
 import { dirname, join } from 'node:path';
 import type { GitObject } from './blobs.js';
 import { refOid } from './repo.js';
 import { keepObject } from './object-cache.js';
+import { takeObjectFile } from './object-files.js';
 
 const SHA1 = /^[0-9a-f]{40}$/;
 
@@ -285,16 +286,48 @@ function writeLooseObject(objectsDir: string, type: string, content: Buffer): st
   const oid = createHash('sha1').update(data).digest('hex');
   const dir = join(objectsDir, oid.slice(0, 2));
   const file = join(dir, oid.slice(2));
-  mkdirSync(dir, { recursive: true });
+  const bytes = zlibStored(data);
+  // A file made ahead (object-files.ts), when there is one: written, then renamed into place.
+  const ready = takeObjectFile(objectsDir);
+  if (ready) {
+    try {
+      try {
+        writeSync(ready.fd, bytes);
+      } finally {
+        closeSync(ready.fd);
+      }
+      renameInto(ready.path, dir, file);
+      return oid;
+    } catch {
+      rmSync(ready.path, { force: true });
+    }
+  }
   const tmp = join(dir, `tmp_obj_intent_${process.pid}_${oid.slice(2, 10)}`);
-  const fd = openSync(tmp, 'w', 0o444);
+  let fd: number;
   try {
-    writeSync(fd, zlibStored(data));
+    fd = openSync(tmp, 'w', 0o444);
+  } catch {
+    mkdirSync(dir, { recursive: true });
+    fd = openSync(tmp, 'w', 0o444);
+  }
+  try {
+    writeSync(fd, bytes);
   } finally {
     closeSync(fd);
   }
   renameSync(tmp, file);
   return oid;
+}
+
+/** Renames `from` to `file` in the objects folder `dir`, made when it is not there yet. */
+function renameInto(from: string, dir: string, file: string): void {
+  try {
+    renameSync(from, file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    mkdirSync(dir, { recursive: true });
+    renameSync(from, file);
+  }
 }
 
 /**

@@ -54,6 +54,7 @@ import { saveTypeScriptCodeCache } from '../mutation/ts-cache.js';
 import { intentWorktreesLeft } from './residents.js';
 import { epochMs } from './outcome.js';
 import { answer } from './reply.js';
+import { dropObjectFiles, makeObjectFiles } from '../git/object-files.js';
 
 /** What a hook run gives back (lib/hooks/dispatch.ts, which loads this module: no import back). */
 interface HookOutcome {
@@ -306,6 +307,7 @@ export async function serveHooks(
     clearInterval(watch);
     // The resident git processes (lib/git/resident.ts): their input ends, and they with it.
     stopResidents();
+    dropObjectFiles();
     // Only ours: another server that took the folder over has its own.
     if (ours(pidFile)) rmSync(pidFile, { force: true });
     if (ours(join(lock, 'pid'))) {
@@ -395,6 +397,8 @@ export async function serveHooks(
         job();
       } catch { /* a job's failure only means the later hook does the work itself */ }
     }
+    // The files the next note's objects go into, made now rather than on the commit's path.
+    makeObjectFiles();
     // What that work added to the hook's trace (HEAD's flat tree kept or not: prefetch.ts).
     if (out.deferred.length) trace(() => ({ hook: `${out!.hook}:after`, at: epochMs(), ...out!.trace }));
   }

@@ -163,6 +163,33 @@ describe('the hook server', () => {
     expect(viaServer).toEqual(viaNode);
   });
 
+  it('writes the notes\' objects into files it made ahead (intent/object-files), git reads them; a killed server\'s files are removed by the next', async () => {
+    const { repo, wt, env } = setup();
+    expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
+    const first = await serverUp(repo);
+    const files = join(repo, '.git', 'intent', 'object-files');
+    const ready = () => (existsSync(files) ? readdirSync(files) : []);
+    for (let i = 3; i < 6; i++) expect(commit(wt, env, { 'src/a.ts': `export const a = ${i};\n` }, `round ${i}`).status).toBe(0);
+    // Made after the answers, named after the server; the notes went through some of them.
+    await until(() => ready().length === 4, 'four files made ahead');
+    expect(ready().every((n) => n.startsWith(`tmp_obj_${first}_`))).toBe(true);
+    const made = ready();
+    expect(commit(wt, env, { 'src/a.ts': 'export const a = 7;\n' }, 'round 7').status).toBe(0);
+    await until(() => ready().length === 4 && ready().some((n) => !made.includes(n)), 'the files taken made again');
+    expect(noteOf(wt)?.record.vcs.revision).toBe(git(wt, 'rev-parse', 'HEAD').trim());
+    const fsck = run('git', ['fsck', '--strict', '--no-dangling'], repo);
+    expect(fsck.status, fsck.stderr).toBe(0);
+    // Killed with its files made: the next server removes them and makes its own.
+    process.kill(first, 'SIGKILL');
+    await until(() => !alive(first), 'the server gone');
+    expect(commit(wt, env, { 'src/a.ts': 'export const a = 8;\n' }, 'round 8').status).toBe(0);
+    const second = await serverUp(repo);
+    expect(second).not.toBe(first);
+    expect(commit(wt, env, { 'src/a.ts': 'export const a = 9;\n' }, 'round 9').status).toBe(0);
+    await until(() => ready().length === 4 && ready().every((n) => n.startsWith(`tmp_obj_${second}_`)), 'only the new server\'s files');
+    expect(noteOf(wt)?.record.vcs.revision).toBe(git(wt, 'rev-parse', 'HEAD').trim());
+  });
+
   it('refuses through the server with node\'s message and exit code, with git\'s own index for the commit (commit <path>, commit -a)', async () => {
     const { repo, wt, trace, env } = setup();
     expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
@@ -350,9 +377,14 @@ describe('the hook server', () => {
     const { repo, wt, env } = setup();
     expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
     const pid = await serverUp(repo);
+    // A commit through it: it has made files ahead for the next note's objects.
+    expect(commit(wt, env, { 'src/a.ts': 'export const a = 3;\n' }, 'served').status).toBe(0);
+    const files = join(repo, '.git', 'intent', 'object-files');
+    await until(() => existsSync(files) && readdirSync(files).length > 0, 'files made ahead');
     const un = intent(repo, ['uninstall', '--json']);
     expect(un.status, un.stderr).toBe(0);
     expect(existsSync(serverDir(repo))).toBe(false);
+    expect(existsSync(files)).toBe(false);
     await until(() => !alive(pid), `the server (pid ${pid}) left after its folder was removed`);
   });
 
