@@ -32,7 +32,8 @@ export function readLoose(commonDir: string, oid: string, env: NodeJS.ProcessEnv
   if (!m || Number(m[2]) !== raw.length - nul - 1) return null;
   if (createHash('sha1').update(raw).digest('hex') !== oid) return null;
   const o = { oid, type: m[1], data: raw.subarray(nul + 1) };
-  // Not the objects of a change (blobs): the notes' commits and trees, and commits.
+  // Not the objects of a change (blobs) as they are read: the notes' commits and trees, and
+  // commits. (The hook server keeps a change's new sides itself: the next commit's old sides.)
   if (o.type !== 'blob') keepObject(commonDir, o);
   return o;
 }

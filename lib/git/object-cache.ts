@@ -1,7 +1,8 @@
 /**
  * Objects the hook server read or wrote as loose objects, kept by repository and id (an object's
  * bytes never change): post-commit reads the notes commit and trees the note before it wrote, and
- * writes the next ones from them. Only in a resident process (lib/core/resident.ts); within a
+ * writes the next ones from them; a commit's old sides are, as a rule, the new sides of the commit
+ * before (lib/hooks/prefetch.ts keeps those). Only in a resident process (lib/core/resident.ts); within a
  * budget, the least recently used going first.
  */
 import { isResident } from '../core/resident.js';

@@ -25,6 +25,7 @@ import { hostEnv, readSettings } from '../core/settings.js';
 import { classifyAheadOf } from './ahead-start.js';
 import { headOid, openHookRepo, refOid, stateDir, type Repo } from '../git/repo.js';
 import { sharedRepository } from '../git/notes-write.js';
+import { keepObject } from '../git/object-cache.js';
 import type { Prefetched } from '../trace/record-commit.js';
 import { recordMadeNow } from './post-commit.js';
 import { epochMs, type HookOutcome } from './outcome.js';
@@ -178,7 +179,7 @@ export function prefetchCommit(repo: Repo, env: NodeJS.ProcessEnv, parent: strin
 }
 
 /** Commits recorded as soon as git made them (recordWhenMade), by worktree: post-commit's outcome. */
-const recorded = new Map<string, { sha: string; outcome: HookOutcome; remember: (() => void) | null }>();
+const recorded = new Map<string, { sha: string; outcome: HookOutcome; remember: (() => void) | null; cwd: string; gitDirEnv: string | undefined; repo: Repo }>();
 
 /**
  * post-commit, served: the outcome of recording the commit at HEAD when that was done as soon as git
@@ -186,7 +187,10 @@ const recorded = new Map<string, { sha: string; outcome: HookOutcome; remember: 
  */
 export function takeRecorded(cwd: string, env: NodeJS.ProcessEnv): HookOutcome | null {
   if (!recorded.size) return null;
-  const repo = openHookRepo(cwd, env);
+  // The worktree the commit was recorded for, when this hook runs there as its check did (the same
+  // git process): not opened again.
+  const same = [...recorded.values()].find((x) => x.cwd === cwd && x.gitDirEnv === env.GIT_DIR);
+  const repo = same?.repo ?? openHookRepo(cwd, env);
   const r = recorded.get(repo.gitDir);
   if (!r) return null;
   recorded.delete(repo.gitDir);
@@ -252,7 +256,7 @@ function recordWhenMade(ctx: HookContext, repo: Repo, done: Promise<ReadAhead | 
       if (!done.record || done.record.vcs.revision !== sha) return;
       const trace = { ...done.trace, ahead: pre.trace, early: Math.round((performance.now() - t0) * 100) / 100, earlyAt: epochMs(t0) };
       const remember = done.readAhead ? () => rememberHead(sha, pre) : null;
-      recorded.set(key, { sha, outcome: { code: 0, stderr: written + done.stderr, trace }, remember });
+      recorded.set(key, { sha, outcome: { code: 0, stderr: written + done.stderr, trace }, remember, cwd: ctx.cwd, gitDirEnv: ctx.env.GIT_DIR, repo });
     } catch {
       // post-commit records it, and says what went wrong.
     }
@@ -373,6 +377,11 @@ async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: stri
   // Both sides of every change (loose objects, in-process), for post-commit and for the classes.
   const objects = await inCtx(() => readObjectsPreferLooseAsync(repo, changes.flatMap((c) => [c.oldOid, c.newOid]), ctx.env));
   lap('objects');
+  // Each new side, for the next commit, whose old side it is when an agent edits the same file again.
+  for (const c of changes) {
+    const o = objects.get(c.newOid);
+    if (o?.type === 'blob') keepObject(repo.commonDir, o);
+  }
   const blobs = new Map([...objects].map(([k, o]) => [k, o.data]));
   // The classes, when the cheap rules settle every change (what post-commit's classification
   // starts with; a claim in the message is post-commit's to check). A refactor-like TS/JS change
@@ -384,5 +393,5 @@ async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: stri
   const settled = cheap.survivors.length ? (same ? { classes: same, settledBy: 'same-tree' as const } : null) : { classes: cheap.out, settledBy: 'no-syntax' as const };
   if (!settled && readSettings(ctx.env).classifyAhead && predictsSyntaxOf(changes, blobs)) await classifyAheadOf(repo, parent, tree, ctx.env);
   lap('classes');
-  return { parent, tree, changes, objects, ...settled, flat, trace };
+  return { parent, tree, changes, objects, ...settled, flat, trace, repo };
 }

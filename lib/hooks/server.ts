@@ -399,6 +399,7 @@ export async function serveHooks(
     }
     // The files the next note's objects go into, made now rather than on the commit's path.
     makeObjectFiles();
+    for (const m of claimedMarkers.splice(0)) rmSync(m, { force: true });
     // What that work added to the hook's trace (HEAD's flat tree kept or not: prefetch.ts).
     if (out.deferred.length) trace(() => ({ hook: `${out!.hook}:after`, at: epochMs(), ...out!.trace }));
   }
@@ -448,6 +449,9 @@ function parentOf(pid: number): number | null {
   }
 }
 
+/** Claimed markers of the pipe protocol, removed after the answer (serveOne). */
+const claimedMarkers: string[] = [];
+
 /**
  * Claims runner `pid`'s request and opens its reply channel for writing (non-blocking: a runner
  * that is gone has no reader open, and the open fails), or returns null: not ours to answer. Only
@@ -483,7 +487,9 @@ function claimReply(dir: string, pid: number, watch: number | undefined): number
     rmSync(claimed, { force: true });
     return null;
   }
-  rmSync(claimed, { force: true });
+  // (A claimed marker is only the claim's trace: removed once the runner has its answer.)
+  if (watch === undefined) rmSync(claimed, { force: true });
+  else claimedMarkers.push(claimed);
   if (!fstatSync(fd).isFIFO() || !asked()) {
     closeQuietly(fd);
     return null;

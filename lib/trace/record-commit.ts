@@ -48,6 +48,8 @@ export interface Prefetched {
   /** The classes, when the cheap rules (`no-syntax`) or the same parse trees (`same-tree`) settled every change (no claim). */
   classes?: FileClasses;
   settledBy?: 'no-syntax' | 'same-tree';
+  /** The repository as the check of the same commit opened it (the same git process and worktree): not opened again. */
+  repo?: Repo;
 }
 
 /** Path of the shared ledger (in the main worktree, one for all worktrees). */
@@ -85,7 +87,7 @@ export function recordCommit(
     lap?: (phase: string) => void;
   } = {},
 ): TraceRecord | null {
-  const repo = openHookRepo(cwd, env);
+  const repo = (opts.rev === undefined ? opts.prefetched?.repo : undefined) ?? openHookRepo(cwd, env);
   const named = opts.intentId ? { id: opts.intentId } : resolveIntentId(repo, env.INTENT_ID);
   if (!named) return null;
   const rev = opts.rev ?? 'HEAD';
