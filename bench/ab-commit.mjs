@@ -5,6 +5,7 @@
 // checkout (its repository's hooks run that version's package copy). Each round makes, in each
 // version's repository (the order alternating), a plain commit (hooks off, in a second worktree:
 // plainTwin) and a governed one of the same kind of change in its BENCH worktree; prints per version the medians and the paired governed/plain ratio.
+// AB_FILES=<n>: files per commit (default 3; the run of record, bench item 11, changes 10).
 import { join } from 'node:path';
 import { git, median, stageEdit } from './util.mjs';
 import { plainTwin } from './plain-vs-governed.mjs';
@@ -18,7 +19,7 @@ const V = versions.map((s) => {
   const [name, dir] = s.split('=');
   const wt = join(dir, 'repo-1000.worktrees', 'BENCH');
   const env = { ...process.env, GIT_CONFIG_GLOBAL: join(dir, 'gitconfig'), GIT_CONFIG_NOSYSTEM: '1' };
-  const files = git(wt, ['ls-files', 'src'], { env }).stdout.trim().split('\n').slice(80, 83);
+  const files = git(wt, ['ls-files', 'src'], { env }).stdout.trim().split('\n').slice(80, 80 + (Number(process.env.AB_FILES) || 3));
   // Plain commits in a second worktree of the repository (plain-vs-governed.mjs plainTwin).
   const twin = plainTwin({ main: join(dir, 'repo-1000'), wt });
   return { name, wt, twin, env, files, plain: [], governed: [], ratio: [] };

@@ -25,7 +25,8 @@ import { hostEnv, readSettings } from '../core/settings.js';
 import { classifyAheadOf } from './ahead-start.js';
 import { headOid, openHookRepo, refOid, stateDir, type Repo } from '../git/repo.js';
 import { sharedRepository } from '../git/notes-write.js';
-import { keepObject } from '../git/object-cache.js';
+import { keepObject, keptObject } from '../git/object-cache.js';
+import { readObjectsResident, type GitObject } from '../git/blobs.js';
 import type { Prefetched } from '../trace/record-commit.js';
 import { recordMadeNow } from './post-commit.js';
 import { epochMs, type HookOutcome } from './outcome.js';
@@ -96,8 +97,35 @@ export function stagedPathsInProcess(repo: Repo, env: NodeJS.ProcessEnv, head: s
   const file = indexFile(repo, env, ctx.cwd);
   const before = fileId(file);
   const index = readIndex(file);
-  if (index?.tree && head && before && fileId(file) === before) checked.set(repo.gitDir, { file, id: before, index, parent: head, diff: diffEarly(repo, env, head, index.tree) });
-  return index ? stagedPathsFrom(index, tree) : null;
+  if (!index) return null;
+  const at: number[] = [];
+  const staged = stagedPathsFrom(index, tree, at);
+  if (index.tree && head && before && fileId(file) === before) {
+    checked.set(repo.gitDir, { file, id: before, index, parent: head, diff: diffEarly(repo, env, head, index.tree), blobs: blobsEarly(repo, index, at) });
+  }
+  return staged;
+}
+
+/** At most this many new sides are asked for while the check runs (a larger change reads them after). */
+const EARLY_BLOBS = 32;
+
+/**
+ * The check, served: asks the resident `git cat-file` for the staged files' new sides (the index's
+ * blob ids of the entries `at` names) while the check runs. cat-file is another process: it reads
+ * and inflates them on the core git leaves idle while it waits for this hook, where the read-ahead
+ * would read them on the server's one thread after the answer. Ids name their bytes, so the
+ * read-ahead takes any it needs from here whatever the commit turns out to be.
+ */
+function blobsEarly(repo: Repo, index: IndexSnapshot, at: number[]): Promise<Map<string, GitObject> | null> | null {
+  const oids: string[] = [];
+  for (const i of at) {
+    // A file's (or a symlink's) blob; not a submodule's commit.
+    if (i < 0 || (index.entries.modes[i] & 0o170000) === 0o160000) continue;
+    const oid = index.entries.entry(i).oid;
+    if (!keptObject(repo.commonDir, oid)) oids.push(oid);
+  }
+  if (!oids.length || oids.length > EARLY_BLOBS) return null;
+  return readObjectsResident({ cwd: repo.root, commonDir: repo.commonDir, gitDir: repo.gitDir }, oids).catch(() => null);
 }
 
 /**
@@ -105,7 +133,7 @@ export function stagedPathsInProcess(repo: Repo, env: NodeJS.ProcessEnv, head: s
  * the identity of its file then, which the read-ahead takes while the file is that one still; and
  * the resident git's diff of the parent against that root, asked then (null: not asked).
  */
-const checked = new Map<string, { file: string; id: string; index: IndexSnapshot; parent: string; diff: Promise<FileChange[] | null> | null }>();
+const checked = new Map<string, { file: string; id: string; index: IndexSnapshot; parent: string; diff: Promise<FileChange[] | null> | null; blobs: Promise<Map<string, GitObject> | null> | null }>();
 
 /** A file's identity (device, inode, size, change time in ns), or null when it cannot be read. */
 function fileId(file: string): string | null {
@@ -171,7 +199,7 @@ export function prefetchCommit(repo: Repo, env: NodeJS.ProcessEnv, parent: strin
   }
   let start: () => void = () => {};
   const done = new Promise<ReadAhead | null>((res) => {
-    start = () => void prefetch(ctx, repo, parent, copy, given?.index ?? null, given?.diff ?? null).catch(() => null).then(res);
+    start = () => void prefetch(ctx, repo, parent, copy, given?.index ?? null, given?.diff ?? null, read?.blobs ?? null).catch(() => null).then(res);
   });
   jobs.set(repo.gitDir, { at: Date.now(), done });
   ctx.defer(start);
@@ -303,7 +331,7 @@ function writesObjects(repo: Repo, env: NodeJS.ProcessEnv): boolean {
   return !env.GIT_OBJECT_DIRECTORY && !env.GIT_QUARANTINE_PATH && !sharedRepository(repo.commonDir);
 }
 
-async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: string | null, given: IndexSnapshot | null, early: Promise<FileChange[] | null> | null): Promise<ReadAhead | null> {
+async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: string | null, given: IndexSnapshot | null, early: Promise<FileChange[] | null> | null, earlyBlobs: Promise<Map<string, GitObject> | null> | null): Promise<ReadAhead | null> {
   // Each git process starts with the hook's environment (the server may be serving another hook by then).
   const inCtx = <T>(fn: () => T): T => withHookContextSync(ctx, fn);
   const where = { cwd: repo.root, commonDir: repo.commonDir, gitDir: repo.gitDir };
@@ -375,7 +403,12 @@ async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: stri
     return flatTree;
   };
   // Both sides of every change (loose objects, in-process), for post-commit and for the classes.
-  const objects = await inCtx(() => readObjectsPreferLooseAsync(repo, changes.flatMap((c) => [c.oldOid, c.newOid]), ctx.env));
+  // (The new sides the check asked for, when they came: any id among them is that object.)
+  const asked = earlyBlobs ? await earlyBlobs : null;
+  const wanted = changes.flatMap((c) => [c.oldOid, c.newOid]);
+  const objects = await inCtx(() => readObjectsPreferLooseAsync(repo, asked ? wanted.filter((o) => !asked.has(o)) : wanted, ctx.env));
+  if (asked) for (const o of wanted) if (asked.has(o)) objects.set(o, asked.get(o)!);
+  trace.earlyBlobs = asked?.size ?? 0;
   lap('objects');
   // Each new side, for the next commit, whose old side it is when an agent edits the same file again.
   for (const c of changes) {
