@@ -353,6 +353,17 @@ export async function serveHooks(
   input.on('error', leave);
   rearm();
 
+  let tidy: NodeJS.Timeout | null = null;
+  function tidyLater(): void {
+    if (tidy) return;
+    tidy = setTimeout(() => {
+      tidy = null;
+      makeObjectFiles();
+      for (const m of claimedMarkers.splice(0)) rmSync(m, { force: true });
+    }, TIDY_MS);
+    tidy.unref();
+  }
+
   async function serveOne(pid: number, argc: number, named?: string, watch?: number, arrived = performance.now()): Promise<void> {
     // What the kernel queued before the request (the watch on refs/heads/intent/ in
     // intents/branch-tips.ts) is delivered first: the second hop comes after a poll phase that
@@ -397,9 +408,9 @@ export async function serveHooks(
         job();
       } catch { /* a job's failure only means the later hook does the work itself */ }
     }
-    // The files the next note's objects go into, made now rather than on the commit's path.
-    makeObjectFiles();
-    for (const m of claimedMarkers.splice(0)) rmSync(m, { force: true });
+    // The files the next note's objects go into, made now rather than on the commit's path, and
+    // the claims' markers removed: a little later, not while the work the hook left goes on.
+    tidyLater();
     // What that work added to the hook's trace (HEAD's flat tree kept or not: prefetch.ts).
     if (out.deferred.length) trace(() => ({ hook: `${out!.hook}:after`, at: epochMs(), ...out!.trace }));
   }
@@ -448,6 +459,9 @@ function parentOf(pid: number): number | null {
     return null;
   }
 }
+
+/** How long after an answer the server tidies up (serveOne): past the rest of the commit. */
+const TIDY_MS = 25;
 
 /** Claimed markers of the pipe protocol, removed after the answer (serveOne). */
 const claimedMarkers: string[] = [];
