@@ -33,3 +33,19 @@ export function hookGitArgv(): string[] | null {
   } catch { /* no /proc: not known */ }
   return null;
 }
+
+/**
+ * The git process the hook runs for, as `<pid> <start time>` (its start time tells it from a later
+ * process given the same pid): the parent of the hook's shell. Null without /proc.
+ */
+export function hookGitProcess(): string | null {
+  try {
+    const shell = readFileSync(`/proc/${hookParent()}/stat`, 'latin1');
+    const ppid = Number(shell.slice(shell.lastIndexOf(')') + 2).split(' ')[1]);
+    const git = readFileSync(`/proc/${ppid}/stat`, 'latin1');
+    const start = git.slice(git.lastIndexOf(')') + 2).split(' ')[19];
+    return ppid > 1 && start ? `${ppid} ${start}` : null;
+  } catch {
+    return null;
+  }
+}

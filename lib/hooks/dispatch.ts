@@ -1,6 +1,6 @@
 import { IntentError } from '../core/errors.js';
 import { withHookContext, type HookContext } from '../core/hook-context.js';
-import { mainHooksWarning } from './health.js';
+import { mainHooksWarningOnce } from './health.js';
 import { hookGitArgv } from '../core/hook-parent.js';
 
 import type { HookOutcome } from './outcome.js';
@@ -41,7 +41,7 @@ export async function runHookIn(hook: string, ctx: HookContext, stdin: () => str
     }
     const out = await dispatch(hook, ctx, stdin, args);
     // One line when the main worktree's hooks are no longer intent's (stats only, see health.ts).
-    const warning = mainHooksWarning(cwd, env);
+    const warning = mainHooksWarningOnce(cwd, env);
     return warning ? { code: out.code, stderr: warning + out.stderr } : out;
   });
 }

@@ -9,6 +9,8 @@
  * holds intent's block.
  */
 import { hostEnv } from '../core/settings.js';
+import { hookGitProcess } from '../core/hook-parent.js';
+import { isResident } from '../core/resident.js';
 import { lstatSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { hooksPathOverridesRemoved } from '../git/hooks-env.js';
@@ -133,6 +135,23 @@ export function hooksWarning(problems: HookProblem[] | null): string {
     ? `core.hooksPath now points at ${dirname(problems[0].file)}, where intent's hooks are not`
     : problems.map((p) => `${p.hook} ${p.kind === 'replaced' ? `replaced${p.manager ? ` by ${p.manager}` : ''}` : p.kind === 'not-run' ? 'not executable' : 'missing'}`).join(', ');
   return `intent: WARNING: the main worktree's hooks lost intent (${what}): its commits are not checked or recorded. Run \`intent doctor --fix\`.\n`;
+}
+
+/** The last warning the hook server computed, for the git process and worktree it was for. */
+let last: { key: string; text: string } | null = null;
+
+/**
+ * `mainHooksWarning`, computed once per git process in the hook server: post-commit takes what
+ * prepare-commit-msg of the same commit found (milliseconds before; a few stats and a file read less
+ * on the commit's path). Elsewhere (a hook's own node, one hook) as `mainHooksWarning`.
+ */
+export function mainHooksWarningOnce(cwd: string, env: NodeJS.ProcessEnv = hostEnv()): string {
+  const git = isResident() ? hookGitProcess() : null;
+  const key = git && `${cwd}\0${env.GIT_DIR ?? ''}\0${git}`;
+  if (key && last?.key === key) return last.text;
+  const text = mainHooksWarning(cwd, env);
+  if (key) last = { key, text };
+  return text;
 }
 
 /** The warning for the repository around `cwd`, or '' (never throws: it is only a warning). */
