@@ -101,10 +101,18 @@ export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = ho
   }
   // The intent worktrees' hooks read the repository's own hooks folder from a cache (no git
   // process per hook); bring it up to date while we are here. Never fails the commit.
+  // (In the hook server, after the answer: in the usual case it only finds the cache current.)
   if (!repo.isMainWorktree) {
-    try {
-      (await import('./chain-cache.js')).refreshChainCache(repo, repo.root, env);
-    } catch { /* the hooks ask git instead */ }
+    const { refreshChainCache } = await import('./chain-cache.js');
+    const refresh = () => {
+      try {
+        refreshChainCache(repo, repo.root, env);
+      } catch { /* the hooks ask git instead */ }
+    };
+    // (setImmediate: once the read-ahead, started after the answer too, waits for the resident git.)
+    const ctx = served ? activeHookContext() : null;
+    if (ctx?.defer) ctx.defer(() => setImmediate(refresh));
+    else refresh();
   }
   // In the hook server: post-commit's git work, read ahead once git has its answer (prefetch.ts).
   if (served) (await import('./prefetch.js')).prefetchCommit(repo, env, staged.parent);
