@@ -389,9 +389,11 @@ export interface ConflictAhead {
  */
 export function conflictsAhead(repo: Repo, registry: Registry, selfId: string, staged: readonly string[], head: string | null): ConflictAhead[] {
   if (!staged.length) return [];
+  // No other intent in progress: no branch to read.
+  const inProgress = idsWithStatus(registry, 'IN_PROGRESS');
+  if (![...inProgress].some((id) => id !== selfId)) return [];
   const branches = intentBranches(repo);
   const tips = new Map<string, string>();
-  const inProgress = idsWithStatus(registry, 'IN_PROGRESS');
   for (const [id, sha] of branches) {
     if (id !== selfId && inProgress.has(id)) tips.set(id, sha);
   }
