@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve, isAbsolute } from 'node:path';
 import { IntentError } from '../core/errors.js';
@@ -63,16 +63,54 @@ const PLACES = [
 ];
 
 function mayHaveConfig(dir: string): boolean {
-  if (PLACES.some((p) => existsSync(join(dir, p)))) return true;
+  if (process.platform === 'linux' ? placesListed(dir) : PLACES.some((p) => existsSync(join(dir, p)))) return true;
   const pkg = join(dir, 'package.json');
-  if (!existsSync(pkg)) return false;
+  const st = statSync(pkg, { throwIfNoEntry: false, bigint: true });
+  if (!st) return false;
+  // package.json's "intent" key, read again only when the file changed (it is read on every commit).
+  const id = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  const known = pkgKey.get(pkg);
+  if (known?.id === id) return known.has;
+  let has = false;
   try {
-    return Object.prototype.hasOwnProperty.call(JSON.parse(readFileSync(pkg, 'utf8')), 'intent');
+    has = Object.prototype.hasOwnProperty.call(JSON.parse(readFileSync(pkg, 'utf8')), 'intent');
   } catch {
     // A package.json that does not parse is the project's problem, not a broken intent config:
     // blocking commits on it would block the commit that fixes it.
-    return false;
   }
+  pkgKey.set(pkg, { id, has });
+  return has;
+}
+
+/** Whether package.json has an "intent" key, by file and its identity when read. */
+const pkgKey = new Map<string, { id: string; has: boolean }>();
+
+/**
+ * Whether one of cosmiconfig's places is there, from the folder's listing (and `.config/`'s) rather
+ * than a look-up per place: one call, not twenty, on every commit. Linux only (a case-insensitive
+ * file system finds `.IntentRC` by the look-up, not in a listing); a name listed is looked up to
+ * be sure (a dangling link is not a config, as before).
+ */
+function placesListed(dir: string): boolean {
+  let names: Set<string>;
+  try {
+    names = new Set(readdirSync(dir));
+  } catch {
+    return PLACES.some((p) => existsSync(join(dir, p)));
+  }
+  let inConfig: Set<string> | null = null;
+  return PLACES.some((p) => {
+    if (!p.startsWith('.config/')) return names.has(p) && existsSync(join(dir, p));
+    if (!names.has('.config')) return false;
+    if (inConfig === null) {
+      try {
+        inConfig = new Set(readdirSync(join(dir, '.config')));
+      } catch {
+        inConfig = new Set();
+      }
+    }
+    return inConfig.has(p.slice('.config/'.length)) && existsSync(join(dir, p));
+  });
 }
 
 function validate(raw: unknown, file: string): Config {

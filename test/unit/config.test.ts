@@ -141,3 +141,26 @@ describe('loadConfig', () => {
     expect(e.message).toContain(`${join(parent, 'repo', 'package.json')}: "requireIntent" must be a boolean`);
   });
 });
+
+describe('loadConfig between commits (the hook server reads it on every one)', () => {
+  it('sees package.json gain and lose its "intent" key, a config file appear and go, and one in .config/', async () => {
+    const { rmSync, writeFileSync, utimesSync } = await import('node:fs');
+    const { root } = layout({ 'repo/package.json': '{ "name": "x" }' });
+    expect(loadConfig(root, root)).toEqual(DEFAULTS);
+    writeFileSync(join(root, 'package.json'), '{ "name": "x", "intent": { "requireIntent": true } }');
+    expect(loadConfig(root, root).requireIntent).toBe(true);
+    // The same size and modification time put back: the change time still tells.
+    writeFileSync(join(root, 'package.json'), '{ "name": "y", "intent": { "requireIntent": true } }');
+    utimesSync(join(root, 'package.json'), new Date(2020, 0, 1), new Date(2020, 0, 1));
+    writeFileSync(join(root, 'package.json'), '{ "name": "x", "nope__": { "requireIntent": true } }');
+    utimesSync(join(root, 'package.json'), new Date(2020, 0, 1), new Date(2020, 0, 1));
+    expect(loadConfig(root, root)).toEqual(DEFAULTS);
+    writeFileSync(join(root, '.intentrc.json'), '{ "worktreeDir": "../wt" }');
+    expect(loadConfig(root, root).worktreeDir).toBe('../wt');
+    rmSync(join(root, '.intentrc.json'));
+    expect(loadConfig(root, root)).toEqual(DEFAULTS);
+    mkdirSync(join(root, '.config'));
+    writeFileSync(join(root, '.config', 'intentrc.json'), '{ "requireIntent": true }');
+    expect(loadConfig(root, root).requireIntent).toBe(true);
+  });
+});
