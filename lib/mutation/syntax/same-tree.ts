@@ -10,6 +10,7 @@ import { syntaxOf } from '../languages.js';
 import { pragmasOf } from './ast.js';
 import { toEntry, type Entry, type SourceChange } from './entries.js';
 import { loadTypeScript, type Ts } from './sides.js';
+import { sameTokens, tokensOf, type Tokens } from './trivia.js';
 
 /**
  * Whether every file of a change (TS/JS, both sides present, no rename) parses to the same tree
@@ -23,30 +24,76 @@ export function unchangedTrees(files: readonly SourceChange[]): boolean {
 /**
  * Whether every entry in `entries` (changed TS/JS files) parses, old and new, to the same tree:
  * the same nodes in the same order, each with the same properties (sameProps). The files keep
- * their paths (no rename) and both sides exist.
+ * their paths (no rename) and both sides exist. A change of trivia alone (comments, whitespace) is
+ * proven so from the old side's tokens without parsing the new side (trivia.ts); anything else is
+ * parsed and walked.
  */
 export function sameTrees(ts: Ts, entries: readonly Entry[]): boolean {
   for (const e of entries) {
     if (e.old === null || e.new === null || e.oldPath !== e.path) return false;
-    const a = parse(ts, e.path, e.old);
-    const b = a && parse(ts, e.path, e.new);
+    const kind = syntaxOf(e.path) ?? 'ts';
+    const a = side(ts, kind, e.old);
+    if (a.tree === null) return false;
+    const b = recall(ts, kind, e.new);
+    if (b?.tree === null) return false;
+    if (onlyTrivia(ts, kind, a, e.old, b, e.new)) continue;
+    const ta = treeOf(ts, kind, a, e.old);
+    const tb = b ? treeOf(ts, kind, b, e.new) : side(ts, kind, e.new, false).tree;
     // Pragmas are comments the compiler reads (a JSX factory, a reference): the full comparison judges them.
-    if (!a || !b || pragmasOf(a) !== pragmasOf(b) || !sameNode(ts, a, b, a, b, true)) return false;
+    if (!ta || !tb || pragmasOf(ta) !== pragmasOf(tb) || !sameNode(ts, ta, tb, ta, tb, true)) return false;
   }
   return true;
 }
 
-function parse(ts: Ts, path: string, text: string): TS.SourceFile | null {
-  const kind = syntaxOf(path) ?? 'ts';
-  const hit = recall(ts, kind, text);
-  if (hit !== undefined) return hit;
+/**
+ * Whether `now` is `was` with only trivia changed, proven from `was`'s tokens (trivia.ts) without a
+ * parse; then `now` is kept with the tokens found for it (not parsed: its tree, when a later change
+ * needs it, is parsed then).
+ */
+function onlyTrivia(ts: Ts, kind: string, a: Kept, was: string, b: Kept | undefined, now: string): boolean {
+  if (a.tokens === undefined) a.tokens = tokensOf(ts, treeOf(ts, kind, a, was)!);
+  if (!a.tokens) return false;
+  const rules = {
+    jsDoc: ts.JSDocParsingMode?.ParseNone === undefined,
+    // Pragmas are read from the leading comments only: their gap is compared by the pragmas it gives.
+    firstGap: (gw: string, gn: string) => (!/[@<]/.test(gw) && !/[@<]/.test(gn)) || pragmasOfKept(ts, kind, a, was) === pragmasOf(parseText(ts, kind, gn)),
+  };
+  const tokens = sameTokens(a.tokens, was, now, rules);
+  if (!tokens) return false;
+  if (!b) keep(now, { kind, tree: undefined, tokens, pragmas: pragmasOfKept(ts, kind, a, was) });
+  else if (b.tokens === undefined) b.tokens = tokens;
+  return true;
+}
+
+/** The tree of a kept text, parsed now if it was kept from its tokens alone. */
+function treeOf(ts: Ts, kind: string, k: Kept, text: string): TS.SourceFile | null {
+  if (k.tree === undefined) k.tree = parsed(parseText(ts, kind, text));
+  return k.tree;
+}
+
+function pragmasOfKept(ts: Ts, kind: string, k: Kept, text: string): string {
+  if (k.pragmas === undefined) k.pragmas = pragmasOf(treeOf(ts, kind, k, text)!);
+  return k.pragmas;
+}
+
+/** A text's entry: kept, or parsed now and kept (`count`: a look-up the stats count). */
+function side(ts: Ts, kind: string, text: string, count = true): Kept {
+  const hit = count ? recall(ts, kind, text) : undefined;
+  if (hit) return hit;
+  const k: Kept = { kind, tree: parsed(parseText(ts, kind, text)) };
+  keep(text, k);
+  return k;
+}
+
+function parseText(ts: Ts, kind: string, text: string): TS.SourceFile {
   const scriptKind = { ts: ts.ScriptKind.TS, tsx: ts.ScriptKind.TSX, js: ts.ScriptKind.JS, jsx: ts.ScriptKind.JSX }[kind];
-  const sf = ts.createSourceFile(`/intent-same/${kind}.${kind}`, text, { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode?.ParseNone }, false, scriptKind);
-  // A file that does not parse is the full comparison's to judge (and to explain).
+  return ts.createSourceFile(`/intent-same/${kind}.${kind}`, text, { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode?.ParseNone }, false, scriptKind);
+}
+
+/** A file that does not parse is the full comparison's to judge (and to explain): null. */
+function parsed(sf: TS.SourceFile): TS.SourceFile | null {
   const errors = (sf as unknown as { parseDiagnostics?: unknown[] }).parseDiagnostics;
-  const tree = Array.isArray(errors) && errors.length === 0 ? sf : null;
-  keep(kind, text, tree);
-  return tree;
+  return Array.isArray(errors) && errors.length === 0 ? sf : null;
 }
 
 /*
@@ -79,7 +126,12 @@ const KEEP = { entries: 32, chars: 512 * 1024, textChars: 128 * 1024 } as const;
 
 interface Kept {
   kind: string;
-  tree: TS.SourceFile | null;
+  /** Null: the text does not parse. Undefined: not parsed yet, kept from its tokens (it parses: its tokens are another text's that did). */
+  tree: TS.SourceFile | null | undefined;
+  /** Where its tokens are (trivia.ts), once needed; null when they could not be placed. */
+  tokens?: Tokens | null;
+  /** pragmasOf its tree, once needed. */
+  pragmas?: string;
 }
 
 const kept = new Map<string, Kept>();
@@ -88,7 +140,7 @@ let keptFor: Ts | null = null;
 let hits = 0;
 let misses = 0;
 
-function recall(ts: Ts, kind: string, text: string): TS.SourceFile | null | undefined {
+function recall(ts: Ts, kind: string, text: string): Kept | undefined {
   if (keptFor !== ts) {
     clearParseCache();
     keptFor = ts;
@@ -102,16 +154,16 @@ function recall(ts: Ts, kind: string, text: string): TS.SourceFile | null | unde
   // A Map iterates in insertion order: inserted again, the entry is the most recently used.
   kept.delete(text);
   kept.set(text, k);
-  return k.tree;
+  return k;
 }
 
-function keep(kind: string, text: string, tree: TS.SourceFile | null): void {
+function keep(text: string, k: Kept): void {
   if (text.length > KEEP.textChars) return;
   if (kept.has(text)) {
     kept.delete(text);
     keptChars -= text.length;
   }
-  kept.set(text, { kind, tree });
+  kept.set(text, k);
   keptChars += text.length;
   for (const old of kept.keys()) {
     if (kept.size <= KEEP.entries && keptChars <= KEEP.chars) break;
