@@ -10,7 +10,7 @@ import { syntaxOf } from '../languages.js';
 import { pragmasOf } from './ast.js';
 import { toEntry, type Entry, type SourceChange } from './entries.js';
 import { loadTypeScript, type Ts } from './sides.js';
-import { sameTokens, tokensOf, type Tokens } from './trivia.js';
+import { sameTokens, tokensOf, type Tokens, type TriviaRules } from './trivia.js';
 
 /**
  * Whether every file of a change (TS/JS, both sides present, no rename) parses to the same tree
@@ -53,16 +53,36 @@ export function sameTrees(ts: Ts, entries: readonly Entry[]): boolean {
 function onlyTrivia(ts: Ts, kind: string, a: Kept, was: string, b: Kept | undefined, now: string): boolean {
   if (a.tokens === undefined) a.tokens = tokensOf(ts, treeOf(ts, kind, a, was)!);
   if (!a.tokens) return false;
-  const rules = {
-    jsDoc: ts.JSDocParsingMode?.ParseNone === undefined,
-    // Pragmas are read from the leading comments only: their gap is compared by the pragmas it gives.
-    firstGap: (gw: string, gn: string) => (!/[@<]/.test(gw) && !/[@<]/.test(gn)) || pragmasOfKept(ts, kind, a, was) === pragmasOf(parseText(ts, kind, gn)),
-  };
-  const tokens = sameTokens(a.tokens, was, now, rules);
+  const tokens = sameTokens(a.tokens, was, now, triviaRules(ts, kind, () => pragmasOfKept(ts, kind, a, was)));
   if (!tokens) return false;
   if (!b) keep(now, { kind, tree: undefined, tokens, pragmas: pragmasOfKept(ts, kind, a, was) });
   else if (b.tokens === undefined) b.tokens = tokens;
   return true;
+}
+
+const PRAGMA = /@(?:ts-|jsx|amd|reference)|\/\/\/\s*</i;
+
+function triviaRules(ts: Ts, kind: string, pragmas: () => string): TriviaRules {
+  return {
+    jsDoc: ts.JSDocParsingMode?.ParseNone === undefined,
+    // Pragmas are read from the leading comments only: their gap is compared by the pragmas it gives,
+    // where either side could hold one (TypeScript's commentPragmas: `@ts-…`, `@jsx…`, `///<…`).
+    firstGap: (was, now) => (!PRAGMA.test(was) && !PRAGMA.test(now)) || pragmas() === pragmasOf(parseText(ts, kind, now)),
+  };
+}
+
+/**
+ * The two ways `sameTrees` decides one change, each alone and without the kept parses, for tests:
+ * `walked`, both sides parsed and walked (what it did before the trivia proof); `proven`, the
+ * trivia proof (null when it proves nothing), with the tokens it found for the new side.
+ */
+export function sameTreeParts(ts: Ts, path: string, was: string, now: string): { walked: boolean; proven: Tokens | null } {
+  const kind = syntaxOf(path) ?? 'ts';
+  const a = parsed(parseText(ts, kind, was));
+  const b = a && parsed(parseText(ts, kind, now));
+  const walked = !!a && !!b && pragmasOf(a) === pragmasOf(b) && sameNode(ts, a, b, a, b, true);
+  const tokens = a && tokensOf(ts, a);
+  return { walked, proven: tokens ? sameTokens(tokens, was, now, triviaRules(ts, kind, () => pragmasOf(a))) : null };
 }
 
 /** The tree of a kept text, parsed now if it was kept from its tokens alone. */
@@ -101,9 +121,8 @@ function parsed(sf: TS.SourceFile): TS.SourceFile | null {
  * a file in this commit is, as a rule, the new side of the same file in the previous one (an agent
  * edits the same files again), so each side is parsed once, not twice across consecutive commits.
  *
- * Keyed by the exact text (a Map's string key is compared in full on a hit, so there is no
- * collision to fear and no hash to compute beyond V8's own; the key is the string the tree's
- * `text` already holds, so the text is not stored twice), the entry keeping the syntax kind it
+ * Keyed by the exact text (compared in full, so there is no collision to fear; the key is the
+ * string the tree's `text` already holds, so the text is not stored twice), the entry keeping the syntax kind it
  * was parsed as: a hit needs the same text and the same kind, exactly what a parse depends on
  * (the file name given to the parser is the kind's own, and options are fixed). A text that did
  * not parse is kept as null, the same answer. The compiler module is part of the key too: another
@@ -134,7 +153,8 @@ interface Kept {
   pragmas?: string;
 }
 
-const kept = new Map<string, Kept>();
+/** Least recently used first; at most KEEP.entries, so a look-up is a short scan. */
+const kept: { text: string; k: Kept }[] = [];
 let keptChars = 0;
 let keptFor: Ts | null = null;
 let hits = 0;
@@ -145,41 +165,47 @@ function recall(ts: Ts, kind: string, text: string): Kept | undefined {
     clearParseCache();
     keptFor = ts;
   }
-  const k = kept.get(text);
-  if (!k || k.kind !== kind) {
+  const i = find(text);
+  const e = i < 0 ? undefined : kept[i]!;
+  if (!e || e.k.kind !== kind) {
     misses++;
     return undefined;
   }
   hits++;
-  // A Map iterates in insertion order: inserted again, the entry is the most recently used.
-  kept.delete(text);
-  kept.set(text, k);
-  return k;
+  kept.splice(i, 1);
+  kept.push(e);
+  return e.k;
+}
+
+/*
+ * A scan comparing lengths, then texts (natively, stopping at the first difference): no string hash
+ * to compute, which for a Map key read from a blob costs ~2 ns a character, every time (a new string).
+ */
+function find(text: string): number {
+  for (let i = kept.length - 1; i >= 0; i--) if (kept[i]!.text.length === text.length && kept[i]!.text === text) return i;
+  return -1;
 }
 
 function keep(text: string, k: Kept): void {
   if (text.length > KEEP.textChars) return;
-  if (kept.has(text)) {
-    kept.delete(text);
+  const i = find(text);
+  if (i >= 0) {
+    kept.splice(i, 1);
     keptChars -= text.length;
   }
-  kept.set(text, k);
+  kept.push({ text, k });
   keptChars += text.length;
-  for (const old of kept.keys()) {
-    if (kept.size <= KEEP.entries && keptChars <= KEEP.chars) break;
-    kept.delete(old);
-    keptChars -= old.length;
-  }
+  while (kept.length > KEEP.entries || keptChars > KEEP.chars) keptChars -= kept.shift()!.text.length;
 }
 
 /** The parse cache's bounds (entries, characters in all, characters of one text) and what it holds now, with its hits and misses since it was last cleared. For tests and benches. */
 export function parseCacheStats(): { entries: number; chars: number; hits: number; misses: number; texts: string[]; limits: typeof KEEP } {
-  return { entries: kept.size, chars: keptChars, hits, misses, texts: [...kept.keys()], limits: KEEP };
+  return { entries: kept.length, chars: keptChars, hits, misses, texts: kept.map((e) => e.text), limits: KEEP };
 }
 
 /** Empties the parse cache (and its counts): a cold start, for tests and benches. */
 export function clearParseCache(): void {
-  kept.clear();
+  kept.length = 0;
   keptChars = 0;
   hits = 0;
   misses = 0;

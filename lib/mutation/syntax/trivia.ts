@@ -66,28 +66,26 @@ export function tokensOf(ts: Ts, sf: TS.SourceFile): Tokens | null {
       push(scanner.getTokenStart(), scanner.getTokenEnd());
     }
   };
-  const visit = (node: TS.Node) => {
+  const visit = (node: TS.Node): void => {
     if (node.kind === K.EndOfFileToken) return;
-    const kids: TS.Node[] = [];
-    ts.forEachChild(node, (n) => void kids.push(n));
-    if (!kids.length) {
-      if (node.end === node.pos) return;
-      if (node.kind >= K.FirstNode) return own(node.pos, node.end);
-      // JSX text starts where it is scanned from; every other token after its leading trivia.
-      const s = node.kind === K.JsxText ? node.pos : triviaEnd(text, node.pos);
-      if (s < 0 || triviaToo(text, s)) throw new Doubt();
-      return push(s, node.end);
-    }
     const jsx = node.kind === K.JsxElement || node.kind === K.JsxFragment;
     let cursor = node.pos;
-    kids.forEach((k, i) => {
+    let kids = 0;
+    ts.forEachChild(node, (k) => {
       // A JSX child (and the closing tag) comes right after what precedes it (push resets this).
-      if (jsx && i > 0) freeze = true;
+      if (jsx && kids > 0) freeze = true;
+      kids++;
       own(cursor, k.pos);
       visit(k);
       cursor = k.end;
     });
-    own(cursor, node.end);
+    if (kids) return own(cursor, node.end);
+    if (node.end === node.pos) return;
+    if (node.kind >= K.FirstNode) return own(node.pos, node.end);
+    // JSX text starts where it is scanned from; every other token after its leading trivia.
+    const s = node.kind === K.JsxText ? node.pos : triviaEnd(text, node.pos === 0 ? shebangEnd(text) : node.pos);
+    if (s < 0 || triviaToo(text, s)) throw new Doubt();
+    push(s, node.end);
   };
   try {
     visit(sf);
@@ -118,11 +116,8 @@ export interface TriviaRules {
 export function sameTokens(t: Tokens, was: string, now: string, rules: TriviaRules): Tokens | null {
   if (was === now) return t;
   const n = t.start.length;
-  const lim = Math.min(was.length, now.length);
-  let prefix = 0;
-  while (prefix < lim && was.charCodeAt(prefix) === now.charCodeAt(prefix)) prefix++;
-  let suffix = 0;
-  while (suffix < lim - prefix && was.charCodeAt(was.length - 1 - suffix) === now.charCodeAt(now.length - 1 - suffix)) suffix++;
+  const prefix = commonPrefix(was, now);
+  const suffix = commonSuffix(was, now, Math.min(was.length, now.length) - prefix);
   const delta = now.length - was.length;
   const tail = was.length - suffix;
   // The first token that ends at or after the first difference: all before it are unchanged.
@@ -159,6 +154,33 @@ export function sameTokens(t: Tokens, was: string, now: string, rules: TriviaRul
   return p === now.length ? { start, end: shifted(start, t), frozen: t.frozen } : null;
 }
 
+/*
+ * The common prefix and suffix by binary search, each step comparing only the new part, as two
+ * slices (V8 compares flat strings natively): some 20 times faster than a loop over characters in
+ * JavaScript (or than startsWith), which was the bulk of the cost of a one-line change.
+ */
+function commonPrefix(a: string, b: string): number {
+  let lo = 0;
+  let hi = Math.min(a.length, b.length);
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (a.slice(lo, mid) === b.slice(lo, mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+function commonSuffix(a: string, b: string, max: number): number {
+  let lo = 0;
+  let hi = max;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (a.slice(a.length - mid, a.length - lo) === b.slice(b.length - mid, b.length - lo)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
 function shifted(start: Int32Array, t: Tokens): Int32Array {
   const end = new Int32Array(start.length);
   for (let i = 0; i < start.length; i++) end[i] = start[i]! + (t.end[i]! - t.start[i]!);
@@ -183,9 +205,7 @@ function gapKept(t: Tokens, i: number, was: string, now: string, p: number, q: n
 }
 
 function same(a: string, i: number, b: string, j: number, len: number): boolean {
-  if (j + len > b.length) return false;
-  for (let k = 0; k < len; k++) if (a.charCodeAt(i + k) !== b.charCodeAt(j + k)) return false;
-  return true;
+  return j + len <= b.length && a.slice(i, i + len) === b.slice(j, j + len);
 }
 
 function isBreak(c: number): boolean {
@@ -218,6 +238,14 @@ function triviaEnd(s: string, i: number): number {
       return i;
     }
   }
+}
+
+/** Where a shebang line at the start of the text ends (the scanner skips it there only), or 0. */
+function shebangEnd(s: string): number {
+  if (!s.startsWith('#!')) return 0;
+  let i = 2;
+  while (i < s.length && !isBreak(s.charCodeAt(i))) i++;
+  return i;
 }
 
 /**
