@@ -3,7 +3,9 @@
  * blank lines, indentation, optional semicolons, quote style): each side parsed alone, the two trees
  * walked together. Equal trees are what the full comparison (match.ts: a program and a checker per
  * side, units, renames, moves) finds equal first of all, at a fraction of its cost; anything else,
- * or any doubt (a parse error, a renamed file, an added or deleted one), goes to it.
+ * or any doubt (a parse error, a renamed file, an added or deleted one), goes to it. A change of
+ * comments and whitespace alone is proven so without parsing the new side (trivia.ts: the old
+ * side's tokens, and the changed part of the new text read against them).
  */
 import type * as TS from 'typescript';
 import { syntaxOf } from '../languages.js';
@@ -120,10 +122,12 @@ function parsed(sf: TS.SourceFile): TS.SourceFile | null {
  * The parses kept for the next commit. In the hook server (one long-lived process) the old side of
  * a file in this commit is, as a rule, the new side of the same file in the previous one (an agent
  * edits the same files again), so each side is parsed once, not twice across consecutive commits.
+ * A new side proven by its tokens (trivia.ts) is kept with them and no tree: the next commit's
+ * proof needs only those; a later change that needs its tree parses it then.
  *
  * Keyed by the exact text (compared in full, so there is no collision to fear; the key is the
- * string the tree's `text` already holds, so the text is not stored twice), the entry keeping the syntax kind it
- * was parsed as: a hit needs the same text and the same kind, exactly what a parse depends on
+ * string the tree's `text` already holds, so the text is not stored twice), the entry keeping the
+ * syntax kind it was parsed as: a hit needs the same text and the same kind, exactly what a parse depends on
  * (the file name given to the parser is the kind's own, and options are fixed). A text that did
  * not parse is kept as null, the same answer. The compiler module is part of the key too: another
  * one (tests) starts an empty cache.
@@ -134,7 +138,8 @@ function parsed(sf: TS.SourceFile): TS.SourceFile | null {
  * JSDoc node, so no child list is built); pragmasOf reads the `pragmas` map the parser filled.
  * None of these calls sets a property (checked in TypeScript 5.9's getTokenPosOfNode and
  * forEachChild); what TypeScript computes lazily elsewhere (a line map, node ids, modifier-flag
- * caches) is on the file or in WHERE, never compared. The trees never leave this module.
+ * caches) is on the file or in WHERE, never compared. tokensOf (trivia.ts) reads kinds, positions,
+ * forEachChild and the text, and scans with a scanner of its own. The trees never leave this module.
  *
  * Bounded so the server's memory stays flat: at most KEEP.entries texts and KEEP.chars characters
  * in all, none over KEEP.textChars (a tree costs about 30 to 45 bytes of heap per character of
