@@ -244,6 +244,8 @@ describe('the trivia proof, attacked', () => {
     ['two tokens joined', 'src/a.ts', 'const a = b + +c;\n', 'const a = b ++c;\n', false],
     ['a JSX pragma', 'src/a.tsx', '// x\nexport const v = <i/>;\n', '/** @jsx h */\nexport const v = <i/>;\n', false],
     ['a JSX pragma changed', 'src/a.tsx', '/** @jsx h */\nexport const v = <i/>;\n', '/** @jsx React.createElement */\nexport const v = <i/>;\n', false],
+    ['an upper-case JSX pragma in a block comment', 'src/a.tsx', '// x\nexport const v = <i/>;\n', '/* @JSX h */\nexport const v = <i/>;\n', false],
+    ['a @ts-check pragma', 'src/a.js', '// x\nconst a = 1;\n', '// @ts-check\nconst a = 1;\n', false],
     ['a reference directive', 'src/a.ts', '// x\nexport const v = 1;\n', '/// <reference types="node" />\nexport const v = 1;\n', false],
     ['a merge conflict marker', 'src/a.ts', 'const a = 1;\nconst b = 2;\n', 'const a = 1;\n<<<<<<< HEAD\nconst b = 2;\n', false],
     ['a shebang made from a comment', 'src/a.js', '//!x\nconst a = 1;\n', '#!x\nconst a = 1;\n', true],
@@ -264,6 +266,8 @@ describe('the trivia proof, attacked', () => {
     ['a comment after a regular expression', 'src/a.ts', 'const r = /a\\/\\//g;\nrun();\n', 'const r = /a\\/\\//g; // two slashes\nrun();\n'],
     ['whitespace between >>', 'src/a.ts', 'let a: A<B<C>>;\n', 'let a: A<B<C> >;\n'],
     ['a JSDoc cast\'s comment in JS', 'src/a.js', '// h\nconst y = /** @type {A} */ (x);\n', '// h\nconst y = /** @type {B} */ (x);\n'],
+    ['a header comment mentioning @param edited', 'src/a.ts', '/** Takes @param x. */\nexport const a = 1;\n', '/** Takes @param x, y. */\nexport const a = 1;\n'],
+    ['a comment edited next to a pragma, which stays', 'src/a.tsx', '/** @jsx h */\n// old\nexport const v = <i/>;\n', '/** @jsx h */\n// new words\nexport const v = <i/>;\n'],
     ['a shebang file, comment below it', 'src/a.js', '#!/usr/bin/env node\nconst a = 1;\n', '#!/usr/bin/env node\nconst a = 1; // one\n'],
   ])('proves %s', (_name, path, a, b) => {
     const p = proven(path, a, b);

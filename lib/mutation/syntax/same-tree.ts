@@ -62,15 +62,28 @@ function onlyTrivia(ts: Ts, kind: string, a: Kept, was: string, b: Kept | undefi
   return true;
 }
 
-const PRAGMA = /@(?:ts-|jsx|amd|reference)|\/\/\/\s*</i;
-
 function triviaRules(ts: Ts, kind: string, pragmas: () => string): TriviaRules {
   return {
     jsDoc: ts.JSDocParsingMode?.ParseNone === undefined,
     // Pragmas are read from the leading comments only: their gap is compared by the pragmas it gives,
-    // where either side could hold one (TypeScript's commentPragmas: `@ts-…`, `@jsx…`, `///<…`).
-    firstGap: (was, now) => (!PRAGMA.test(was) && !PRAGMA.test(now)) || pragmas() === pragmasOf(parseText(ts, kind, now)),
+    // where either side could hold one.
+    firstGap: (was, now) => (!mayHoldPragma(ts, was) && !mayHoldPragma(ts, now)) || pragmas() === pragmasOf(parseText(ts, kind, now)),
   };
+}
+
+let pragmaOf: { ts: Ts; re: RegExp | null } | null = null;
+
+/**
+ * Whether a comment could be a pragma: `///` and `<`, or `@` and the name of one of the compiler's
+ * own (its commentPragmas, matched as it does, in any case); any comment when that list is not there.
+ */
+function mayHoldPragma(ts: Ts, text: string): boolean {
+  if (pragmaOf?.ts !== ts) {
+    const names = Object.keys((ts as unknown as { commentPragmas?: object }).commentPragmas ?? {});
+    const re = names.length ? new RegExp(`@(?:${names.map((n) => n.replace(/[^\w]/g, '\\$&')).join('|')})|///\\s*<`, 'i') : null;
+    pragmaOf = { ts, re };
+  }
+  return pragmaOf.re === null ? /\/\/|\/\*/.test(text) : pragmaOf.re.test(text);
 }
 
 /**
