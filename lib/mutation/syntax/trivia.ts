@@ -16,8 +16,8 @@ import type { Ts } from './sides.js';
 /**
  * Where a parse tree's tokens are in its text: token i is [start[i], end[i]), the gap before it
  * (trivia) is [end[i-1], start[i]). The last token is an empty one at the end of the text. `frozen`
- * marks the gaps the parser scans as JSX text: they are empty and must stay so. A "token" here may
- * be a few real tokens taken together (a childless node such as `{}`), never part of one.
+ * marks the gaps the parser scans as JSX text: they are empty and must stay so. Each is one token
+ * as the parser read it (after its rescans: `>>=`, a regular expression, a template part whole).
  */
 export interface Tokens {
   start: Int32Array;
