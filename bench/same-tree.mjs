@@ -1,16 +1,19 @@
 #!/usr/bin/env node
 // `node bench/same-tree.mjs [rounds] [name=dist dir …]` (after `npm run build`): the same-tree
-// shortcut's cost for a 3-file comment-only commit of ~5 KB TypeScript files (three of this
-// repository's own lib files, each commit changing the comment on their first line), as the hook
+// shortcut's cost for a comment-only commit of ~5 KB TypeScript files (this repository's own lib
+// files, each commit changing the comment on their first line), 3 files and 10 files, as the hook
 // server's read-ahead calls it (`unchangedTrees`), in this process:
-//   cold: the parse cache emptied first, so both sides of every file are parsed;
-//   kept: the cache holding what the previous commit parsed (its new sides, this commit's old
-//         sides), so only the new sides are parsed: the usual flow of an agent editing the same files;
-//   both: both sides kept (the same commit again): no parse, the trees' walk alone.
+//   cold: the parse cache emptied first (a server's first commit of these files);
+//   kept: the cache holding what the previous commit left (its new sides, this commit's old sides):
+//         the usual flow of an agent editing the same files;
+//   both: this commit's two sides kept (the same commit again).
+// Before the trivia proof (lib/mutation/syntax/trivia.ts) cold parsed both sides and walked the
+// trees, kept parsed the new sides, both walked; now cold parses the old sides and places their
+// tokens, kept and both read the changed lines of the new sides only.
 // Other builds given as name=dist dir (an earlier version's dist, with node_modules reachable from
 // it) are measured in the same rounds; a build without the cache has only "cold".
 // Each round runs every measure once, in an order that rotates; the first tenth of the rounds are a
-// warm-up, not counted. Prints the medians (ms per call) and the spread, and the six parses alone.
+// warm-up, not counted. Prints the medians (ms per call) and the spread, and the parses alone.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -21,52 +24,56 @@ const ts = createRequire(join(PKG, 'package.json'))('typescript');
 const ROUNDS = Number(process.argv[2]) || 300;
 const builds = [['this', join(PKG, 'dist')], ...process.argv.slice(3).map((s) => s.split('='))];
 
-const SOURCES = ['lib/agents/codex.ts', 'lib/agents/hookless-git.ts', 'lib/git/snapshot.ts'].map((p) => readFileSync(join(PKG, p), 'utf8'));
-const PATHS = ['src/a.ts', 'src/b.ts', 'src/c.ts'];
-/** Version `r` of every file: its first line's comment says r. */
-const version = (r) => SOURCES.map((t) => t.replace(/^[^\n]*/, (line) => `${line} r${r}`));
-const commit = (r) => {
-  const [a, b] = [version(r - 1), version(r)];
-  return PATHS.map((path, i) => ({ path, oldText: a[i], newText: b[i] }));
+const FILES = ['lib/agents/codex.ts', 'lib/agents/hookless-git.ts', 'lib/git/snapshot.ts', 'lib/agents/cursor.ts', 'lib/agents/shell/packages.ts',
+  'lib/mutation/syntax/fallback.ts', 'lib/hooks/ahead-start.ts', 'lib/trace/carry-match.ts', 'lib/trace/repair.ts', 'lib/report/hash-credit.ts'];
+const SOURCES = FILES.map((p) => readFileSync(join(PKG, p), 'utf8'));
+/** Version `r` of the first `n` files: each file's first line's comment says r. */
+const version = (n, r) => SOURCES.slice(0, n).map((t) => t.replace(/^[^\n]*/, (line) => `${line} r${r}`));
+const commit = (n, r) => {
+  const [a, b] = [version(n, r - 1), version(n, r)];
+  return a.map((oldText, i) => ({ path: `src/f${i}.ts`, oldText, newText: b[i] }));
 };
 
 const ms = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
-/** The measures: name → (round's files, round) → ms. */
+/** The measures: name → round → ms. */
 const measures = [];
-for (const [name, dist] of builds) {
-  const m = await import(pathToFileURL(join(dist, 'lib/mutation/syntax/same-tree.js')).href);
-  const timed = (files) => {
+const mods = [];
+for (const [name, dist] of builds) mods.push([name, await import(pathToFileURL(join(dist, 'lib/mutation/syntax/same-tree.js')).href)]);
+for (const n of [3, 10]) {
+  for (const [name, m] of mods) {
+    const timed = (files) => {
+      const t0 = process.hrtime.bigint();
+      const same = m.unchangedTrees(files);
+      const t = ms(t0);
+      if (!same) throw new Error(`${name}: a comment-only commit was not found the same tree`);
+      return t;
+    };
+    const clear = m.clearParseCache ?? (() => {});
+    measures.push([`${n} files, ${name}: cold`, (r) => (clear(), timed(commit(n, r)))]);
+    if (!m.parseCacheStats) continue;
+    measures.push([`${n} files, ${name}: kept (previous commit's sides)`, (r) => {
+      clear();
+      m.unchangedTrees(commit(n, r - 1)); // the previous commit
+      const t = timed(commit(n, r));
+      if (m.parseCacheStats().hits !== n) throw new Error(`${name}: expected the ${n} old sides from the cache, got ${m.parseCacheStats().hits} hits`);
+      return t;
+    }]);
+    measures.push([`${n} files, ${name}: both sides kept`, (r) => (clear(), m.unchangedTrees(commit(n, r)), timed(commit(n, r)))]);
+  }
+  measures.push([`${n} files: the ${2 * n} parses alone (createSourceFile)`, (r) => {
+    const files = commit(n, r);
     const t0 = process.hrtime.bigint();
-    const same = m.unchangedTrees(files);
-    const t = ms(t0);
-    if (!same) throw new Error(`${name}: a comment-only commit was not found the same tree`);
-    return t;
-  };
-  const clear = m.clearParseCache ?? (() => {});
-  measures.push([`${name}: cold (6 parses)`, (files) => (clear(), timed(files))]);
-  if (!m.parseCacheStats) continue;
-  measures.push([`${name}: old sides kept (3 parses)`, (files, r) => {
-    clear();
-    m.unchangedTrees(commit(r - 1)); // the previous commit
-    const t = timed(files);
-    if (m.parseCacheStats().hits !== 3) throw new Error(`${name}: expected the three old sides from the cache, got ${m.parseCacheStats().hits} hits`);
-    return t;
+    for (const f of files) for (const text of [f.oldText, f.newText]) ts.createSourceFile('/x.ts', text, { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode.ParseNone }, false, ts.ScriptKind.TS);
+    return ms(t0);
   }]);
-  measures.push([`${name}: both sides kept (the walk)`, (files) => (clear(), m.unchangedTrees(files), timed(files))]);
 }
-measures.push(['the 6 parses alone (createSourceFile)', (files) => {
-  const t0 = process.hrtime.bigint();
-  for (const f of files) for (const text of [f.oldText, f.newText]) ts.createSourceFile('/x.ts', text, { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode.ParseNone }, false, ts.ScriptKind.TS);
-  return ms(t0);
-}]);
 
 const times = measures.map(() => []);
 const warmup = Math.ceil(ROUNDS / 10);
 for (let r = 2; r < ROUNDS + warmup + 2; r++) {
-  const files = commit(r);
   for (let j = 0; j < measures.length; j++) {
     const i = (j + r) % measures.length;
-    const t = measures[i][1](files, r);
+    const t = measures[i][1](r);
     if (r - 2 >= warmup) times[i].push(t);
   }
 }
@@ -75,8 +82,8 @@ const q = (xs, f) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(f * s.length))];
 };
-console.log(`3-file comment-only commit, files of ${SOURCES.map((t) => t.length).join(', ')} characters; node ${process.version}, TypeScript ${ts.version}`);
+console.log(`comment-only commits of 3 and 10 files of ${SOURCES.map((t) => t.length).join(', ')} characters; node ${process.version}, TypeScript ${ts.version}`);
 for (const [i, [name]] of measures.entries()) {
   const xs = times[i];
-  console.log(`${name.padEnd(48)} median ${q(xs, 0.5).toFixed(3)} ms  (p25–p75 ${q(xs, 0.25).toFixed(3)}–${q(xs, 0.75).toFixed(3)}, n=${xs.length})`);
+  console.log(`${name.padEnd(52)} median ${q(xs, 0.5).toFixed(3)} ms  (p25–p75 ${q(xs, 0.25).toFixed(3)}–${q(xs, 0.75).toFixed(3)}, n=${xs.length})`);
 }

@@ -19,7 +19,8 @@
  * of a change and the result types), fallback (the token comparison), sides (the compiler, each
  * side's parsed files), ast (helpers over the syntax tree: symbol keys, exports, labels), canon
  * (canonical token streams per unit), match (one bijection of renameable symbols over the change),
- * same-tree (the shortcut for changes that leave every parse tree as it was: comments, layout).
+ * same-tree (the shortcut for changes that leave every parse tree as it was: comments, layout),
+ * trivia (its proof, without a second parse, that a change touched only comments and whitespace).
  */
 export { classifyChange, classifySource, type MutationClass } from './classify.js';
 export type { AstVerdict, ChangeVerdict, SourceChange } from './entries.js';

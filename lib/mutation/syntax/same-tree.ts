@@ -3,13 +3,16 @@
  * blank lines, indentation, optional semicolons, quote style): each side parsed alone, the two trees
  * walked together. Equal trees are what the full comparison (match.ts: a program and a checker per
  * side, units, renames, moves) finds equal first of all, at a fraction of its cost; anything else,
- * or any doubt (a parse error, a renamed file, an added or deleted one), goes to it.
+ * or any doubt (a parse error, a renamed file, an added or deleted one), goes to it. A change of
+ * comments and whitespace alone is proven so without parsing the new side (trivia.ts: the old
+ * side's tokens, and the changed part of the new text read against them).
  */
 import type * as TS from 'typescript';
 import { syntaxOf } from '../languages.js';
 import { pragmasOf } from './ast.js';
 import { toEntry, type Entry, type SourceChange } from './entries.js';
 import { loadTypeScript, type Ts } from './sides.js';
+import { sameTokens, tokensOf, type Tokens, type TriviaRules } from './trivia.js';
 
 /**
  * Whether every file of a change (TS/JS, both sides present, no rename) parses to the same tree
@@ -23,41 +26,121 @@ export function unchangedTrees(files: readonly SourceChange[]): boolean {
 /**
  * Whether every entry in `entries` (changed TS/JS files) parses, old and new, to the same tree:
  * the same nodes in the same order, each with the same properties (sameProps). The files keep
- * their paths (no rename) and both sides exist.
+ * their paths (no rename) and both sides exist. A change of trivia alone (comments, whitespace) is
+ * proven so from the old side's tokens without parsing the new side (trivia.ts); anything else is
+ * parsed and walked.
  */
 export function sameTrees(ts: Ts, entries: readonly Entry[]): boolean {
   for (const e of entries) {
     if (e.old === null || e.new === null || e.oldPath !== e.path) return false;
-    const a = parse(ts, e.path, e.old);
-    const b = a && parse(ts, e.path, e.new);
+    const kind = syntaxOf(e.path) ?? 'ts';
+    const a = side(ts, kind, e.old);
+    if (a.tree === null) return false;
+    const b = recall(ts, kind, e.new);
+    if (b?.tree === null) return false;
+    if (onlyTrivia(ts, kind, a, e.old, b, e.new)) continue;
+    const ta = treeOf(ts, kind, a, e.old);
+    const tb = b ? treeOf(ts, kind, b, e.new) : side(ts, kind, e.new, false).tree;
     // Pragmas are comments the compiler reads (a JSX factory, a reference): the full comparison judges them.
-    if (!a || !b || pragmasOf(a) !== pragmasOf(b) || !sameNode(ts, a, b, a, b, true)) return false;
+    if (!ta || !tb || pragmasOf(ta) !== pragmasOf(tb) || !sameNode(ts, ta, tb, ta, tb, true)) return false;
   }
   return true;
 }
 
-function parse(ts: Ts, path: string, text: string): TS.SourceFile | null {
+/**
+ * Whether `now` is `was` with only trivia changed, proven from `was`'s tokens (trivia.ts) without a
+ * parse; then `now` is kept with the tokens found for it (not parsed: its tree, when a later change
+ * needs it, is parsed then).
+ */
+function onlyTrivia(ts: Ts, kind: string, a: Kept, was: string, b: Kept | undefined, now: string): boolean {
+  if (a.tokens === undefined) a.tokens = tokensOf(ts, treeOf(ts, kind, a, was)!);
+  if (!a.tokens) return false;
+  const tokens = sameTokens(a.tokens, was, now, triviaRules(ts, kind, () => pragmasOfKept(ts, kind, a, was)));
+  if (!tokens) return false;
+  if (!b) keep(now, { kind, tree: undefined, tokens, pragmas: pragmasOfKept(ts, kind, a, was) });
+  else if (b.tokens === undefined) b.tokens = tokens;
+  return true;
+}
+
+function triviaRules(ts: Ts, kind: string, pragmas: () => string): TriviaRules {
+  return {
+    jsDoc: ts.JSDocParsingMode?.ParseNone === undefined,
+    // Pragmas are read from the leading comments only: their gap is compared by the pragmas it gives,
+    // where either side could hold one.
+    firstGap: (was, now) => (!mayHoldPragma(ts, was) && !mayHoldPragma(ts, now)) || pragmas() === pragmasOf(parseText(ts, kind, now)),
+  };
+}
+
+let pragmaOf: { ts: Ts; re: RegExp | null } | null = null;
+
+/**
+ * Whether a comment could be a pragma: `///` and `<`, or `@` and the name of one of the compiler's
+ * own (its commentPragmas, matched as it does, in any case); any comment when that list is not there.
+ */
+function mayHoldPragma(ts: Ts, text: string): boolean {
+  if (pragmaOf?.ts !== ts) {
+    const names = Object.keys((ts as unknown as { commentPragmas?: object }).commentPragmas ?? {});
+    const re = names.length ? new RegExp(`@(?:${names.map((n) => n.replace(/[^\w]/g, '\\$&')).join('|')})|///\\s*<`, 'i') : null;
+    pragmaOf = { ts, re };
+  }
+  return pragmaOf.re === null ? /\/\/|\/\*/.test(text) : pragmaOf.re.test(text);
+}
+
+/**
+ * The two ways `sameTrees` decides one change, each alone and without the kept parses, for tests:
+ * `walked`, both sides parsed and walked (what it did before the trivia proof); `proven`, the
+ * trivia proof (null when it proves nothing), with the tokens it found for the new side.
+ */
+export function sameTreeParts(ts: Ts, path: string, was: string, now: string): { walked: boolean; proven: Tokens | null } {
   const kind = syntaxOf(path) ?? 'ts';
-  const hit = recall(ts, kind, text);
-  if (hit !== undefined) return hit;
+  const a = parsed(parseText(ts, kind, was));
+  const b = a && parsed(parseText(ts, kind, now));
+  const walked = !!a && !!b && pragmasOf(a) === pragmasOf(b) && sameNode(ts, a, b, a, b, true);
+  const tokens = a && tokensOf(ts, a);
+  return { walked, proven: tokens ? sameTokens(tokens, was, now, triviaRules(ts, kind, () => pragmasOf(a))) : null };
+}
+
+/** The tree of a kept text, parsed now if it was kept from its tokens alone. */
+function treeOf(ts: Ts, kind: string, k: Kept, text: string): TS.SourceFile | null {
+  if (k.tree === undefined) k.tree = parsed(parseText(ts, kind, text));
+  return k.tree;
+}
+
+function pragmasOfKept(ts: Ts, kind: string, k: Kept, text: string): string {
+  if (k.pragmas === undefined) k.pragmas = pragmasOf(treeOf(ts, kind, k, text)!);
+  return k.pragmas;
+}
+
+/** A text's entry: kept, or parsed now and kept (`count`: a look-up the stats count). */
+function side(ts: Ts, kind: string, text: string, count = true): Kept {
+  const hit = count ? recall(ts, kind, text) : undefined;
+  if (hit) return hit;
+  const k: Kept = { kind, tree: parsed(parseText(ts, kind, text)) };
+  keep(text, k);
+  return k;
+}
+
+function parseText(ts: Ts, kind: string, text: string): TS.SourceFile {
   const scriptKind = { ts: ts.ScriptKind.TS, tsx: ts.ScriptKind.TSX, js: ts.ScriptKind.JS, jsx: ts.ScriptKind.JSX }[kind];
-  const sf = ts.createSourceFile(`/intent-same/${kind}.${kind}`, text, { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode?.ParseNone }, false, scriptKind);
-  // A file that does not parse is the full comparison's to judge (and to explain).
+  return ts.createSourceFile(`/intent-same/${kind}.${kind}`, text, { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode?.ParseNone }, false, scriptKind);
+}
+
+/** A file that does not parse is the full comparison's to judge (and to explain): null. */
+function parsed(sf: TS.SourceFile): TS.SourceFile | null {
   const errors = (sf as unknown as { parseDiagnostics?: unknown[] }).parseDiagnostics;
-  const tree = Array.isArray(errors) && errors.length === 0 ? sf : null;
-  keep(kind, text, tree);
-  return tree;
+  return Array.isArray(errors) && errors.length === 0 ? sf : null;
 }
 
 /*
  * The parses kept for the next commit. In the hook server (one long-lived process) the old side of
  * a file in this commit is, as a rule, the new side of the same file in the previous one (an agent
  * edits the same files again), so each side is parsed once, not twice across consecutive commits.
+ * A new side proven by its tokens (trivia.ts) is kept with them and no tree: the next commit's
+ * proof needs only those; a later change that needs its tree parses it then.
  *
- * Keyed by the exact text (a Map's string key is compared in full on a hit, so there is no
- * collision to fear and no hash to compute beyond V8's own; the key is the string the tree's
- * `text` already holds, so the text is not stored twice), the entry keeping the syntax kind it
- * was parsed as: a hit needs the same text and the same kind, exactly what a parse depends on
+ * Keyed by the exact text (compared in full, so there is no collision to fear; the key is the
+ * string the tree's `text` already holds, so the text is not stored twice), the entry keeping the
+ * syntax kind it was parsed as: a hit needs the same text and the same kind, exactly what a parse depends on
  * (the file name given to the parser is the kind's own, and options are fixed). A text that did
  * not parse is kept as null, the same answer. The compiler module is part of the key too: another
  * one (tests) starts an empty cache.
@@ -68,7 +151,8 @@ function parse(ts: Ts, path: string, text: string): TS.SourceFile | null {
  * JSDoc node, so no child list is built); pragmasOf reads the `pragmas` map the parser filled.
  * None of these calls sets a property (checked in TypeScript 5.9's getTokenPosOfNode and
  * forEachChild); what TypeScript computes lazily elsewhere (a line map, node ids, modifier-flag
- * caches) is on the file or in WHERE, never compared. The trees never leave this module.
+ * caches) is on the file or in WHERE, never compared. tokensOf (trivia.ts) reads kinds, positions,
+ * forEachChild and the text, and scans with a scanner of its own. The trees never leave this module.
  *
  * Bounded so the server's memory stays flat: at most KEEP.entries texts and KEEP.chars characters
  * in all, none over KEEP.textChars (a tree costs about 30 to 45 bytes of heap per character of
@@ -79,55 +163,67 @@ const KEEP = { entries: 32, chars: 512 * 1024, textChars: 128 * 1024 } as const;
 
 interface Kept {
   kind: string;
-  tree: TS.SourceFile | null;
+  /** Null: the text does not parse. Undefined: not parsed yet, kept from its tokens (it parses: its tokens are another text's that did). */
+  tree: TS.SourceFile | null | undefined;
+  /** Where its tokens are (trivia.ts), once needed; null when they could not be placed. */
+  tokens?: Tokens | null;
+  /** pragmasOf its tree, once needed. */
+  pragmas?: string;
 }
 
-const kept = new Map<string, Kept>();
+/** Least recently used first; at most KEEP.entries, so a look-up is a short scan. */
+const kept: { text: string; k: Kept }[] = [];
 let keptChars = 0;
 let keptFor: Ts | null = null;
 let hits = 0;
 let misses = 0;
 
-function recall(ts: Ts, kind: string, text: string): TS.SourceFile | null | undefined {
+function recall(ts: Ts, kind: string, text: string): Kept | undefined {
   if (keptFor !== ts) {
     clearParseCache();
     keptFor = ts;
   }
-  const k = kept.get(text);
-  if (!k || k.kind !== kind) {
+  const i = find(text);
+  const e = i < 0 ? undefined : kept[i]!;
+  if (!e || e.k.kind !== kind) {
     misses++;
     return undefined;
   }
   hits++;
-  // A Map iterates in insertion order: inserted again, the entry is the most recently used.
-  kept.delete(text);
-  kept.set(text, k);
-  return k.tree;
+  kept.splice(i, 1);
+  kept.push(e);
+  return e.k;
 }
 
-function keep(kind: string, text: string, tree: TS.SourceFile | null): void {
+/*
+ * A scan comparing lengths, then texts (natively, stopping at the first difference): no string hash
+ * to compute, which for a Map key read from a blob costs ~2 ns a character, every time (a new string).
+ */
+function find(text: string): number {
+  for (let i = kept.length - 1; i >= 0; i--) if (kept[i]!.text.length === text.length && kept[i]!.text === text) return i;
+  return -1;
+}
+
+function keep(text: string, k: Kept): void {
   if (text.length > KEEP.textChars) return;
-  if (kept.has(text)) {
-    kept.delete(text);
+  const i = find(text);
+  if (i >= 0) {
+    kept.splice(i, 1);
     keptChars -= text.length;
   }
-  kept.set(text, { kind, tree });
+  kept.push({ text, k });
   keptChars += text.length;
-  for (const old of kept.keys()) {
-    if (kept.size <= KEEP.entries && keptChars <= KEEP.chars) break;
-    kept.delete(old);
-    keptChars -= old.length;
-  }
+  while (kept.length > KEEP.entries || keptChars > KEEP.chars) keptChars -= kept.shift()!.text.length;
 }
 
 /** The parse cache's bounds (entries, characters in all, characters of one text) and what it holds now, with its hits and misses since it was last cleared. For tests and benches. */
 export function parseCacheStats(): { entries: number; chars: number; hits: number; misses: number; texts: string[]; limits: typeof KEEP } {
-  return { entries: kept.size, chars: keptChars, hits, misses, texts: [...kept.keys()], limits: KEEP };
+  return { entries: kept.length, chars: keptChars, hits, misses, texts: kept.map((e) => e.text), limits: KEEP };
 }
 
 /** Empties the parse cache (and its counts): a cold start, for tests and benches. */
 export function clearParseCache(): void {
-  kept.clear();
+  kept.length = 0;
   keptChars = 0;
   hits = 0;
   misses = 0;
