@@ -277,6 +277,9 @@ describe('the trivia proof, attacked', () => {
     ['a header comment mentioning @param edited', 'src/a.ts', '/** Takes @param x. */\nexport const a = 1;\n', '/** Takes @param x, y. */\nexport const a = 1;\n'],
     ['a comment edited next to a pragma, which stays', 'src/a.tsx', '/** @jsx h */\n// old\nexport const v = <i/>;\n', '/** @jsx h */\n// new words\nexport const v = <i/>;\n'],
     ['a shebang file, comment below it', 'src/a.js', '#!/usr/bin/env node\nconst a = 1;\n', '#!/usr/bin/env node\nconst a = 1; // one\n'],
+    ['a comment line appended at the end of the file', 'src/a.ts', 'export const a = 1;\n', 'export const a = 1;\n// the end\n'],
+    ['another comment line appended after comments at the end', 'src/a.ts', 'export const a = 1;\n// one\n', 'export const a = 1;\n// one\n// two\n'],
+    ['a comment at the end of a file without a final line break', 'src/a.ts', 'export const a = 1; // one', 'export const a = 1; // one, two'],
   ])('proves %s', (_name, path, a, b) => {
     const p = proven(path, a, b);
     expect(p.walked).toBe(true);

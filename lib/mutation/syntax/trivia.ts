@@ -141,7 +141,9 @@ export function sameTokens(t: Tokens, was: string, now: string, rules: TriviaRul
     const ge = t.start[i]!;
     const len = t.end[i]! - ge;
     let q: number;
-    if (t.frozen[i] || (same(was, gs, now, p, ge - gs) && same(was, ge, now, p + ge - gs, len))) {
+    // (The last token is an empty one at the end of the text: there the same gap must also end the
+    // new text, or a comment appended after it would be passed over unread.)
+    if (t.frozen[i] || (same(was, gs, now, p, ge - gs) && same(was, ge, now, p + ge - gs, len) && (i < n - 1 || p + ge - gs === now.length))) {
       q = p + ge - gs;
     } else {
       q = triviaEnd(now, p);
