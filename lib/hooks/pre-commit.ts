@@ -101,18 +101,12 @@ export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = ho
   }
   // The intent worktrees' hooks read the repository's own hooks folder from a cache (no git
   // process per hook); bring it up to date while we are here. Never fails the commit.
-  // (In the hook server, after the answer: in the usual case it only finds the cache current.)
+  // Before the answer: the hook that asked plans again from it once answered, when the cache did not
+  // hold while it waited (a hook the team just added: worktree-hook.sh).
   if (!repo.isMainWorktree) {
-    const { refreshChainCache } = await import('./chain-cache.js');
-    const refresh = () => {
-      try {
-        refreshChainCache(repo, repo.root, env);
-      } catch { /* the hooks ask git instead */ }
-    };
-    // (setImmediate: once the read-ahead, started after the answer too, waits for the resident git.)
-    const ctx = served ? activeHookContext() : null;
-    if (ctx?.defer) ctx.defer(() => setImmediate(refresh));
-    else refresh();
+    try {
+      (await import('./chain-cache.js')).refreshChainCache(repo, repo.root, env);
+    } catch { /* the hooks ask git instead */ }
   }
   // In the hook server: post-commit's git work, read ahead once git has its answer (prefetch.ts).
   if (served) (await import('./prefetch.js')).prefetchCommit(repo, env, staged.parent);

@@ -79,11 +79,11 @@ describe('concurrent governed commits', () => {
       const order = lines.map((l) => JSON.parse(l).vcs.revision).filter((s: string) => own.includes(s));
       expect(order, ids[i]).toEqual(own);
     }
-    // No lock or stale lock file is left behind. The in-process note writer's mark stays, emptied:
+    // No lock or stale lock file is left behind. The in-process note writer's mark stays, blanked:
     // it names no writer (lib/git/notes-write.ts).
     const state = join(repo, '.git', 'intent');
     const left = readdirSync(state).filter((f) => f.includes('lock'));
-    expect(left.filter((f) => !(f === 'notes-lock-owner' && readFileSync(join(state, f), 'utf8') === ''))).toEqual([]);
+    expect(left.filter((f) => !(f === 'notes-lock-owner' && readFileSync(join(state, f), 'utf8').trim() === ''))).toEqual([]);
   }, 300_000);
 });
 

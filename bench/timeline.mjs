@@ -1,0 +1,82 @@
+#!/usr/bin/env node
+// `node bench/timeline.mjs <bench dir> [commits] [ordinary|comment|comment-end] [files]`: where a
+// governed commit's milliseconds go, phase by phase, in a bench dir that
+// `BENCH_ONLY=11 BENCH_QUICK=1 BENCH_KEEP=1 node bench/run.mjs` kept. Each commit runs with git's
+// own trace (GIT_TRACE2_EVENT: when each hook starts and exits) and the hook server's trace
+// (INTENT_HOOK_SERVER_TRACE: when each request arrived, was claimed and answered; when the
+// read-ahead and the early record started, and their phases), both on the same clock; the server
+// is restarted first so that it writes its trace. Prints the medians of each moment (ms from git's
+// start) and of the spans between them. Kinds: ordinary (a line added), comment (the first line's
+// comment changed, as item 11), comment-end (a comment line appended at the end).
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { median } from './util.mjs';
+
+const [dir, commits = '30', kind = 'ordinary', nFiles = '3'] = process.argv.slice(2);
+if (!dir || !['ordinary', 'comment', 'comment-end'].includes(kind)) {
+  console.error('usage: node bench/timeline.mjs <bench dir> [commits] [ordinary|comment|comment-end] [files]');
+  process.exit(2);
+}
+const wt = join(dir, 'repo-1000.worktrees', 'BENCH');
+const serverTrace = join(tmpdir(), `intent-timeline-${process.pid}.jsonl`);
+const gitTrace = join(tmpdir(), `intent-timeline-${process.pid}.git.json`);
+const env = { ...process.env, GIT_CONFIG_GLOBAL: join(dir, 'gitconfig'), GIT_CONFIG_NOSYSTEM: '1', INTENT_HOOK_SERVER_TRACE: serverTrace };
+const git = (args, e = env) => execFileSync('git', args, { cwd: wt, env: e, encoding: 'utf8' });
+// The server writes its trace only when started with it: the next commit starts one that does.
+try {
+  process.kill(Number(readFileSync(join(dir, 'repo-1000', '.git', 'intent', 'server', 'pid'), 'utf8').split('\n')[0]), 'SIGTERM');
+} catch { /* none running */ }
+const files = git(['ls-files', 'src']).trim().split('\n').slice(80, 80 + Number(nFiles));
+/** A trace2 time (ISO, µs) in ms since the epoch. */
+const ms = (s) => {
+  const d = new Date(s);
+  return d.getTime() - d.getMilliseconds() + Number(`0.${s.split('.')[1].replace('Z', '')}`) * 1000;
+};
+const rows = [];
+for (let i = -3; i < Number(commits); i++) {
+  for (const f of files) {
+    const p = join(wt, f);
+    if (kind === 'comment') {
+      const lines = readFileSync(p, 'utf8').split('\n');
+      lines[0] = `// comment round ${Date.now()} ${i}`;
+      writeFileSync(p, lines.join('\n'));
+    } else {
+      appendFileSync(p, kind === 'comment-end' ? `// end ${Date.now()} ${i}\n` : `export const t${Date.now()}_${i + 3} = ${i};\n`);
+    }
+  }
+  git(['add', '--', ...files]);
+  rmSync(serverTrace, { force: true });
+  rmSync(gitTrace, { force: true });
+  git(['commit', '-q', '-m', `timeline ${i}`], { ...env, GIT_TRACE2_EVENT: gitTrace });
+  if (i < 0) continue; // the server's start and warm-up
+  const ev = readFileSync(gitTrace, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const t0 = ms(ev[0].time);
+  const starts = ev.filter((e) => e.event === 'child_start' && e.child_class === 'hook').map((e) => ms(e.time) - t0);
+  const exits = ev.filter((e) => e.event === 'child_exit').map((e) => ms(e.time) - t0);
+  const served = readFileSync(serverTrace, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const check = served.find((l) => l.hook === 'prepare-commit-msg');
+  const post = served.find((l) => l.hook === 'post-commit');
+  if (!check || !post || starts.length !== 2) continue;
+  const r = {
+    'check hook starts': starts[0], 'check asked': check.at - t0, 'check answered': check.at - t0 + check.queued + check.ms, 'check hook exits': exits[0],
+    'post-commit starts': starts[1], 'post-commit asked': post.at - t0, 'post-commit answered': post.at - t0 + post.queued + post.ms, 'post-commit exits': exits[1],
+    'git exits': ms(ev.find((e) => e.event === 'exit').time) - t0,
+  };
+  if (post.ahead?.at) Object.assign(r, { 'read-ahead starts': post.ahead.at - t0, 'read-ahead done': post.ahead.at - t0 + post.ahead.classes });
+  if (post.earlyAt) Object.assign(r, { 'record starts': post.earlyAt - t0, 'record done': post.earlyAt - t0 + post.early });
+  rows.push(r);
+}
+rmSync(serverTrace, { force: true });
+rmSync(gitTrace, { force: true });
+const at = (k) => median(rows.map((r) => r[k]).filter(Number.isFinite));
+const span = (a, b) => median(rows.map((r) => r[b] - r[a]).filter(Number.isFinite));
+console.log(`${kind}, ${files.length} files, ${rows.length} commits: medians, ms from git's start`);
+for (const k of Object.keys(rows[0] ?? {}).sort((a, b) => at(a) - at(b))) console.log(`  ${k.padEnd(22)} ${at(k).toFixed(2).padStart(7)}`);
+console.log('spans (medians of the differences)');
+for (const [a, b] of [
+  ['check hook starts', 'check asked'], ['check asked', 'check answered'], ['check answered', 'check hook exits'], ['check hook exits', 'post-commit starts'],
+  ['post-commit starts', 'post-commit asked'], ['post-commit asked', 'post-commit answered'], ['post-commit answered', 'post-commit exits'], ['post-commit exits', 'git exits'],
+  ['check answered', 'read-ahead starts'], ['read-ahead starts', 'read-ahead done'], ['read-ahead done', 'record starts'], ['record starts', 'record done'], ['record done', 'post-commit asked'],
+]) console.log(`  ${`${a} → ${b}`.padEnd(46)} ${span(a, b).toFixed(2).padStart(7)}`);
