@@ -66,6 +66,8 @@ for (let i = -3; i < Number(commits); i++) {
   };
   if (post.ahead?.at) Object.assign(r, { 'read-ahead starts': post.ahead.at - t0, 'read-ahead done': post.ahead.at - t0 + post.ahead.classes });
   if (post.earlyAt) Object.assign(r, { 'record starts': post.earlyAt - t0, 'record done': post.earlyAt - t0 + post.early });
+  // The record's phases, each the time from its start to that phase's end (lib/hooks/post-commit.ts).
+  for (const [k, v] of Object.entries(post.phases ?? {})) r[`record: ${k}`] = v;
   rows.push(r);
 }
 rmSync(serverTrace, { force: true });
@@ -73,7 +75,9 @@ rmSync(gitTrace, { force: true });
 const at = (k) => median(rows.map((r) => r[k]).filter(Number.isFinite));
 const span = (a, b) => median(rows.map((r) => r[b] - r[a]).filter(Number.isFinite));
 console.log(`${kind}, ${files.length} files, ${rows.length} commits: medians, ms from git's start`);
-for (const k of Object.keys(rows[0] ?? {}).sort((a, b) => at(a) - at(b))) console.log(`  ${k.padEnd(22)} ${at(k).toFixed(2).padStart(7)}`);
+const keys = Object.keys(rows[0] ?? {});
+for (const k of keys.filter((x) => !x.startsWith('record: ')).sort((a, b) => at(a) - at(b))) console.log(`  ${k.padEnd(22)} ${at(k).toFixed(2).padStart(7)}`);
+console.log(`the record's phases (ms from its start to each one's end): ${keys.filter((x) => x.startsWith('record: ')).map((k) => `${k.slice(8)} ${at(k).toFixed(2)}`).join(', ')}`);
 console.log('spans (medians of the differences)');
 for (const [a, b] of [
   ['check hook starts', 'check asked'], ['check asked', 'check answered'], ['check answered', 'check hook exits'], ['check hook exits', 'post-commit starts'],

@@ -29,7 +29,7 @@ import type { Intent } from '../intents/registry.js';
 import { classifyChanges } from '../mutation/classify.js';
 import { lineStarts, hashLines } from './hashing.js';
 import { Matcher, type Piece, type TargetFile } from './carry-match.js';
-import { appendLedger } from './ledger.js';
+import { appendLedger, ledgerLine } from './ledger.js';
 import { parseNote } from './note-records.js';
 import { buildRecord, noteText, type TraceRecord } from './record.js';
 import { readNotes } from './verify.js';
@@ -268,11 +268,7 @@ function writeRecords(where: Where, records: TraceRecord[], out: CarriedCommit[]
       }
       writeNote(where.root, sha, noteText(record));
       if (ledger && existsSync(dirname(ledger))) {
-        appendLedger(ledger, (prev) => {
-          const line = structuredClone(record);
-          line.metadata[METADATA_KEY].prev_line_sha256 = prev;
-          return JSON.stringify(line);
-        });
+        appendLedger(ledger, (prev) => ledgerLine(record, prev));
       }
     }
   });

@@ -2,6 +2,8 @@ import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, 
 import { dirname } from 'node:path';
 import { sha256Hex } from './hashing.js';
 import { assertWritable } from './ledger-heal.js';
+import type { TraceRecord } from './record.js';
+import { METADATA_KEY } from '../core/version.js';
 
 /**
  * The last line of the ledger (without its newline) and whether the file ends cleanly with a
@@ -39,6 +41,16 @@ export function lastLedgerLine(path: string): { line: string | null; complete: b
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * A record's ledger line: the record with the hash of the line before it (`prev`, null for the
+ * first) in its metadata, as one line of JSON. Shallow copies of the three objects on the way (the
+ * record is not changed; a deep copy of a large record cost more than its JSON).
+ */
+export function ledgerLine(record: TraceRecord, prev: string | null): string {
+  const meta = record.metadata[METADATA_KEY];
+  return JSON.stringify({ ...record, metadata: { ...record.metadata, [METADATA_KEY]: { ...meta, prev_line_sha256: prev } } });
 }
 
 /**

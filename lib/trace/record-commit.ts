@@ -21,7 +21,7 @@ import { useTypeScriptCodeCache } from '../mutation/ts-cache.js';
 import { commitDiff, type CommitDiff } from '../git/diff.js';
 import { IntentError } from '../core/errors.js';
 import { noteRecord } from './note-records.js';
-import { appendLedger } from './ledger.js';
+import { appendLedger, ledgerLine } from './ledger.js';
 import { withLock } from '../core/lock.js';
 import { readNote, writeNote } from '../git/notes.js';
 import { loadIgnore } from '../intents/ignore.js';
@@ -30,7 +30,6 @@ import { headOid, openHookRepo, orchestrationPath, stateDir, type Repo } from '.
 import { compileScope, outOfScope } from '../intents/scope.js';
 import { advanceConflictsCache } from '../intents/conflicts-cache.js';
 import { buildRecord, noteText, type TraceRecord } from './record.js';
-import { METADATA_KEY } from '../core/version.js';
 import { warn as warnActive } from '../core/hook-context.js';
 import { hostEnv, readSettings } from '../core/settings.js';
 
@@ -163,11 +162,7 @@ export function recordCommit(
     lap('note');
     const ledger = ledgerPath(repo);
     try {
-      appendLedger(ledger, (prev) => {
-        const line = structuredClone(record);
-        line.metadata[METADATA_KEY].prev_line_sha256 = prev;
-        return JSON.stringify(line);
-      });
+      appendLedger(ledger, (prev) => ledgerLine(record, prev));
     } catch (e) {
       // The note is written: only the local ledger line is missing (`intent repair` appends it).
       const why = e instanceof IntentError ? e.message : `${ledger}: ${(e as Error)?.message ?? String(e)}`;

@@ -8,7 +8,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { appendLedger } from './ledger.js';
+import { appendLedger, ledgerLine } from './ledger.js';
 import { assertWritable, healLedger } from './ledger-heal.js';
 import { withLock } from '../core/lock.js';
 import { ledgerPath, recordCommit } from './record-commit.js';
@@ -100,11 +100,7 @@ export function appendMissingRecords(repo: Repo, only?: Iterable<string>): numbe
     // Every record of the note (several when clones each recorded the commit), in a fixed order.
     for (const record of [...parsed.records].sort((x, y) => (x.timestamp < y.timestamp ? -1 : x.timestamp > y.timestamp ? 1 : x.id < y.id ? -1 : 1))) {
       if (record.vcs?.revision !== sha || !record.metadata?.[METADATA_KEY] || !record.id || have.has(record.id)) continue;
-      appendLedger(ledger, (prev) => {
-        const line = structuredClone(record);
-        line.metadata[METADATA_KEY].prev_line_sha256 = prev;
-        return JSON.stringify(line);
-      });
+      appendLedger(ledger, (prev) => ledgerLine(record, prev));
       have.add(record.id);
       n++;
     }
