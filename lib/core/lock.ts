@@ -122,7 +122,7 @@ export function stampGone(stamp: string): boolean {
 
 /** Why the process `pid`, started at `recorded` (clock ticks; `-`: unknown), is gone, or null while it runs. */
 function ownerGone(pid: number, recorded: string | undefined): string | null {
-  if (!alive(pid)) return `its owner, pid ${pid}, is not running`;
+  if (!processAlive(pid)) return `its owner, pid ${pid}, is not running`;
   const actual = startTime(pid);
   if (recorded && recorded !== '-' && actual !== null && recorded !== actual) return `pid ${pid} is another process now (started at ${actual}, the owner at ${recorded})`;
   return null;
@@ -161,7 +161,8 @@ function startTime(pid: number): string | null {
   }
 }
 
-function alive(pid: number): boolean {
+/** Whether process `pid` exists (one of another user's too). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

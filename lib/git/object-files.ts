@@ -10,6 +10,7 @@
  */
 import { closeSync, mkdirSync, openSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { processAlive } from '../core/lock.js';
 import { isResident } from '../core/resident.js';
 
 /** How many files each repository keeps ready: a note in a fanned-out tree writes four objects. */
@@ -78,16 +79,8 @@ export function dropObjectFiles(): void {
 function sweep(folder: string): void {
   for (const name of readdirSync(folder)) {
     const pid = Number(/^tmp_obj_([0-9]+)_/.exec(name)?.[1]);
-    if (!pid || pid === process.pid || alive(pid)) continue;
+    if (!pid || pid === process.pid || processAlive(pid)) continue;
     rmSync(join(folder, name), { force: true });
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
