@@ -8,7 +8,7 @@
  * EXDEV and the caller creates the file in place, as before). Files a killed process left are
  * removed by the next one. Only in a resident process: elsewhere nothing is made ahead.
  */
-import { closeSync, mkdirSync, openSync, readdirSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { processAlive } from '../core/lock.js';
 import { isResident } from '../core/resident.js';
@@ -48,7 +48,8 @@ export function makeObjectFiles(): void {
     if (pool.files.length >= READY) continue;
     const folder = folderOf(objectsDir);
     try {
-      mkdirSync(folder, { recursive: true });
+      // Not the state folder itself: one that uninstall removed stays removed.
+      if (!existsSync(folder)) mkdirSync(folder);
       if (!pool.swept) {
         sweep(folder);
         pool.swept = true;

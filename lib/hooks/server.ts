@@ -284,6 +284,8 @@ export async function serveHooks(
   };
 
   let leaving = false;
+  /** The tidy-up after an answer (tidyLater), while one is due. */
+  let tidy: NodeJS.Timeout | null = null;
   let queue: Promise<void> = Promise.resolve();
   let idle: NodeJS.Timeout | undefined;
   const rearm = () => {
@@ -307,6 +309,8 @@ export async function serveHooks(
     clearInterval(watch);
     // The resident git processes (lib/git/resident.ts): their input ends, and they with it.
     stopResidents();
+    if (tidy) clearTimeout(tidy);
+    tidy = null;
     dropObjectFiles();
     // Only ours: another server that took the folder over has its own.
     if (ours(pidFile)) rmSync(pidFile, { force: true });
@@ -353,9 +357,8 @@ export async function serveHooks(
   input.on('error', leave);
   rearm();
 
-  let tidy: NodeJS.Timeout | null = null;
   function tidyLater(): void {
-    if (tidy) return;
+    if (tidy || leaving) return;
     tidy = setTimeout(() => {
       tidy = null;
       makeObjectFiles();

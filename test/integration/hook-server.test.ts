@@ -386,6 +386,8 @@ describe('the hook server', () => {
     expect(existsSync(serverDir(repo))).toBe(false);
     expect(existsSync(files)).toBe(false);
     await until(() => !alive(pid), `the server (pid ${pid}) left after its folder was removed`);
+    // Nothing made again on its way out (its tidy-up after the last answer included).
+    expect(existsSync(files)).toBe(false);
   });
 
   it('is not started with INTENT_HOOK_SERVER=0; leaves when idle and when its repository is removed', async () => {
