@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { procStat } from './proc.js';
 /**
  * The process a hook runs for: its parent, the hook's shell. A hook run by the hook server
  * (lib/hooks/server.ts) has the server as its parent; the server names the runner's shell instead.
@@ -28,7 +29,7 @@ export function hookGitArgv(): string[] | null {
         const end = argv.indexOf('--');
         return end === -1 ? argv : argv.slice(0, end);
       }
-      pid = Number(readFileSync(`/proc/${pid}/stat`, 'latin1').replace(/^[\s\S]*\) /, '').split(' ')[1]);
+      pid = Number(procStat(pid)?.[1]);
     }
   } catch { /* no /proc: not known */ }
   return null;
@@ -39,13 +40,7 @@ export function hookGitArgv(): string[] | null {
  * process given the same pid): the parent of the hook's shell. Null without /proc.
  */
 export function hookGitProcess(): string | null {
-  try {
-    const shell = readFileSync(`/proc/${hookParent()}/stat`, 'latin1');
-    const ppid = Number(shell.slice(shell.lastIndexOf(')') + 2).split(' ')[1]);
-    const git = readFileSync(`/proc/${ppid}/stat`, 'latin1');
-    const start = git.slice(git.lastIndexOf(')') + 2).split(' ')[19];
-    return ppid > 1 && start ? `${ppid} ${start}` : null;
-  } catch {
-    return null;
-  }
+  const ppid = Number(procStat(hookParent())?.[1]);
+  const start = ppid > 1 ? procStat(ppid)?.[19] : undefined;
+  return start ? `${ppid} ${start}` : null;
 }

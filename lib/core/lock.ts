@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { IntentError } from './errors.js';
 import { sleepSync } from './files.js';
 import { warn } from './hook-context.js';
+import { procStat } from './proc.js';
 
 /** How long a lock file may name no process (being written) before it counts as planted. */
 const UNNAMED_GRACE_MS = 1000;
@@ -152,13 +153,7 @@ function staleReason(lockPath: string, content: string): string | null {
 
 /** A process's start time (clock ticks since boot, from /proc), or null where /proc has none. */
 function startTime(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may hold spaces and parentheses: count fields after the last ')'.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
-  } catch {
-    return null;
-  }
+  return procStat(pid)?.[19] ?? null;
 }
 
 /** Whether process `pid` exists (one of another user's too). */

@@ -4,6 +4,7 @@
  * (`fileIdentity`). A hook run in its own node reads everything afresh, as always.
  */
 import { closeSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { procStat } from './proc.js';
 
 let resident = false;
 
@@ -88,13 +89,8 @@ export function closeInheritedFds(): number[] {
  * stopped process answers nothing until it is continued, so nobody should wait for it.
  */
 export function processStopped(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    return state === 'T' || state === 't';
-  } catch {
-    return false;
-  }
+  const state = procStat(pid)?.[0];
+  return state === 'T' || state === 't';
 }
 
 /** The user id process `pid` runs as (the owner of /proc/<pid>), or null when it is gone. */

@@ -23,7 +23,7 @@ interface Ready {
 
 let made = 0;
 
-/** By objects folder: the files ready, and whether any was taken since the last refill. */
+/** By objects folder: the files ready, and whether the folder was swept of those a killed process left. */
 const pools = new Map<string, { files: Ready[]; swept: boolean }>();
 
 function folderOf(objectsDir: string): string {

@@ -19,6 +19,7 @@ import { classifyChanges } from '../mutation/classify.js';
 import { saveTypeScriptCodeCache, useTypeScriptCodeCache } from '../mutation/ts-cache.js';
 import { preloadCompiler } from '../mutation/syntax/index.js';
 import { intentWorktreesLeft } from './residents.js';
+import { procStat } from '../core/proc.js';
 
 const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 
@@ -161,15 +162,11 @@ function parseRequest(line: string): { parent: string; tree: string } | null {
 
 /** CPU time of this process and the git processes it waited for (Linux /proc), else its own. */
 function cpuMs(): number {
-  try {
-    const stat = readFileSync('/proc/self/stat', 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime, stime, cutime, cstime: fields 14-17, in clock ticks (100 per second on Linux).
-    return [11, 12, 13, 14].reduce((n, i) => n + Number(f[i]), 0) * 10;
-  } catch {
-    const u = process.cpuUsage();
-    return Math.round((u.user + u.system) / 1000);
-  }
+  const f = procStat('self');
+  // utime, stime, cutime, cstime: fields 14-17, in clock ticks (100 per second on Linux).
+  if (f) return [11, 12, 13, 14].reduce((n, i) => n + Number(f[i]), 0) * 10;
+  const u = process.cpuUsage();
+  return Math.round((u.user + u.system) / 1000);
 }
 
 /** Whether the pending marker for `parent` → `tree` in `dir` names this process. */

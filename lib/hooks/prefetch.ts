@@ -206,23 +206,24 @@ export function prefetchCommit(repo: Repo, env: NodeJS.ProcessEnv, parent: strin
   void done.then((pre) => { if (pre) recordWhenMade(ctx, repo, done, pre); });
 }
 
-/** Commits recorded as soon as git made them (recordWhenMade), by worktree: post-commit's outcome. */
-const recorded = new Map<string, { sha: string; outcome: HookOutcome; remember: (() => void) | null; cwd: string; gitDirEnv: string | undefined; repo: Repo }>();
+/**
+ * Commits recorded as soon as git made them (recordWhenMade): post-commit's outcome, by the
+ * directory and GIT_DIR the check ran with (git runs a commit's hooks in the same place, with the
+ * same environment: post-commit finds it without opening the repository again).
+ */
+const recorded = new Map<string, { sha: string; outcome: HookOutcome; remember: (() => void) | null; repo: Repo }>();
+const recordedKey = (cwd: string, env: NodeJS.ProcessEnv) => `${cwd}\0${env.GIT_DIR ?? ''}`;
 
 /**
  * post-commit, served: the outcome of recording the commit at HEAD when that was done as soon as git
  * made it (recordWhenMade), or null. Taken once.
  */
 export function takeRecorded(cwd: string, env: NodeJS.ProcessEnv): HookOutcome | null {
-  if (!recorded.size) return null;
-  // The worktree the commit was recorded for, when this hook runs there as its check did (the same
-  // git process): not opened again.
-  const same = [...recorded.values()].find((x) => x.cwd === cwd && x.gitDirEnv === env.GIT_DIR);
-  const repo = same?.repo ?? openHookRepo(cwd, env);
-  const r = recorded.get(repo.gitDir);
+  const key = recordedKey(cwd, env);
+  const r = recorded.get(key);
   if (!r) return null;
-  recorded.delete(repo.gitDir);
-  if (headOid(repo) !== r.sha) return null;
+  recorded.delete(key);
+  if (headOid(r.repo) !== r.sha) return null;
   // HEAD's flat tree for the next check, once post-commit has its answer.
   if (r.remember) deferOrNow(r.remember);
   return r.outcome;
@@ -284,7 +285,7 @@ function recordWhenMade(ctx: HookContext, repo: Repo, done: Promise<ReadAhead | 
       if (!done.record || done.record.vcs.revision !== sha) return;
       const trace = { ...done.trace, ahead: pre.trace, early: Math.round((performance.now() - t0) * 100) / 100, earlyAt: epochMs(t0) };
       const remember = done.readAhead ? () => rememberHead(sha, pre) : null;
-      recorded.set(key, { sha, outcome: { code: 0, stderr: written + done.stderr, trace }, remember, cwd: ctx.cwd, gitDirEnv: ctx.env.GIT_DIR, repo });
+      recorded.set(recordedKey(ctx.cwd, ctx.env), { sha, outcome: { code: 0, stderr: written + done.stderr, trace }, remember, repo });
     } catch {
       // post-commit records it, and says what went wrong.
     }

@@ -55,6 +55,7 @@ import { intentWorktreesLeft } from './residents.js';
 import { epochMs } from './outcome.js';
 import { answer } from './reply.js';
 import { dropObjectFiles, makeObjectFiles } from '../git/object-files.js';
+import { procStat } from '../core/proc.js';
 
 /** What a hook run gives back (lib/hooks/dispatch.ts, which loads this module: no import back). */
 interface HookOutcome {
@@ -455,12 +456,8 @@ const REPLY_FD = 4;
 
 /** The parent of process `pid` (/proc/<pid>/stat, field 4), or null when it is gone. */
 function parentOf(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return null;
-  }
+  const ppid = procStat(pid)?.[1];
+  return ppid === undefined ? null : Number(ppid);
 }
 
 /** How long after an answer the server tidies up (serveOne): past the rest of the commit. */

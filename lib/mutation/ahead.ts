@@ -26,6 +26,7 @@ import type { FileClasses } from './classify.js';
 import { syntaxOf } from './languages.js';
 import { tokenSignature } from './tokens.js';
 import { readSettings } from '../core/settings.js';
+import { procStat } from '../core/proc.js';
 
 /** Bumped whenever the classifier may decide differently for the same input. */
 export const FORMAT = 1;
@@ -236,12 +237,9 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
-  } catch {
-    return true; // no /proc: kill(0) said it exists
-  }
+  // No /proc: kill(0) said it exists.
+  const state = procStat(pid)?.[0];
+  return state === undefined || state !== 'Z';
 }
 
 /**
