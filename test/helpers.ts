@@ -498,3 +498,17 @@ export function hookServersStoppedAfterEach(): Set<number> {
   });
   return servers;
 }
+
+/** The repository's own TypeScript modules under lib/ smaller than `maxBytes`, in a fixed order, as [path, text]. */
+export function libSources(maxBytes: number): [string, string][] {
+  const out: [string, string][] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const p = join(dir, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (p.endsWith('.ts') && statSync(p).size < maxBytes) out.push([p.replace(/\\/g, '/'), readFileSync(p, 'utf8')]);
+    }
+  };
+  walk('lib');
+  return out;
+}

@@ -11,8 +11,6 @@
 // a token edit of (b) that parses is never "the same tree"; trivia edits mostly are (the test
 // would otherwise prove nothing). Seeded (SAME_TREE_SEED=<n> replays another seed); every failure
 // names the seed, the file and the edit.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import type * as TS from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { toEntry, type Entry } from '../../lib/mutation/syntax/entries.js';
@@ -20,7 +18,7 @@ import { compareSyntax } from '../../lib/mutation/syntax/match.js';
 import { sameTrees } from '../../lib/mutation/syntax/same-tree.js';
 import { loadTypeScript } from '../../lib/mutation/syntax/sides.js';
 import { classifyChange } from '../../lib/mutation/syntax/classify.js';
-import { prng } from '../helpers.js';
+import { libSources, prng } from '../helpers.js';
 
 const ts = loadTypeScript()!;
 const SEED = Number(process.env.SAME_TREE_SEED ?? 0x7ee_2026);
@@ -105,16 +103,7 @@ switch (add(1)) { case 1: case 2: break; default: do { add(2) } while (false) }
 
 /** Some of the repository's own modules (small ones: each full comparison checks both sides). */
 function ownSources(): [string, string][] {
-  const out: [string, string][] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir).sort()) {
-      const p = join(dir, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (p.endsWith('.ts') && statSync(p).size < 4000) out.push([p.replace(/\\/g, '/'), readFileSync(p, 'utf8')]);
-    }
-  };
-  walk('lib');
-  return out;
+  return libSources(4000);
 }
 
 /** Token boundaries as the parser cuts them: each leaf's start and end (no trivia). */

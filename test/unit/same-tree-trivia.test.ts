@@ -7,14 +7,12 @@
 // JavaScript, ASI), then the attacks one by one, then chains of changes through the kept parses.
 // Real TypeScript parser. Seeded (SAME_TREE_SEED=<n> replays another seed); every failure names
 // the seed, the file and the edit.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { toEntry } from '../../lib/mutation/syntax/entries.js';
 import { clearParseCache, parseCacheStats, sameTreeParts, sameTrees } from '../../lib/mutation/syntax/same-tree.js';
 import { loadTypeScript } from '../../lib/mutation/syntax/sides.js';
 import { tokensOf, type Tokens } from '../../lib/mutation/syntax/trivia.js';
-import { prng } from '../helpers.js';
+import { libSources, prng } from '../helpers.js';
 
 const ts = loadTypeScript()!;
 const SEED = Number(process.env.SAME_TREE_SEED ?? 0x7e1_2026);
@@ -91,16 +89,7 @@ export const e = \`
 
 /** The repository's own smaller modules, a quarter of them (seeded). */
 function ownSources(rnd: () => number): [string, string][] {
-  const out: [string, string][] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir).sort()) {
-      const p = join(dir, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (p.endsWith('.ts') && statSync(p).size < 8000) out.push([p.replace(/\\/g, '/'), readFileSync(p, 'utf8')]);
-    }
-  };
-  walk('lib');
-  return out.filter(() => rnd() < 0.25);
+  return libSources(8000).filter(() => rnd() < 0.25);
 }
 
 const INSERTS = ['/* c */', ' /* c */ ', '// c\n', ' // c', '// c', ' ', '\n', '\n\n  ', '\t', '/** @deprecated */', '/** @type {number} */ ', '/*', '*/', '//', '/', '\u00a0', '\u2028', '\ufeff',
