@@ -1,18 +1,20 @@
 #!/usr/bin/env node
-// `node bench/ab-commit.mjs <rounds> <ordinary|comment> <name>=<bench dir> <name>=<bench dir> …`:
+// `node bench/ab-commit.mjs <rounds> <ordinary|comment|round> <name>=<bench dir> <name>=<bench dir> …`:
 // versions of intent against each other, interleaved in one run. Each bench dir is one that
 // `BENCH_ONLY=11 BENCH_QUICK=1 BENCH_KEEP=1 node bench/run.mjs` kept, run from each version's
 // checkout (its repository's hooks run that version's package copy). Each round makes, in each
 // version's repository (the order alternating), a plain commit (hooks off, in a second worktree:
 // plainTwin) and a governed one of the same kind of change in its BENCH worktree; prints per version the medians and the paired governed/plain ratio.
 // AB_FILES=<n>: files per commit (default 3; the run of record, bench item 11, changes 10).
+// Kinds: ordinary (a line added), comment (the first line's comment changed), round (item 11's
+// ordinary change: four blocks of five lines rewritten).
 import { join } from 'node:path';
 import { git, median, stageEdit } from './util.mjs';
 import { plainTwin } from './plain-vs-governed.mjs';
 
 const [rounds, kind, ...versions] = process.argv.slice(2);
-if (!versions.length || !['ordinary', 'comment'].includes(kind)) {
-  console.error('usage: node bench/ab-commit.mjs <rounds> <ordinary|comment> <name>=<bench dir> …');
+if (!versions.length || !['ordinary', 'comment', 'round'].includes(kind)) {
+  console.error('usage: node bench/ab-commit.mjs <rounds> <ordinary|comment|round> <name>=<bench dir> …');
   process.exit(2);
 }
 const V = versions.map((s) => {

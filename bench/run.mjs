@@ -238,7 +238,8 @@ try {
     for (const [kind, k] of Object.entries(res)) {
       log(`  ${kind}: plain ${k.plain.median.toFixed(1)} ms, governed ${k.governed.median.toFixed(1)} ms: ${k.ratio.median.toFixed(2)}× (paired); ` +
         `served check ${k.phases['pre-commit'].median.toFixed(1)} ms, post-commit ${k.phases['post-commit'].median.toFixed(1)} ms, the rest ${k.phases.other.median.toFixed(1)} ms` +
-        (k.fast ? `; staged paths in-process ${k.fast.stagedInProcess}/${k.fast.commits}, diff read ahead ${k.fast.readAhead}/${k.fast.commits}` : ''));
+        (k.fast ? `; staged paths in-process ${k.fast.stagedInProcess}/${k.fast.commits}, diff read ahead ${k.fast.readAhead}/${k.fast.commits}` +
+          (k.fast.notAsked !== undefined ? `, post-commit found its record done ${k.fast.notAsked}/${k.fast.commits}` : '') : ''));
     }
     const commits = Number(process.env.BENCH_MEMORY_COMMITS) || (QUICK ? 50 : 500);
     log(`  the hook server's memory over ${commits} governed commits …`);

@@ -197,6 +197,8 @@ export function stageEdit(wt, files, seq, kind = 'ordinary') {
     const p = join(wt, f);
     const lines = readFileSync(p, 'utf8').split('\n');
     if (kind === 'comment') lines[0] = `// comment round ${seq}`;
+    // As item 11's ordinary change (bench/hooks.mjs stageRound): four blocks of five lines rewritten.
+    else if (kind === 'round') for (const b of [0, 10, 20, 30]) for (let k = b; k < b + 5; k++) lines[k + 1] = `export const v${k} = ${seq * 1000 + k}; // round ${seq}`;
     else lines.splice(3, 0, `export const edit${seq} = ${seq};`);
     writeFileSync(p, lines.join('\n'));
   }

@@ -44,7 +44,8 @@ intent_stopped() {
 intent_watch() {
   n=0 c=0
   while [ -e "/proc/$intent_pid/fd/$intent_fd" ]; do
-    if intent_stopped "$intent_pid"; then rm -f "$srv/r.$$"; echo 'x 0' >&5; return; fi
+    # (The runner found it not stopped a moment before it started us: from the second look on.)
+    if [ $n -gt 0 ] && intent_stopped "$intent_pid"; then rm -f "$srv/r.$$"; echo 'x 0' >&5; return; fi
     if [ -e "$srv/r.$$" ]; then
       if [ $n -ge 3 ] && rm "$srv/r.$$" 2>/dev/null; then echo 'x 0' >&5; return; fi
     elif [ $c -ge 5 ]; then
@@ -53,7 +54,8 @@ intent_watch() {
     else
       c=$((c + 1))
     fi
-    sleep 1 5>&-
+    # (In the C locale: sleep then reads no locale files as it starts, about a quarter of its start-up.)
+    LC_ALL=C sleep 1 5>&-
     n=$((n + 1))
   done
   echo '- 0' >&5
@@ -96,6 +98,20 @@ intent_ask_pipe() {
   intent_asked=1
   intent_req="$$ $(($# - 1)) $1"
   intent_ask
+}
+
+# intent_recorded: whether the server has recorded the commit git (our parent) has just made, with
+# nothing to say: it leaves `done.<git's pid>` in its folder holding the commit's id
+# (lib/hooks/prefetch.ts), a file of our own user, and HEAD (GIT_DIR's, read as git wrote it: the
+# commit's id, or a branch's loose ref) is that commit. Builtins only.
+intent_recorded() {
+  intent_m= intent_h=
+  [ -O "$srv/done.$PPID" ] || return 1
+  { read -r intent_m <"$srv/done.$PPID" && read -r intent_h <"${GIT_DIR:-.git}/HEAD"; } 2>/dev/null || return 1
+  case $intent_h in
+    'ref: refs/heads/'*) { read -r intent_h <"$srv/../../${intent_h#ref: }"; } 2>/dev/null || return 1 ;;
+  esac
+  [ -n "$intent_m" ] && [ "$intent_m" = "$intent_h" ]
 }
 
 # intent_hook_run <hook> [args]: runs intent's hook; returns its exit status.
@@ -162,6 +178,9 @@ intent_hook_run() {
           T) intent_code=x ;;
           *)
             if [ -p "$srv/in" ] && [ "$srv/in" -ef "/proc/$intent_pid/fd/$intent_fd" ]; then
+              # An intent worktree's post-commit (sourced: git is our parent) whose commit this
+              # server has recorded already, with nothing to say: nothing to ask.
+              if [ "$1" = post-commit ] && [ -n "${intent_lib:-}" ] && intent_recorded; then return 0; fi
               intent_asked=
               if [ "$intent_proto" = 2 ]; then
                 intent_ask_pipe "$@" 4<<INTENT_EOF

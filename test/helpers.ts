@@ -452,13 +452,31 @@ export async function until(what: () => boolean, waitingFor: string, ms = 60_000
  */
 /**
  * The hook server's trace lines (INTENT_HOOK_SERVER_TRACE) for `hook`, each server seen added to
- * `servers` (hookServersStoppedAfterEach stops them).
+ * `servers` (hookServersStoppedAfterEach stops them). For post-commit: one line per commit whether
+ * or not its hook asked (see below).
  */
 export function servedLines<T extends { server: number }>(trace: string, hook: string, servers: Set<number>): T[] {
+  const lines = serverTrace<T>(trace, servers);
+  return hook === 'post-commit' ? postCommitLines(lines) : lines.filter((l) => l.hook === hook);
+}
+
+/** Every line of the hook server's trace, each server seen added to `servers`. */
+export function serverTrace<T extends { server: number }>(trace: string, servers: Set<number>): (T & { hook: string; commit?: string; marker?: boolean })[] {
   if (!existsSync(trace)) return [];
-  const lines = readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as T & { hook: string });
+  const lines = readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as T & { hook: string; commit?: string; marker?: boolean });
   for (const l of lines) servers.add(l.server);
-  return lines.filter((l) => l.hook === hook);
+  return lines;
+}
+
+/**
+ * The commits post-commit hooks recorded through the server, one line each: the hook's request, or,
+ * when the hook found its commit recorded already and did not ask (lib/hooks/prefetch.ts
+ * recordedMarker), the record the server made as soon as git made the commit (`post-commit:early`,
+ * its marker written).
+ */
+export function postCommitLines<L extends { hook: string; commit?: string; marker?: boolean }>(lines: L[]): L[] {
+  const asked = new Set(lines.filter((l) => l.hook === 'post-commit').map((l) => l.commit));
+  return lines.filter((l) => l.hook === 'post-commit' || (l.hook === 'post-commit:early' && l.marker && !asked.has(l.commit)));
 }
 
 /**

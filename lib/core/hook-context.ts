@@ -14,6 +14,10 @@ export interface HookContext {
    * the same commit, off the commit's path). Absent in a hook's own node, which exits instead.
    */
   defer?(job: () => void): void;
+  /** The hook server, when it traces (INTENT_HOOK_SERVER_TRACE): told as each phase of the hook ends. */
+  lap?(phase: string): void;
+  /** The hook server, when it traces: writes a line of its own to the trace (work the hook left for later). */
+  trace?(line: Record<string, unknown>): void;
 }
 
 /** The context of the hook being run, null outside one (a command, the server between requests). */
@@ -58,3 +62,9 @@ export function warn(text: string): void {
   if (active) active.warn(text);
   else process.stderr.write(text);
 }
+
+/** Tells the active hook's trace that `phase` has ended (the hook server, when it traces; else nothing). */
+export function lap(phase: string): void {
+  active?.lap?.(phase);
+}
+

@@ -68,9 +68,15 @@ export function readLooseObjects(repo: Pick<Repo, 'commonDir'>, names: readonly 
     if (!cache.has(oid)) cache.set(oid, readLoose(repo.commonDir, oid, env));
     return cache.get(oid) ?? null;
   };
+  // Each ref read once for all the names that start from it (`<ref>`, `<ref>^{tree}`, `<ref>:<path>`).
+  const tips = new Map<string, string | null>();
+  const tipOf = (ref: string) => {
+    if (!tips.has(ref)) tips.set(ref, refOid(repo, ref));
+    return tips.get(ref)!;
+  };
   for (const name of new Set(names)) {
     if (/^0+$/.test(name)) continue;
-    const r = resolveLoose(repo, name, loose);
+    const r = resolveLoose(name, loose, tipOf);
     if (r === undefined) unknown.push(name);
     else if (r) objects.set(name, r);
   }
@@ -78,11 +84,11 @@ export function readLooseObjects(repo: Pick<Repo, 'commonDir'>, names: readonly 
 }
 
 /** The object `name` names, null when git would say missing, undefined when only git can tell. */
-function resolveLoose(repo: Pick<Repo, 'commonDir'>, name: string, loose: (oid: string) => GitObject | null): GitObject | null | undefined {
+function resolveLoose(name: string, loose: (oid: string) => GitObject | null, tipOf: (ref: string) => string | null): GitObject | null | undefined {
   if (SHA1.test(name)) return loose(name) ?? undefined;
   const m = /^(refs\/[A-Za-z0-9/_.-]+?)(\^\{tree\}|:(.+))?$/.exec(name);
   if (!m || m[1].includes('..') || m[1].endsWith('.lock')) return undefined;
-  const tip = refOid(repo, m[1]);
+  const tip = tipOf(m[1]);
   if (!tip || !SHA1.test(tip)) return undefined;
   const top = loose(tip);
   if (!top) return undefined;

@@ -16,13 +16,13 @@
  * the one `git notes add` writes. Tested against `git fsck`, `git notes`.
  */
 import { createHash } from 'node:crypto';
-import { appendFileSync, closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, constants, existsSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { ownerStamp, stampGone } from '../core/lock.js';
 import { dirname, join } from 'node:path';
 import type { GitObject } from './blobs.js';
 import { refOid } from './repo.js';
 import { keepObject } from './object-cache.js';
-import { takeObjectFile } from './object-files.js';
+import { keepReplaced, REF_PLACEHOLDER, takeObjectFile, takeRefFile } from './object-files.js';
 
 const SHA1 = /^[0-9a-f]{40}$/;
 
@@ -132,7 +132,7 @@ export function writeNoteInProcess(
     mkdirSync(dirname(mark), { recursive: true });
     removeOrphanedLock(lock, mark);
     writeMark(mark, `${ownerStamp()}${lock}\n${commit}\n`);
-    fd = openSync(lock, 'wx', 0o666);
+    fd = openLock(objectsDir, lock);
   } catch {
     return false;
   }
@@ -145,6 +145,7 @@ export function writeNoteInProcess(
     }
     if (refOid({ commonDir }, ref) !== head.oid) return false;
     appendFileSync(logFile, `${head.oid} ${commit} ${ident.committer}\tnotes: Notes added by 'git notes add'\n`);
+    keepReplaced(objectsDir, refFile);
     renameSync(lock, refFile);
     moved = true;
     return true;
@@ -159,6 +160,32 @@ export function writeNoteInProcess(
       writeMark(mark, '');
     } catch { /* gone */ }
   }
+}
+
+/**
+ * Takes the ref's lock, `lock`, created exclusively as git does, and returns it open for writing
+ * from its start: a file made ahead (object-files.ts takeRefFile) linked there when there is one
+ * (a link fails when the name exists, as an exclusive create does), else a new file. Throws when
+ * the lock is held.
+ */
+function openLock(objectsDir: string, lock: string): number {
+  const ready = takeRefFile(objectsDir);
+  if (ready) {
+    let linked = false;
+    try {
+      linkSync(ready, lock);
+      linked = true;
+      return openSync(lock, constants.O_WRONLY);
+    } catch (e) {
+      // Ours but not opened: let go. Held (EEXIST): as below. Another file system for refs/
+      // (EXDEV): created in place.
+      if (linked) unlinkSync(lock);
+      if (linked || (e as NodeJS.ErrnoException).code === 'EEXIST') throw e;
+    } finally {
+      rmSync(ready, { force: true });
+    }
+  }
+  return openSync(lock, 'wx', 0o666);
 }
 
 /**
@@ -192,7 +219,9 @@ function removeOrphanedLock(lock: string, mark: string): void {
   const [pid, start, lockPath, commit] = text.split(/[ \n]/);
   if (lockPath !== lock || !SHA1.test(commit ?? '') || !stampGone(`${pid} ${start}\n`)) return;
   try {
-    if (readFileSync(lock, 'utf8') === `${commit}\n`) unlinkSync(lock);
+    // (Or the placeholder of a file made ahead, when the writer was killed before it wrote the id.)
+    const held = readFileSync(lock, 'utf8');
+    if (held === `${commit}\n` || held === REF_PLACEHOLDER) unlinkSync(lock);
   } catch { /* no lock */ }
 }
 

@@ -1,6 +1,6 @@
 import { IntentError } from '../core/errors.js';
-import { withHookContext, type HookContext } from '../core/hook-context.js';
-import { mainHooksWarningOnce } from './health.js';
+import { lap, withHookContext, type HookContext } from '../core/hook-context.js';
+import { mainHooksWarningLater, mainHooksWarningOnce } from './health.js';
 import { hookGitArgv } from '../core/hook-parent.js';
 
 import type { HookOutcome } from './outcome.js';
@@ -40,8 +40,18 @@ export async function runHookIn(hook: string, ctx: HookContext, stdin: () => str
       return { code: 0, stderr: '' };
     }
     const out = await dispatch(hook, ctx, stdin, args);
+    lap('hook');
     // One line when the main worktree's hooks are no longer intent's (stats only, see health.ts).
+    // Served, an intent worktree's allowed check leaves it for after its answer: that worktree's
+    // post-commit (always there: its hook folder is checked by each hook) prints it.
+    const later = hook === 'prepare-commit-msg' && out.code === 0 && ctx.defer ? mainHooksWarningLater(cwd, env) : null;
+    if (later) {
+      // After the work the check left (the read-ahead: what the record waits for).
+      ctx.defer!(() => void setTimeout(later, 0));
+      return out;
+    }
     const warning = mainHooksWarningOnce(cwd, env);
+    lap('health');
     return warning ? { code: out.code, stderr: warning + out.stderr } : out;
   });
 }
@@ -100,6 +110,7 @@ async function dispatch(hook: string, ctx: HookContext, stdin: () => string, arg
         async () => {
           const checked = await (await import('./pre-commit.js')).checkStagedCommit(cwd, env);
           if (checked.governed) (await import('./commit-msg.js')).checkMutationClaim(cwd, args[0] ?? '');
+          lap('claim');
           return checked;
         },
         // (git's command line is read only for a refusal: a check passes on every commit.)
@@ -152,7 +163,7 @@ async function dispatch(hook: string, ctx: HookContext, stdin: () => string, arg
         // The commit is the index read ahead: its flat tree is HEAD's for the next check.
         const made = done.record?.vcs.revision;
         if (done.readAhead && made && prefetched) ahead!.deferOrNow(() => ahead!.rememberHead(made, prefetched));
-        return { code: 0, stderr: done.stderr, trace: { ...done.trace, ...(prefetched ? { ahead: prefetched.trace } : {}) } };
+        return { code: 0, stderr: done.stderr, trace: { ...done.trace, ...(made ? { commit: made } : {}), ...(prefetched ? { ahead: prefetched.trace } : {}) } };
       } catch (e) {
         return {
           code: 0,

@@ -146,12 +146,29 @@ let last: { key: string; text: string } | null = null;
  * on the commit's path). Elsewhere (a hook's own node, one hook) as `mainHooksWarning`.
  */
 export function mainHooksWarningOnce(cwd: string, env: NodeJS.ProcessEnv = hostEnv()): string {
-  const git = isResident() ? hookGitProcess() : null;
+  return mainHooksWarningFor(cwd, env, isResident() ? hookGitProcess() : null);
+}
+
+/**
+ * `mainHooksWarning` for the git process `git` (`<pid> <start time>`, core/hook-parent.ts
+ * hookGitProcess) committing in `cwd`: computed once per git process (null: every time).
+ */
+export function mainHooksWarningFor(cwd: string, env: NodeJS.ProcessEnv, git: string | null): string {
   const key = git && `${cwd}\0${env.GIT_DIR ?? ''}\0${git}`;
   if (key && last?.key === key) return last.text;
   const text = mainHooksWarning(cwd, env);
   if (key) last = { key, text };
   return text;
+}
+
+/**
+ * The hook server, an intent worktree's check allowed: `mainHooksWarningOnce` for this git
+ * process as a job for after the answer (a few stats and a file read less on the commit's path),
+ * its text for the post-commit hook of the same commit to print. Null when not served.
+ */
+export function mainHooksWarningLater(cwd: string, env: NodeJS.ProcessEnv): (() => void) | null {
+  const git = isResident() ? hookGitProcess() : null;
+  return git ? () => void mainHooksWarningFor(cwd, env, git) : null;
 }
 
 /** The warning for the repository around `cwd`, or '' (never throws: it is only a warning). */

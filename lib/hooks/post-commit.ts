@@ -1,6 +1,6 @@
 /** post-commit: records the commit just made (lib/trace/record-commit.ts) and warns when it left its scope. */
 import { METADATA_KEY } from '../core/version.js';
-import { recordCommit, type Prefetched } from '../trace/record-commit.js';
+import { recordCommit, type Prefetched, type PreparedRecord } from '../trace/record-commit.js';
 import type { TraceRecord } from '../trace/record.js';
 
 export { ledgerPath, recordCommit } from '../trace/record-commit.js';
@@ -29,13 +29,14 @@ export interface Recorded {
 
 /**
  * Records the commit at HEAD of `cwd`, just made (`madeNow`), from what was read ahead for it when
- * that is its own (`prefetched`); `waitedMs`: how long post-commit waited for that work (trace).
+ * that is its own (`prefetched`, and `prepared` from it before the commit was made); `waitedMs`:
+ * how long post-commit waited for that work (trace).
  */
-export function recordMadeNow(cwd: string, env: NodeJS.ProcessEnv, warn: (text: string) => void, prefetched: Prefetched | null, waitedMs = 0): Recorded {
+export function recordMadeNow(cwd: string, env: NodeJS.ProcessEnv, warn: (text: string) => void, prefetched: Prefetched | null, waitedMs = 0, prepared: PreparedRecord | null = null): Recorded {
   const t0 = performance.now() - waitedMs;
   let readAhead = false;
   const phases: Record<string, number> = {};
   const lap = (name: string) => { phases[name] = Math.round((performance.now() - t0) * 100) / 100; };
-  const record = recordCommit(cwd, env, { madeNow: true, warn, prefetched, readAhead: (used) => { readAhead = used; }, lap });
+  const record = recordCommit(cwd, env, { madeNow: true, warn, prefetched, prepared, readAhead: (used) => { readAhead = used; }, lap });
   return { record, readAhead, stderr: bypassWarning(record), trace: { readAhead, aheadWaitMs: Math.round(waitedMs * 100) / 100, phases } };
 }

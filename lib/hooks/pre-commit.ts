@@ -11,7 +11,7 @@ import { compileScope, outOfScope } from '../intents/scope.js';
 import { loadIgnore } from '../intents/ignore.js';
 import { stagedForCommit, startClassifyAhead, type Staged } from './ahead-start.js';
 import { stagedPaths } from '../git/diff.js';
-import { activeHookContext } from '../core/hook-context.js';
+import { activeHookContext, lap } from '../core/hook-context.js';
 import { otherIntentBranchesMayExist } from '../intents/branch-tips.js';
 
 /** What the pre-commit check decided. */
@@ -37,11 +37,13 @@ const INTENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = hostEnv()): Promise<PreCommitResult> {
   const repo = openHookRepo(cwd, env);
   const named = resolveIntentId(repo, env.INTENT_ID);
+  lap('repo');
   // An open breaker refuses before anything else is looked at (no state file: nothing to load).
   if (named && INTENT_ID.test(named.id) && existsSync(join(stateDir(repo), 'breaker', `${named.id}.json`))) {
     (await import('../guardrails/breaker.js')).assertBreakerClosed(repo, named.id);
   }
   const config = loadConfig(repo.mainRoot, repo.mainRoot);
+  lap('config');
   if (!named) {
     if (repo.isMainWorktree && !config.requireIntent) return { governed: false, reason: 'main worktree, no intent named' };
     throw new IntentError(
@@ -60,6 +62,7 @@ export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = ho
   const head = served ? headOid(repo) : null;
   const inProcess = served ? (await import('./prefetch.js')).stagedPathsInProcess(repo, env, head) : null;
   const staged: Staged = served ? { paths: inProcess ?? stagedPaths(repo.root), parent: head, patch: null } : stagedForCommit(repo, env);
+  lap('staged');
   const registryFile = orchestrationPath(repo, 'active_intents.yaml');
   let registry: Registry | null = null;
   let intent: Intent | null = null;
@@ -86,6 +89,7 @@ export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = ho
       );
     }
     budget?.checkCommitBudget(repo, intent, registryFile, new Date(), numstat?.lines);
+    lap('scope');
   } catch (e) {
     if (e instanceof IntentError && COUNTED.has(e.code)) throw await recordRefusal(repo, named.id, intent, e, config);
     throw e;
@@ -99,6 +103,7 @@ export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = ho
     const overlap = await import('../intents/overlap.js');
     warnings = overlap.describeConflicts(intent.id, overlap.conflictsAhead(repo, registry, intent.id, paths, staged.parent ?? headOid(repo)));
   }
+  lap('conflicts');
   // The intent worktrees' hooks read the repository's own hooks folder from a cache (no git
   // process per hook); bring it up to date while we are here. Never fails the commit.
   // Before the answer: the hook that asked plans again from it once answered, when the cache did not
@@ -108,8 +113,10 @@ export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = ho
       (await import('./chain-cache.js')).refreshChainCache(repo, repo.root, env);
     } catch { /* the hooks ask git instead */ }
   }
+  lap('chain');
   // In the hook server: post-commit's git work, read ahead once git has its answer (prefetch.ts).
   if (served) (await import('./prefetch.js')).prefetchCommit(repo, env, staged.parent);
+  lap('prefetch');
   return { governed: true, intent, paths, warnings, ...(inProcess ? { inProcess: true } : {}) };
 }
 

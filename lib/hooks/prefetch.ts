@@ -27,9 +27,12 @@ import { headOid, openHookRepo, refOid, stateDir, type Repo } from '../git/repo.
 import { sharedRepository } from '../git/notes-write.js';
 import { keepObject, keptObject } from '../git/object-cache.js';
 import { readObjectsResident, type GitObject } from '../git/blobs.js';
-import type { Prefetched } from '../trace/record-commit.js';
+import { prepareRecord, type Prefetched, type PreparedRecord } from '../trace/record-commit.js';
 import { recordMadeNow } from './post-commit.js';
 import { epochMs, type HookOutcome } from './outcome.js';
+import { hookGitProcess } from '../core/hook-parent.js';
+import { mainHooksWarningFor } from './health.js';
+import { recordedMarker } from './record-marker.js';
 
 /** How long post-commit waits for the work still under way before it runs git itself. */
 const WAIT_MS = 3000;
@@ -203,7 +206,9 @@ export function prefetchCommit(repo: Repo, env: NodeJS.ProcessEnv, parent: strin
   });
   jobs.set(repo.gitDir, { at: Date.now(), done });
   ctx.defer(start);
-  void done.then((pre) => { if (pre) recordWhenMade(ctx, repo, done, pre); });
+  // The git process making the commit (the check's): its post-commit finds the record's marker by it.
+  const git = hookGitProcess();
+  void done.then((pre) => { if (pre) recordWhenMade(ctx, repo, done, pre, git); });
 }
 
 /**
@@ -211,7 +216,7 @@ export function prefetchCommit(repo: Repo, env: NodeJS.ProcessEnv, parent: strin
  * directory and GIT_DIR the check ran with (git runs a commit's hooks in the same place, with the
  * same environment: post-commit finds it without opening the repository again).
  */
-const recorded = new Map<string, { sha: string; outcome: HookOutcome; remember: (() => void) | null; repo: Repo }>();
+const recorded = new Map<string, { sha: string; outcome: HookOutcome; remember: (() => void) | null; repo: Repo; marker: string | null }>();
 const recordedKey = (cwd: string, env: NodeJS.ProcessEnv) => `${cwd}\0${env.GIT_DIR ?? ''}`;
 
 /**
@@ -223,6 +228,7 @@ export function takeRecorded(cwd: string, env: NodeJS.ProcessEnv): HookOutcome |
   const r = recorded.get(key);
   if (!r) return null;
   recorded.delete(key);
+  if (r.marker) rmSync(r.marker, { force: true });
   if (headOid(r.repo) !== r.sha) return null;
   // HEAD's flat tree for the next check, once post-commit has its answer.
   if (r.remember) deferOrNow(r.remember);
@@ -255,13 +261,14 @@ function headRef(repo: Repo): string | null {
  * when it asks first, it takes the work itself (the job is gone from `jobs`) and this does nothing.
  * Any failure here leaves the commit to post-commit, as before.
  */
-function recordWhenMade(ctx: HookContext, repo: Repo, done: Promise<ReadAhead | null>, pre: ReadAhead): void {
+function recordWhenMade(ctx: HookContext, repo: Repo, done: Promise<ReadAhead | null>, pre: ReadAhead, git: string | null): void {
   const key = repo.gitDir;
   const mine = () => jobs.get(key)?.done === done;
   const branch = headRef(repo);
   if (!branch || !mine()) return;
   let watcher: FSWatcher | null = null;
   let timer: NodeJS.Timeout | undefined;
+  let prepared: PreparedRecord | null = null;
   const stop = () => {
     watcher?.close();
     watcher = null;
@@ -281,11 +288,19 @@ function recordWhenMade(ctx: HookContext, repo: Repo, done: Promise<ReadAhead | 
     const own: HookContext = { env: ctx.env, cwd: ctx.cwd, warn: (text) => { written += text; } };
     try {
       const t0 = performance.now();
-      const done = withHookContextSync(own, () => recordMadeNow(ctx.cwd, ctx.env, own.warn, pre));
+      const done = withHookContextSync(own, () => recordMadeNow(ctx.cwd, ctx.env, own.warn, pre, 0, prepared));
       if (!done.record || done.record.vcs.revision !== sha) return;
-      const trace = { ...done.trace, ahead: pre.trace, early: Math.round((performance.now() - t0) * 100) / 100, earlyAt: epochMs(t0) };
-      const remember = done.readAhead ? () => rememberHead(sha, pre) : null;
-      recorded.set(recordedKey(ctx.cwd, ctx.env), { sha, outcome: { code: 0, stderr: written + done.stderr, trace }, remember, repo });
+      const trace = { ...done.trace, commit: sha, ahead: pre.trace, early: Math.round((performance.now() - t0) * 100) / 100, earlyAt: epochMs(t0) };
+      const once = done.readAhead ? onceOnly(() => rememberHead(sha, pre)) : null;
+      const stderr = written + done.stderr;
+      // Nothing to say (nor the warning post-commit adds when the main worktree's hooks lost intent,
+      // health.ts): post-commit's hook need not ask (the marker, below), and HEAD's flat tree is
+      // kept a little later whether or not it asks.
+      const marker = stderr || mainHooksWarningFor(ctx.cwd, ctx.env, git) ? null : recordedMarker(join(stateDir(repo), 'server'), git, sha);
+      if (marker && once) setTimeout(once, REMEMBER_MS).unref();
+      recorded.set(recordedKey(ctx.cwd, ctx.env), { sha, outcome: { code: 0, stderr, trace }, remember: once, repo, marker });
+      // Traced: the record as made (its post-commit may not ask: the marker).
+      ctx.trace?.({ hook: 'post-commit:early', at: epochMs(), marker: !!marker, ...trace });
     } catch {
       // post-commit records it, and says what went wrong.
     }
@@ -299,7 +314,29 @@ function recordWhenMade(ctx: HookContext, repo: Repo, done: Promise<ReadAhead | 
   }
   timer = setTimeout(stop, KEEP_MS);
   timer.unref();
+  // While git writes the commit: what its record takes that does not need its id (the record
+  // finishes it, or does it all when the commit is not this one).
+  const t0 = performance.now();
+  try {
+    prepared = withHookContextSync(ctx, () => prepareRecord(repo, ctx.env, { parents: [pre.parent], changes: pre.changes, pre }));
+  } catch {
+    prepared = null;
+  }
+  pre.trace.prepared = Math.round((performance.now() - t0) * 100) / 100;
   check();
+}
+
+/** How long after the marker HEAD's flat tree is kept when post-commit did not ask (past the commit's end). */
+const REMEMBER_MS = 15;
+
+/** `job`, run at most once however often it is called. */
+function onceOnly(job: () => void): () => void {
+  let ran = false;
+  return () => {
+    if (ran) return;
+    ran = true;
+    job();
+  };
 }
 
 /**

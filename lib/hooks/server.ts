@@ -368,6 +368,13 @@ export async function serveHooks(
     tidy.unref();
   }
 
+  /** One line of the trace (tests, benchmarks), for runner `pid`. */
+  function traceLine(pid: number, line: Record<string, unknown>): void {
+    try {
+      appendFileSync(traceFile!, `${JSON.stringify({ server: process.pid, runner: pid, ...line })}\n`);
+    } catch { /* a trace is for tests and benchmarks */ }
+  }
+
   async function serveOne(pid: number, argc: number, named?: string, watch?: number, arrived = performance.now()): Promise<void> {
     // What the kernel queued before the request (the watch on refs/heads/intent/ in
     // intents/branch-tips.ts) is delivered first: the second hop comes after a poll phase that
@@ -382,7 +389,7 @@ export async function serveHooks(
     const replaced = programStamps() !== stamps;
     try {
       const req = replaced ? null : readRequest(pid, argc, named);
-      if (req) out = { ...(await runAs(req)), hook: req.hook };
+      if (req) out = { ...(await runAs(req, t0)), hook: req.hook };
     } catch {
       out = null;
     }
@@ -394,10 +401,7 @@ export async function serveHooks(
     }
     // (Built only when traced: memoryUsage() alone is a tenth of a millisecond.)
     const trace = (line: () => Record<string, unknown>) => {
-      if (!traceFile) return;
-      try {
-        appendFileSync(traceFile, `${JSON.stringify({ server: process.pid, runner: pid, ...line() })}\n`);
-      } catch { /* a trace is for tests and benchmarks */ }
+      if (traceFile) traceLine(pid, line());
     };
     // ms: from the claim to the answer (the hook's own work, in this process); rss, heap: the
     // server's resident memory and V8 heap in use after it (bench: where a commit's time goes, memory over time).
@@ -424,14 +428,19 @@ export async function serveHooks(
    * the server's own: what the hook warns as it goes goes to the runner, before the outcome's text,
    * as it would from node.
    */
-  async function runAs(req: Request): Promise<HookOutcome & { deferred: (() => void)[] }> {
+  async function runAs(req: Request, claimedAt: number): Promise<HookOutcome & { deferred: (() => void)[] }> {
     let written = '';
     const deferred: (() => void)[] = [];
     const ctx: HookContext = { env: req.env, cwd: req.cwd, warn: (text) => { written += text; }, defer: (job) => void deferred.push(job) };
+    // Traced: when each phase of the hook ended, in ms from the request's claim.
+    const laps: Record<string, number> | null = traceFile ? {} : null;
+    if (laps) ctx.lap = (phase) => { laps[phase] = Math.round((performance.now() - claimedAt) * 100) / 100; };
+    if (traceFile) ctx.trace = (line) => traceLine(req.pid, line);
     setHookParent(req.pid);
     try {
       const out = await run(req.hook, ctx, () => '', req.args);
-      return { code: out.code, stderr: written + out.stderr, deferred, ...(out.trace ? { trace: out.trace } : {}) };
+      const trace = laps && Object.keys(laps).length ? { ...out.trace, laps } : out.trace;
+      return { code: out.code, stderr: written + out.stderr, deferred, ...(trace ? { trace } : {}) };
     } finally {
       setHookParent(null);
       // What process 'exit' would write: the server may stay for minutes, and its repository

@@ -185,16 +185,49 @@ export function tokenDigest(text: string): TokenDigest {
       n++;
       continue;
     }
-    const t = src.slice(i, j);
-    hash(c === 96 ? `t:${t.slice(1, -1).replace(/[A-Za-z_$][\w$]*/g, 'I')}` // names inside ${…} may be renamed
-      : c === 34 || c === 39 ? stringKey(cook(t.slice(1, -1)))
-        : numberKey(t));
+    if (k & 2 && plainInteger(src, i, j)) hashPlainInteger(src, i, j);
+    else {
+      const t = src.slice(i, j);
+      hash(c === 96 ? `t:${t.slice(1, -1).replace(/[A-Za-z_$][\w$]*/g, 'I')}` // names inside ${…} may be renamed
+        : c === 34 || c === 39 ? stringKey(cook(t.slice(1, -1)))
+          : numberKey(t));
+    }
     a = (a + HA) | 0;
     b = (b + HB) | 0;
     n++;
     i = j;
   }
   return { n, a, b };
+}
+
+/** The two lanes of `hash` after `n:` (110, 58), before a number's digits. */
+const N_PREFIX_A = Math.imul(Math.imul(0x811c9dc5 ^ 110, 0x01000193) ^ 58, 0x01000193);
+const N_PREFIX_B = Math.imul(Math.imul(0x3c6ef372 ^ 110, 0x5bd1e995) ^ 58, 0x5bd1e995);
+
+/**
+ * Whether `src[i..j)` is a decimal integer that `numberKey` gives back as it is written (`n:` and
+ * its digits): no leading zero, no separator, at most 15 digits (exact as a double, printed alike).
+ */
+function plainInteger(src: string, i: number, j: number): boolean {
+  if (j - i > 15 || (src.charCodeAt(i) === 48 && j - i > 1)) return false;
+  for (let p = i; p < j; p++) {
+    const d = src.charCodeAt(p);
+    if (d < 48 || d > 57) return false;
+  }
+  return true;
+}
+
+/** `hash(\`n:${src.slice(i, j)}\`)` without making the string (the common number: see plainInteger). */
+function hashPlainInteger(src: string, i: number, j: number): void {
+  let a = N_PREFIX_A;
+  let b = N_PREFIX_B;
+  for (let p = i; p < j; p++) {
+    const c = src.charCodeAt(p);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+  }
+  HA = fmix(a ^ (j - i + 2));
+  HB = fmix(b + (j - i + 2));
 }
 
 /** A quoted string by its value; one that could be a property name (`{ 'a': 1 }` is `{ a: 1 }`) as a name. */

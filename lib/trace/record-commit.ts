@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { resolveIntentId } from '../intents/active.js';
-import { authorsOfCommitted, readAttribution, updateAttribution, type PathAttribution } from './line-credit.js';
+import { authorsOfCommitted, readAttribution, updateAttribution, type AiAuthor, type LineAuthors, type PathAttribution } from './line-credit.js';
 import { commitHeaders, readLoose, readObjectsPreferLoose } from '../git/loose.js';
 import type { FileChange } from '../git/hunks.js';
 import type { GitObject } from '../git/blobs.js';
@@ -57,6 +57,95 @@ export function ledgerPath(repo: Repo): string {
 }
 
 /**
+ * What recording a commit takes that does not depend on the commit's id (prepareRecord): the
+ * intent and registry, the changes' bytes, the models' credit, the scope's verdict and, when the
+ * classes were settled ahead, the record itself but for its id. The hook server makes it while git
+ * writes the commit (lib/hooks/prefetch.ts); recordCommit finishes it once the commit is there.
+ */
+export interface PreparedRecord {
+  repo: Repo;
+  intent: Intent;
+  registry: { path: string; sha256: string };
+  parents: string[];
+  changes: FileChange[];
+  /** Both sides of every change and the credited blobs, by id. */
+  objects: Map<string, GitObject>;
+  blobs: Map<string, Buffer>;
+  credited: (readonly [string, PathAttribution])[];
+  authorship: Map<string, { authors: AiAuthor[]; lines: LineAuthors }>;
+  violations: string[];
+  /** The classes settled ahead (no claim), and the record built with them, its id not yet set. */
+  settled: { classes: FileClasses; settledBy: 'no-syntax' | 'same-tree'; record: TraceRecord } | null;
+}
+
+/**
+ * The part of recording a commit of `parents` → `changes` (the commit made from what was read
+ * ahead, `pre`, when given) that does not need its id. Null when the worktree names no intent.
+ */
+export function prepareRecord(
+  repo: Repo,
+  env: NodeJS.ProcessEnv,
+  src: {
+    intentId?: string;
+    parents: string[];
+    changes: FileChange[];
+    pre?: Prefetched | null;
+    /** Old commits (and their records) whose model credit this one inherits; default: the cherry-pick in progress. */
+    carry?: { sha: string; record: TraceRecord }[];
+    /** Objects read along with the changes' (one `git cat-file` when they are not loose): in `objects`, not in `blobs`. */
+    also?: string[];
+  },
+  lap: (phase: string) => void = () => {},
+): PreparedRecord | null {
+  const named = src.intentId ? { id: src.intentId } : resolveIntentId(repo, env.INTENT_ID);
+  if (!named) return null;
+  const registryFile = orchestrationPath(repo, 'active_intents.yaml');
+  const { text: registryText, registry } = readRegistry(registryFile);
+  const intent: Intent = findIntent(registry, named.id) ?? {
+    id: named.id, name: '(not in the registry)', status: 'PENDING', owned_scope: [],
+    constraints: [], acceptance_criteria: [], related_specs: [],
+  };
+  lap('registry');
+  const { changes, pre } = src;
+  const pending = readAttribution(repo);
+  const credited = changes.flatMap((c) => (pending[c.path] ? [[c.path, pending[c.path]] as const] : []));
+  const wanted = [...changes.flatMap((c) => [c.oldOid, c.newOid]), ...credited.map(([, e]) => e.blob)];
+  const also = new Set(src.also);
+  // What was read ahead is not read again.
+  const objects = readObjectsPreferLoose(repo, [...(pre ? wanted.filter((n) => !pre.objects.has(n)) : wanted), ...also], env);
+  if (pre) for (const [k, o] of pre.objects) objects.set(k, o);
+  lap('objects');
+  const blobs = new Map([...objects].flatMap(([name, o]) => (also.has(name) ? [] : [[name, o.data] as const])));
+  const fresh = new Map(
+    credited.flatMap(([path, entry]) => {
+      const committed = blobs.get(changes.find((c) => c.path === path)!.newOid);
+      return committed ? [[path, { authors: entry.authors, lines: authorsOfCommitted(entry, blobs.get(entry.blob), committed) }] as const] : [];
+    }),
+  );
+  const carry = src.carry ?? cherryPicked(repo);
+  const authorship = carry.length ? applyPool(creditPool(repo.root, carry), changes, blobs, fresh) : fresh;
+  // A refactor-like change loads the TypeScript compiler: from the repository's code cache.
+  useTypeScriptCodeCache(stateDir(repo));
+  const touched = changes.flatMap((c) => (c.oldPath ? [c.oldPath, c.path] : [c.path]));
+  const violations = outOfScope(touched, compileScope(intent.owned_scope), loadIgnore(repo), !repo.isMainWorktree);
+  const prepared: PreparedRecord = {
+    repo, intent, registry: { path: relative(repo.mainRoot, registryFile).split('\\').join('/'), sha256: registrySha256(registryText) },
+    parents: src.parents, changes, objects, blobs, credited, authorship, violations, settled: null,
+  };
+  // Classes settled ahead hold unless the commit's message claims a refactor (told when it is there).
+  if (pre?.classes) prepared.settled = { classes: pre.classes, settledBy: pre.settledBy ?? 'no-syntax', record: build(prepared, '', pre.classes) };
+  return prepared;
+}
+
+/** The record of `p` for commit `sha` with `classes`. */
+function build(p: PreparedRecord, sha: string, classes: FileClasses): TraceRecord {
+  return buildRecord({
+    sha, parents: p.parents, changes: p.changes, blobs: p.blobs, intent: p.intent, registry: p.registry,
+    scopeViolations: p.violations, authorship: p.authorship, classes,
+  });
+}
+
+/**
  * Records the commit `rev` (HEAD after a commit) of the worktree at `cwd`: builds its trace
  * record, writes the note and appends the ledger under one lock, so notes and ledger lines of
  * concurrent commits in many worktrees are neither lost nor torn and the ledger order is the
@@ -80,6 +169,8 @@ export function recordCommit(
     warn?: (text: string) => void;
     /** post-commit in the hook server: what was read ahead, used when HEAD is the commit it was read for. */
     prefetched?: Prefetched | null;
+    /** With `prefetched`: what prepareRecord made of it (used with it). */
+    prepared?: PreparedRecord | null;
     /** Told whether `prefetched` was the commit's (its diff used). */
     readAhead?: (used: boolean) => void;
     /** Told as each phase ends (the hook server's trace). */
@@ -89,70 +180,37 @@ export function recordCommit(
   const repo = (opts.rev === undefined ? opts.prefetched?.repo : undefined) ?? openHookRepo(cwd, env);
   const named = opts.intentId ? { id: opts.intentId } : resolveIntentId(repo, env.INTENT_ID);
   if (!named) return null;
-  const rev = opts.rev ?? 'HEAD';
-  const registryFile = orchestrationPath(repo, 'active_intents.yaml');
-  const { text: registryText, registry } = readRegistry(registryFile);
-  const intent: Intent = findIntent(registry, named.id) ?? {
-    id: named.id, name: '(not in the registry)', status: 'PENDING', owned_scope: [],
-    constraints: [], acceptance_criteria: [], related_specs: [],
-  };
   const lap = opts.lap ?? (() => {});
-  lap('registry');
   const ahead = opts.prefetched && opts.rev === undefined ? readAhead(repo, env, opts.prefetched) : null;
   opts.readAhead?.(!!ahead);
-  const diff = ahead ?? commitDiff(repo.root, rev);
+  const diff = ahead ?? commitDiff(repo.root, opts.rev ?? 'HEAD');
   lap('diff');
-  const pending = readAttribution(repo);
-  const credited = diff.changes.flatMap((c) => (pending[c.path] ? [[c.path, pending[c.path]] as const] : []));
-  const oids = diff.changes.flatMap((c) => [c.oldOid, c.newOid]);
-  // The commit object comes with the blobs (its message says whether the commit claims a
-  // refactor), and the notes commit and trees on the new note's path, for writing it in-process:
-  // read in this process where they are loose objects, by one `git cat-file --batch` otherwise.
+  // The commit object (its message says whether the commit claims a refactor), and the notes
+  // commit and trees on the new note's path, for writing it in-process: read in this process where
+  // they are loose objects, with the changes' objects by one `git cat-file --batch` otherwise.
   const inProcess = readSettings(env).notesInProcess;
   const noteNames = inProcess ? noteObjectNames(NOTES_REF, diff.sha) : [];
-  const wanted = [...oids, ...credited.map(([, e]) => e.blob), diff.sha, ...noteNames];
-  const pre = ahead ? opts.prefetched! : null;
-  // What was read ahead, and the commit object readAhead read, are not read again.
-  const objects = readObjectsPreferLoose(repo, pre ? wanted.filter((n) => !pre.objects.has(n) && n !== diff.sha) : wanted, env);
-  if (pre) for (const [k, o] of pre.objects) objects.set(k, o);
-  if (ahead) objects.set(diff.sha, ahead.commit);
-  lap('objects');
-  const blobs = new Map([...objects].map(([name, o]) => [name, o.data]));
-  const commitObject = blobs.get(diff.sha);
-  for (const name of [diff.sha, ...noteNames]) blobs.delete(name);
-  const fresh = new Map(
-    credited.flatMap(([path, entry]) => {
-      const committed = blobs.get(diff.changes.find((c) => c.path === path)!.newOid);
-      return committed ? [[path, { authors: entry.authors, lines: authorsOfCommitted(entry, blobs.get(entry.blob), committed) }] as const] : [];
-    }),
-  );
-  const carry = opts.carry ?? (opts.rev === undefined ? cherryPicked(repo) : []);
-  const authorship = carry.length ? applyPool(creditPool(repo.root, carry), diff.changes, blobs, fresh) : fresh;
-  // A refactor-like change loads the TypeScript compiler: from the repository's code cache.
-  useTypeScriptCodeCache(stateDir(repo));
-  const touched = diff.changes.flatMap((c) => (c.oldPath ? [c.oldPath, c.path] : [c.path]));
-  const violations = outOfScope(touched, compileScope(intent.owned_scope), loadIgnore(repo), !repo.isMainWorktree);
+  const given = ahead && opts.prepared?.intent.id === named.id ? opts.prepared : null;
+  const p = given ?? prepareRecord(repo, env, {
+    intentId: named.id, parents: diff.parents, changes: diff.changes, pre: ahead ? opts.prefetched : null,
+    carry: opts.carry ?? (opts.rev === undefined ? undefined : []), also: ahead ? noteNames : [diff.sha, ...noteNames],
+  }, lap);
+  if (!p) return null;
+  const objects = given ? readObjectsPreferLoose(repo, noteNames, env) : p.objects;
+  const commitObject = ahead ? ahead.commit.data : objects.get(diff.sha)?.data;
+  lap('note objects');
   // The decision the commit-msg hook held a claimed refactor to (lib/mutation/claim.ts); a
   // refactor-like change may have been classified ahead by a worker pre-commit started.
   const claimed = claimsRefactor(commitMessage(repo.root, diff.sha, commitObject));
-  const settled = pre?.classes && !claimed ? pre.classes : null;
-  if (settled) traceClasses(env, { outcome: pre!.settledBy ?? 'no-syntax' });
-  const classified = settled ? { classes: settled, warning: '' } : classifyCommitChanges(stateDir(repo), diff.changes, blobs, diff.parents[0], env, claimed);
+  const settled = p.settled && !claimed ? p.settled : null;
+  if (settled) traceClasses(env, { outcome: settled.settledBy });
+  const classified = settled ? { classes: settled.classes, warning: '' } : classifyCommitChanges(stateDir(repo), p.changes, p.blobs, p.parents[0], env, claimed);
   lap('classes');
   const warn = opts.warn ?? warnActive;
   if (classified.warning) warn(classified.warning);
-  if (claimed) warn(unmetClaimWarning(diff.sha, diff.changes, blobs, classified.classes));
-  const record = buildRecord({
-    sha: diff.sha,
-    parents: diff.parents,
-    changes: diff.changes,
-    blobs,
-    intent,
-    registry: { path: relative(repo.mainRoot, registryFile).split('\\').join('/'), sha256: registrySha256(registryText) },
-    scopeViolations: violations,
-    authorship,
-    classes: classified.classes,
-  });
+  if (claimed) warn(unmetClaimWarning(diff.sha, p.changes, p.blobs, classified.classes));
+  // Built ahead with the classes settled then: only its id (and time) to set.
+  const record = settled ? { ...settled.record, timestamp: new Date().toISOString(), vcs: { ...settled.record.vcs, revision: diff.sha } } : build(p, diff.sha, classified.classes);
   lap('record');
   withLock(join(stateDir(repo), 'record.lock'), () => {
     lap('lock');
@@ -172,7 +230,7 @@ export function recordCommit(
     }
   });
   lap('ledger');
-  if (credited.length) forgetCommitted(repo, credited);
+  if (p.credited.length) forgetCommitted(repo, p.credited);
   if (opts.madeNow) advanceConflictsCache(repo, diff.sha, diff.parents);
   lap('after');
   return record;

@@ -1,9 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { checkoutIntent, git, governedRepo, hookServersStoppedAfterEach, intent, noteOf, PKG_ROOT, run, spawnAsync, tempDir, until, writeFiles } from '../helpers.js';
+import { checkoutIntent, git, governedRepo, hookServersStoppedAfterEach, intent, noteOf, PKG_ROOT, postCommitLines, run, serverTrace, spawnAsync, tempDir, until, writeFiles } from '../helpers.js';
 
 // The hook server (lib/hooks/server.ts): real `git commit` through the installed hooks and the
 // runner (git-hooks/runner.sh); the server reports each request it served in INTENT_HOOK_SERVER_TRACE.
@@ -34,12 +34,18 @@ function setup(): { repo: string; wt: string; trace: string; env: Record<string,
   return { repo, wt, trace, env: { ...SERVER, INTENT_HOOK_SERVER_TRACE: trace } };
 }
 
-function served(trace: string): { server: number; hook: string; code: number }[] {
-  if (!existsSync(trace)) return [];
-  const lines = readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
-  for (const l of lines) servers.add(l.server);
+/**
+ * The hooks the server handled, in order: its requests, and, for a commit whose post-commit hook
+ * found it recorded already and did not ask, the record made as soon as git made it (as that
+ * post-commit; helpers.ts servedLines).
+ */
+function served(trace: string): { server: number; hook: string; code: number; runner?: number }[] {
+  const lines = serverTrace<{ server: number; code: number; runner?: number }>(trace, servers);
+  const posts = new Set(postCommitLines(lines));
   // (`<hook>:after`: what the work after a hook's answer added to its trace, not a request.)
-  return lines.filter((l) => !String(l.hook).endsWith(':after'));
+  return lines
+    .filter((l) => !l.hook.endsWith(':after') && (l.hook !== 'post-commit:early' || posts.has(l)))
+    .map((l) => (l.hook === 'post-commit:early' ? { server: l.server, hook: 'post-commit', code: 0 } : l));
 }
 
 /** The hook servers running for `repo` (from their command lines). */
@@ -168,7 +174,8 @@ describe('the hook server', () => {
     expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
     const first = await serverUp(repo);
     const files = join(repo, '.git', 'intent', 'object-files');
-    const ready = () => (existsSync(files) ? readdirSync(files) : []);
+    const ready = () => (existsSync(files) ? readdirSync(files).filter((n) => n.startsWith('tmp_obj_')) : []);
+    const refs = () => (existsSync(files) ? readdirSync(files).filter((n) => !n.startsWith('tmp_obj_')) : []);
     for (let i = 3; i < 6; i++) expect(commit(wt, env, { 'src/a.ts': `export const a = ${i};\n` }, `round ${i}`).status).toBe(0);
     // Made after the answers, named after the server; the notes went through some of them.
     await until(() => ready().length === 4, 'four files made ahead');
@@ -177,6 +184,12 @@ describe('the hook server', () => {
     expect(commit(wt, env, { 'src/a.ts': 'export const a = 7;\n' }, 'round 7').status).toBe(0);
     await until(() => ready().length === 4 && ready().some((n) => !made.includes(n)), 'the files taken made again');
     expect(noteOf(wt)?.record.vcs.revision).toBe(git(wt, 'rev-parse', 'HEAD').trim());
+    // The notes ref's lock was a file made ahead (its bytes on the disk), linked into place; the
+    // ref file it replaced kept a second name until the tidy-up: one ref file ready, nothing else.
+    await until(() => refs().length === 1 && refs()[0]!.startsWith(`tmp_ref_${first}_`), 'one ref lock made ahead, no replaced ref kept');
+    expect(readFileSync(join(files, refs()[0]!), 'utf8')).toBe(`${'0'.repeat(40)}\n`);
+    expect(readFileSync(join(repo, '.git', 'refs', 'notes', 'intents'), 'utf8')).toBe(`${git(repo, 'rev-parse', 'refs/notes/intents').trim()}\n`);
+    expect(existsSync(join(repo, '.git', 'refs', 'notes', 'intents.lock'))).toBe(false);
     const fsck = run('git', ['fsck', '--strict', '--no-dangling'], repo);
     expect(fsck.status, fsck.stderr).toBe(0);
     // Killed with its files made: the next server removes them and makes its own.
@@ -187,6 +200,7 @@ describe('the hook server', () => {
     expect(second).not.toBe(first);
     expect(commit(wt, env, { 'src/a.ts': 'export const a = 9;\n' }, 'round 9').status).toBe(0);
     await until(() => ready().length === 4 && ready().every((n) => n.startsWith(`tmp_obj_${second}_`)), 'only the new server\'s files');
+    await until(() => refs().every((n) => n.startsWith(`tmp_ref_${second}_`)), 'only the new server\'s ref lock');
     expect(noteOf(wt)?.record.vcs.revision).toBe(git(wt, 'rev-parse', 'HEAD').trim());
   });
 
@@ -655,8 +669,8 @@ describe('the reply pipe: no FIFO per request', () => {
     const r = commit(wt, env, { 'src/a.ts': 'export const a = 3;\n' }, 'through the pipe');
     expect(r.status, r.stderr).toBe(0);
     expect(served(trace).slice(before).map((h) => h.hook)).toEqual(['prepare-commit-msg', 'post-commit']);
-    // (A claim's marker goes a little after the answer.)
-    await until(() => readdirSync(serverDir(repo)).filter((f) => f.startsWith('r.')).length === 0, 'no claim marker left in the server folder');
+    // (A claim's marker goes a little after the answer; a record's, `done.<pid>`, a little after its hook read it.)
+    await until(() => readdirSync(serverDir(repo)).filter((f) => f.startsWith('r.') || f.startsWith('done.')).length === 0, 'no claim or record marker left in the server folder');
   });
 
   it('is reached through the pipe, with no mkfifo, from dash, bash in POSIX mode and busybox ash (those installed); the FIFO is seen when used', async () => {
@@ -691,6 +705,56 @@ describe('the reply pipe: no FIFO per request', () => {
     expect(served(trace).filter((h) => (h as { runner?: number }).runner === pid)).toHaveLength(1);
     expect(readFileSync(calls, 'utf8')).toContain(`r.${pid}`);
     await until(() => readdirSync(serverDir(repo)).filter((f) => f.startsWith('r.')).length === 0, 'no claim marker left in the server folder');
+  });
+
+  it('a post-commit hook whose commit the server has recorded already does not ask; any other marker, or none, and it asks', async () => {
+    const { repo, wt, trace, env } = setup();
+    expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
+    const server = await serverUp(repo);
+    expect(commit(wt, env, { 'src/a.ts': 'export const a = 3;\n' }, 'served').status).toBe(0);
+    const common = join(repo, '.git');
+    const gitDir = git(wt, 'rev-parse', '--absolute-git-dir').trim();
+    const head = git(wt, 'rev-parse', 'HEAD').trim();
+    // The runner sourced as an intent worktree's post-commit sources it; git is its parent (here: this
+    // process), and the server's marker for a commit is `done.<git's pid>` holding the commit's id.
+    const script = 'intent_lib=1 intent_srv="$1/intent/server"; . "$1/intent/bin/hook"; intent_hook_run post-commit; echo "$? $$"';
+    const marker = join(realpathSync(serverDir(repo)), `done.${process.pid}`);
+    const runOne = () => {
+      const r = spawnSync('dash', ['-c', script, 'runner', common], { cwd: wt, env: { ...process.env, ...env, GIT_DIR: gitDir }, encoding: 'utf8' });
+      const [code, pid] = r.stdout.trim().split(' ').map(Number);
+      expect(code, r.stderr).toBe(0);
+      return served(trace).filter((h) => h.runner === pid).map((h) => `${h.hook} ${h.server}`);
+    };
+    writeFileSync(marker, `${head}\n`);
+    expect(runOne(), 'HEAD recorded: not asked').toEqual([]);
+    // HEAD as a branch (a loose ref) or as a commit id (detached): read either way.
+    git(wt, 'checkout', '-q', '--detach');
+    expect(runOne(), 'detached HEAD recorded: not asked').toEqual([]);
+    git(wt, 'checkout', '-q', '-');
+    writeFileSync(marker, `${git(wt, 'rev-parse', 'HEAD~1').trim()}\n`);
+    expect(runOne(), 'a marker of another commit: asked').toEqual([`post-commit ${server}`]);
+    writeFileSync(marker, '');
+    expect(runOne(), 'an empty marker: asked').toEqual([`post-commit ${server}`]);
+    rmSync(marker);
+    expect(runOne(), 'no marker: asked').toEqual([`post-commit ${server}`]);
+    expect(noteOf(wt)?.record.vcs.revision).toBe(head);
+  });
+
+  it('served commits say once each that the main worktree\'s hooks lost intent, and are recorded', async () => {
+    const { repo, wt, trace, env } = setup();
+    expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
+    await serverUp(repo);
+    rmSync(join(repo, '.git', 'hooks', 'post-commit'));
+    const before = served(trace).length;
+    for (let i = 3; i < 6; i++) {
+      const r = commit(wt, env, { 'src/a.ts': `export const a = ${i};\n` }, `round ${i}`);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stderr.split('\n').filter((l) => l.includes("the main worktree's hooks lost intent (post-commit missing)")), r.stderr).toHaveLength(1);
+      expect(noteOf(wt)?.record.vcs.revision).toBe(git(wt, 'rev-parse', 'HEAD').trim());
+    }
+    // Each commit's post-commit asked (the warning is its to print): no record's marker spared it.
+    expect(served(trace).slice(before).map((h) => h.hook)).toEqual(Array(3).fill(['prepare-commit-msg', 'post-commit']).flat());
+    expect(serverTrace<{ server: number; marker?: boolean }>(trace, servers).filter((l) => l.hook === 'post-commit:early' && l.marker).length).toBe(0);
   });
 
   it('a runner that speaks the FIFO protocol (every runner written before) is still served', async () => {
