@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `node bench/timeline.mjs <bench dir> [commits] [ordinary|comment|comment-end] [files]`: where a
+// `node bench/timeline.mjs <bench dir> [commits] [ordinary|comment|comment-end|round] [files]`: where a
 // governed commit's milliseconds go, phase by phase, in a bench dir that
 // `BENCH_ONLY=11 BENCH_QUICK=1 BENCH_KEEP=1 node bench/run.mjs` kept. Each commit runs with git's
 // own trace (GIT_TRACE2_EVENT: when each hook starts and exits) and the hook server's trace
@@ -8,7 +8,9 @@
 // is restarted first so that it writes its trace. Prints the medians of each moment (ms from git's
 // start) and of the spans between them. Kinds: ordinary (a line added), comment (the first line's
 // comment changed, as item 11), comment-end (a comment line appended at the end), round (item 11's
-// ordinary change: four blocks of five lines rewritten with new values).
+// ordinary change: four blocks of five lines rewritten with new values). Also printed: the check's,
+// the read-ahead's and the record's own phases. TIMELINE_ROWS=1: each commit's moments too, from its
+// post-commit's start; TIMELINE_WARMUP=<n>: commits left out after the server's start (default 3).
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -97,7 +99,8 @@ rmSync(gitTrace, { force: true });
 if (process.env.TIMELINE_ROWS) {
   for (const r of rows) {
     const rel = (k) => (r[k] === undefined ? '-' : (r[k] - r['post-commit starts']).toFixed(1));
-    console.log(`  git exits ${r['git exits'].toFixed(1)}: check asked ${r['check asked'].toFixed(1)}, answered ${r['check answered'].toFixed(1)}; post-commit starts ${r['post-commit starts'].toFixed(1)}: read-ahead ${rel('read-ahead starts')}..${rel('read-ahead done')}, record ${rel('record starts')}..${rel('record done')}, post-commit asked ${rel('post-commit asked')}, exits ${rel('post-commit exits')}`);
+    console.log(`  git exits ${r['git exits'].toFixed(1)}: check asked ${r['check asked'].toFixed(1)}, answered ${r['check answered'].toFixed(1)}; post-commit starts ${r['post-commit starts'].toFixed(1)}: read-ahead ${rel('read-ahead starts')}..${rel('read-ahead done')}, record ${rel('record starts')}..${rel('record done')}, post-commit asked ${rel('post-commit asked')}, exits ${rel('post-commit exits')}; ` +
+      `read-ahead's phases ${Object.keys(r).filter((k) => k.startsWith('ahead: ')).map((k) => `${k.slice(7)} ${r[k]}`).join(' ')}`);
   }
 }
 const at = (k) => median(rows.map((r) => r[k]).filter(Number.isFinite));
