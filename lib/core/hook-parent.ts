@@ -14,7 +14,11 @@ export function hookParent(): number {
 /** Set by the hook server for the request it serves; null puts back process.ppid. */
 export function setHookParent(pid: number | null): void {
   parent = pid;
+  gitProcess = undefined;
 }
+
+/** hookGitProcess's answer for the hook being run (undefined: not read yet); forgotten with the parent. */
+let gitProcess: string | null | undefined;
 
 /**
  * The command line of the git process a hook runs for (/proc: git → the hook's shell → node, or the
@@ -37,10 +41,12 @@ export function hookGitArgv(): string[] | null {
 
 /**
  * The git process the hook runs for, as `<pid> <start time>` (its start time tells it from a later
- * process given the same pid): the parent of the hook's shell. Null without /proc.
+ * process given the same pid): the parent of the hook's shell. Null without /proc. Read once per
+ * hook (the check asks for it twice: the record's marker and the main worktree's hooks).
  */
 export function hookGitProcess(): string | null {
+  if (gitProcess !== undefined) return gitProcess;
   const ppid = Number(procStat(hookParent())?.[1]);
   const start = ppid > 1 ? procStat(ppid)?.[19] : undefined;
-  return start ? `${ppid} ${start}` : null;
+  return (gitProcess = start ? `${ppid} ${start}` : null);
 }

@@ -28,7 +28,14 @@ let made = 0;
  * and the file made ahead for the next ref lock (refFile: null while none is ready, `making`
  * while its bytes are being written to the disk).
  */
-const pools = new Map<string, { files: Ready[]; swept: boolean; ref: string | null; making: boolean }>();
+interface Pool {
+  files: Ready[];
+  swept: boolean;
+  ref: string | null;
+  making: boolean;
+}
+
+const pools = new Map<string, Pool>();
 
 /** What a ref lock made ahead holds until it is taken: a placeholder id (the real one is written over it). */
 export const REF_PLACEHOLDER = `${'0'.repeat(40)}\n`;
@@ -47,7 +54,7 @@ export function takeObjectFile(objectsDir: string): Ready | null {
   return poolOf(objectsDir).files.pop() ?? null;
 }
 
-function poolOf(objectsDir: string): { files: Ready[]; swept: boolean; ref: string | null; making: boolean } {
+function poolOf(objectsDir: string): Pool {
   let pool = pools.get(objectsDir);
   if (!pool) pools.set(objectsDir, (pool = { files: [], swept: false, ref: null, making: false }));
   return pool;
@@ -97,7 +104,7 @@ export function makeObjectFiles(): void {
 }
 
 /** Makes the next ref lock's file: written, then its data synced (in the background) before it is offered. */
-function makeRefFile(folder: string, pool: { ref: string | null; making: boolean }): void {
+function makeRefFile(folder: string, pool: Pool): void {
   const path = join(folder, `tmp_ref_${process.pid}_${Date.now()}_${made++}`);
   // git's mode for a ref file (the umask applies).
   const fd = openSync(path, 'wx', 0o666);

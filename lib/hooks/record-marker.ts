@@ -17,18 +17,26 @@ import { processAlive } from '../core/lock.js';
 /** How long a marker stays for its hook to read: the hook reads it within milliseconds. */
 const MARKER_MS = 2000;
 
+/** The folders swept of markers left by servers that are gone. */
+const swept = new Set<string>();
+
 /**
  * Writes the marker of commit `sha`, made by the git process `git` (`<pid> <start time>`), into the
- * server's folder `dir`; markers of git processes that are gone are removed first. Returns the file,
+ * server's folder `dir`; markers a server that is gone left are removed first. Returns the file,
  * or null when none was written (the hook then asks).
  */
 export function recordedMarker(dir: string, git: string | null, sha: string): string | null {
   const pid = git?.split(' ')[0];
   if (!pid) return null;
   try {
-    for (const n of readdirSync(dir)) {
-      const m = /^done\.([0-9]+)$/.exec(n);
-      if (m && m[1] !== pid && !processAlive(Number(m[1]))) rmSync(join(dir, n), { force: true });
+    // Once per folder: what a server killed before its markers' time was up left (a marker of this
+    // process goes by its own timer).
+    if (!swept.has(dir)) {
+      for (const n of readdirSync(dir)) {
+        const m = /^done\.([0-9]+)$/.exec(n);
+        if (m && m[1] !== pid && !processAlive(Number(m[1]))) rmSync(join(dir, n), { force: true });
+      }
+      swept.add(dir);
     }
     const file = join(dir, `done.${pid}`);
     writeFileSync(file, `${sha}\n`);
