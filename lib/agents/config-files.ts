@@ -10,7 +10,7 @@ import { writeFileAtomic } from '../core/files.js';
 import type { Repo } from '../git/repo.js';
 
 /** The agents whose hook programs intent answers. */
-export const AGENTS = ['claude-code', 'cursor', 'cline', 'gemini', 'codex'] as const;
+export const AGENTS = ['claude-code', 'cursor', 'cline', 'gemini', 'codex', 'copilot', 'opencode', 'qwen'] as const;
 export type AgentName = (typeof AGENTS)[number];
 
 /** A config file `init --agent` wrote or found up to date. */
@@ -60,6 +60,9 @@ export function installAgentConfig(repo: Repo, agent: string): AgentConfigResult
   if (a === 'cursor') return cursor(repo);
   if (a === 'gemini') return { ...gemini(repo), trust: TRUST_NOTES.gemini };
   if (a === 'codex') return { ...codex(repo), trust: TRUST_NOTES.codex };
+  if (a === 'copilot') return copilot(repo);
+  if (a === 'opencode') return opencode(repo);
+  if (a === 'qwen') return qwen(repo);
   return cline(repo);
 }
 
@@ -178,4 +181,22 @@ function cline(repo: Repo): AgentConfigResult {
     }
   }
   return { agent: 'cline', file: dir, changed };
+}
+
+// --- GitHub Copilot CLI (owned by the copilot work) ----------------------------------------------
+
+function copilot(repo: Repo): AgentConfigResult {
+  throw new IntentError('USAGE', `intent init --agent copilot is not built yet (${repo.mainRoot}).`, {});
+}
+
+// --- OpenCode (owned by the opencode work) -------------------------------------------------------
+
+function opencode(repo: Repo): AgentConfigResult {
+  throw new IntentError('USAGE', `intent init --agent opencode is not built yet (${repo.mainRoot}).`, {});
+}
+
+// --- Qwen Code (owned by the qwen work) ----------------------------------------------------------
+
+function qwen(repo: Repo): AgentConfigResult {
+  throw new IntentError('USAGE', `intent init --agent qwen is not built yet (${repo.mainRoot}).`, {});
 }

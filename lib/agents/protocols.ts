@@ -9,6 +9,9 @@ import { answerCline, clineFailure, parseCline } from './cline.js';
 import { parseCodex } from './codex.js';
 import { answerCursor, cursorFailure, parseCursor } from './cursor.js';
 import { answerGemini, geminiFailure, parseGemini } from './gemini.js';
+import { answerCopilot, copilotFailure, COPILOT_EVENTS, parseCopilot } from './copilot.js';
+import { answerOpenCode, openCodeFailure, OPENCODE_EVENTS, parseOpenCode } from './opencode.js';
+import { answerQwen, qwenFailure, QWEN_EVENTS, parseQwen } from './qwen.js';
 import { decide, type ToolCall, type Verdict } from './hook-adapters.js';
 import { IntentError } from '../core/errors.js';
 import { tailLines } from './transcript-tail.js';
@@ -21,6 +24,9 @@ export const EVENTS: Record<AgentName, readonly string[]> = {
   cline: ['pre-tool-use', 'post-tool-use'],
   gemini: ['before-tool', 'after-tool'],
   codex: ['pre-tool-use', 'post-tool-use'],
+  copilot: COPILOT_EVENTS,
+  opencode: OPENCODE_EVENTS,
+  qwen: QWEN_EVENTS,
 };
 
 /** Hook payloads larger than this are refused. */
@@ -130,6 +136,9 @@ function blocked(agent: AgentName, event: string, e: unknown): HookAnswer {
   if (agent === 'cline') return clineFailure(event, msg);
   if (agent === 'cursor') return cursorFailure(event, msg);
   if (agent === 'gemini') return geminiFailure(event, msg);
+  if (agent === 'copilot') return copilotFailure(event, msg);
+  if (agent === 'opencode') return openCodeFailure(event, msg);
+  if (agent === 'qwen') return qwenFailure(event, msg);
   return { stdout: '', stderr: `intent: ${msg}\n`, code: event === 'after-file-edit' ? 1 : 2 };
 }
 
@@ -242,6 +251,9 @@ const PARSE: Record<AgentName, (event: string, p: Json) => ToolCall | ToolCall[]
   cline: parseCline,
   gemini: (event, p) => parseGemini(event, p, (m) => qualifyModel(m, 'google')),
   codex: (event, p) => parseCodex(event, p, (m) => qualifyModel(m, 'openai')),
+  copilot: (event, p) => parseCopilot(event, p, qualifyModel),
+  opencode: (event, p) => parseOpenCode(event, p, qualifyModel),
+  qwen: (event, p) => parseQwen(event, p, qualifyModel),
 };
 
 // --- answers ------------------------------------------------------------------------------------
@@ -267,5 +279,8 @@ function answer(agent: AgentName, event: string, v: Verdict, calls: ToolCall[]):
   }
   if (agent === 'cursor') return answerCursor(event, v);
   if (agent === 'gemini') return answerGemini(event, v);
+  if (agent === 'copilot') return answerCopilot(event, v, calls);
+  if (agent === 'opencode') return answerOpenCode(event, v, calls);
+  if (agent === 'qwen') return answerQwen(event, v, calls);
   return answerCline(event, v, calls);
 }
