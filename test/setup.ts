@@ -1,4 +1,5 @@
 import { afterEach } from 'vitest';
+import { AGENT_MARKER_NAMES } from '../lib/core/agent-env.js';
 
 // Every test, and every git and hook process it starts, runs with pinned, isolated git settings:
 // no system or global config, no automatic maintenance, fixed identities and dates, UTC.
@@ -33,7 +34,7 @@ delete process.env.INTENT_NODE_EXTRA_CA_CERTS;
 process.env.INTENT_CLASSIFY_RESIDENT_MS = '0';
 // Tests may run inside an agent's session: its markers would make human-only commands refuse.
 for (const k of Object.keys(process.env)) {
-  if (['CLAUDE_PROJECT_DIR', 'CLAUDECODE', 'CURSOR_TRACE_ID', 'INTENT_AGENT', 'GEMINI_CLI', 'CODEX_THREAD_ID'].includes(k) || k.startsWith('CLINE_')) delete process.env[k];
+  if (AGENT_MARKER_NAMES.includes(k)) delete process.env[k];
 }
 
 // Most tests run git and node synchronously. vitest's worker answers its parent over IPC, and a

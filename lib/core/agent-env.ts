@@ -2,24 +2,46 @@ import { IntentError } from './errors.js';
 import { hostEnv } from './settings.js';
 
 /**
- * Why this process looks like an agent's rather than a human's, or null. Agent hook processes and
- * agent shells carry these variables: Claude Code (`CLAUDE_PROJECT_DIR`, `CLAUDECODE=1`), Cursor
- * (`CURSOR_TRACE_ID`), Cline (`CLINE_*`), Gemini CLI's shell (`GEMINI_CLI=1`), Codex's shell
- * (`CODEX_THREAD_ID`); anything else can say so with `INTENT_AGENT` set to
- * anything but "" or "0". Decisions a human must take (approve, reject, reset) refuse then.
+ * The variables agent CLIs set in their own shells and hook processes, each seen with the real
+ * client (docs/agents.md lists the versions). Only variables the CLI sets itself count: the ones a
+ * user exports to configure a CLI (CLINE_DIR, CODEX_HOME, COPILOT_HOME, COPILOT_MODEL,
+ * OPENCODE_CONFIG, QWEN_HOME, GEMINI_API_KEY, …) leave a human's shell a human's.
+ */
+const MARKERS: readonly { name: string; value?: string; agent: string }[] = [
+  { name: 'CLAUDECODE', value: '1', agent: 'a Claude Code session' },
+  { name: 'CLAUDE_PROJECT_DIR', agent: 'a Claude Code hook or session' },
+  { name: 'CURSOR_TRACE_ID', agent: 'a Cursor session' },
+  { name: 'GEMINI_CLI', value: '1', agent: 'a Gemini CLI shell' },
+  { name: 'CODEX_THREAD_ID', agent: 'a Codex shell' },
+  // Cline CLI 3.0: its shell carries the CLI's launch descriptor (CLINE_DIR, CLINE_HUB_PORT are the user's settings).
+  { name: 'CLINE_CONNECTOR_CLI_LAUNCH', agent: 'a Cline CLI shell' },
+  { name: 'COPILOT_CLI', value: '1', agent: 'a GitHub Copilot CLI shell' },
+  { name: 'COPILOT_AGENT_SESSION_ID', agent: 'a GitHub Copilot CLI session' },
+  { name: 'OPENCODE', value: '1', agent: 'an OpenCode shell' },
+  { name: 'OPENCODE_PID', agent: 'an OpenCode shell' },
+  { name: 'QWEN_CODE', value: '1', agent: 'a Qwen Code shell' },
+  { name: 'CRUSH', value: '1', agent: 'a crush shell' },
+];
+
+/**
+ * Why this process looks like an agent's rather than a human's, or null: one of the variables
+ * above, or `INTENT_AGENT` set to anything but "" or "0" (the way for any other agent to say so:
+ * put it in the agent's shell environment). Decisions a human must take (approve, reject, reset,
+ * checkout, done, abandon) refuse then.
  */
 export function agentMarker(env: NodeJS.ProcessEnv = hostEnv()): string | null {
-  if (env.CLAUDE_PROJECT_DIR !== undefined) return 'CLAUDE_PROJECT_DIR is set (a Claude Code hook or session)';
-  if (env.CLAUDECODE === '1') return 'CLAUDECODE=1 is set (a Claude Code session)';
-  if (env.CURSOR_TRACE_ID !== undefined) return 'CURSOR_TRACE_ID is set (a Cursor session)';
-  if (env.GEMINI_CLI === '1') return 'GEMINI_CLI=1 is set (a Gemini CLI shell)';
-  if (env.CODEX_THREAD_ID !== undefined) return 'CODEX_THREAD_ID is set (a Codex shell)';
-  const cline = Object.keys(env).find((k) => k.startsWith('CLINE_'));
-  if (cline) return `${cline} is set (a Cline session)`;
+  for (const m of MARKERS) {
+    const v = env[m.name];
+    if (v === undefined || (m.value !== undefined && v !== m.value)) continue;
+    return `${m.name}${m.value !== undefined ? `=${m.value}` : ''} is set (${m.agent})`;
+  }
   const flag = env.INTENT_AGENT?.trim();
   if (flag && flag !== '0') return `INTENT_AGENT=${flag} is set`;
   return null;
 }
+
+/** The names of the variables that mark an agent's process (for tests and `intent doctor`). */
+export const AGENT_MARKER_NAMES: readonly string[] = [...MARKERS.map((m) => m.name), 'INTENT_AGENT'];
 
 /**
  * Refuses (NOT_A_HUMAN) a human's decision (checkout, done, abandon, …) when the process looks

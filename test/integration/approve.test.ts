@@ -2,6 +2,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkoutIntent, expectRefused, fixture, git, governedRepo, intent, run, writeFiles } from '../helpers.js';
+import { AGENT_MARKER_NAMES } from '../../lib/core/agent-env.js';
 
 // `intent approve`, `intent reject` and `intent requests` as real processes: the human side of
 // scope expansion, checked end to end through the pre-commit hook.
@@ -27,8 +28,7 @@ active_intents:
 
 /** The environment of a human's terminal: none of the variables agent processes carry. */
 function humanEnv(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = { CLAUDE_PROJECT_DIR: undefined, CLAUDECODE: undefined, CURSOR_TRACE_ID: undefined, INTENT_AGENT: undefined };
-  for (const k of Object.keys(process.env)) if (k.startsWith('CLINE_')) env[k] = undefined;
+  const env: Record<string, string | undefined> = Object.fromEntries(AGENT_MARKER_NAMES.map((k) => [k, undefined]));
   return { ...env, ...extra };
 }
 
@@ -106,7 +106,7 @@ describe('intent approve', () => {
     expect(fromWt.stderr).toContain('is an intent worktree');
     expect(fromWt.stderr).toContain(`A human must run \`intent approve ${req}\` in a terminal in the main worktree (cd ${repo})`);
 
-    for (const env of [{ INTENT_AGENT: '1' }, { CLAUDE_PROJECT_DIR: repo }, { CURSOR_TRACE_ID: 'abc' }, { CLINE_TASK_ID: '7' }]) {
+    for (const env of [{ INTENT_AGENT: '1' }, { CLAUDE_PROJECT_DIR: repo }, { CURSOR_TRACE_ID: 'abc' }, { CLINE_CONNECTOR_CLI_LAUNCH: '{}' }, { COPILOT_AGENT_SESSION_ID: 's1' }, { OPENCODE_PID: '42' }, { CRUSH: '1' }]) {
       const r = intent(repo, ['approve', req, '--json'], humanEnv(env));
       expect(r.status, JSON.stringify(env)).toBe(1);
       const err = JSON.parse(r.stdout).error;

@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkoutIntent, fixture, git, intent, makeRepo, refusedCommit, run, writeFiles, type Run } from '../helpers.js';
+import { AGENT_MARKER_NAMES } from '../../lib/core/agent-env.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -12,7 +13,7 @@ type Env = Record<string, string | undefined>;
 function humanEnv(extra: Env = {}): Env {
   const env: Env = {};
   for (const k of Object.keys(process.env)) {
-    if (k === 'CLAUDE_PROJECT_DIR' || k === 'CLAUDECODE' || k === 'CURSOR_TRACE_ID' || k === 'INTENT_AGENT' || k.startsWith('CLINE_')) env[k] = undefined;
+    if (AGENT_MARKER_NAMES.includes(k)) env[k] = undefined;
   }
   return { ...env, ...extra };
 }
@@ -437,7 +438,7 @@ describe('circuit breaker', () => {
     expect(inside.status).toBe(1);
     expect(inside.stderr).toContain('is an intent worktree');
     expect(inside.stderr).toContain('Nothing was changed.');
-    for (const marker of [{ CLAUDE_PROJECT_DIR: repo }, { CURSOR_TRACE_ID: 'x' }, { CLINE_TASK_ID: '1' }, { INTENT_AGENT: '1' }]) {
+    for (const marker of [{ CLAUDE_PROJECT_DIR: repo }, { CURSOR_TRACE_ID: 'x' }, { CLINE_CONNECTOR_CLI_LAUNCH: '{}' }, { COPILOT_CLI: '1' }, { OPENCODE: '1' }, { QWEN_CODE: '1' }, { INTENT_AGENT: '1' }]) {
       const r = intent(repo, ['reset', 'INT-001', '--yes', '--json'], humanEnv(marker));
       expect(r.status, JSON.stringify(marker)).toBe(1);
       expect(JSON.parse(r.stdout).error.code).toBe('NOT_A_HUMAN');

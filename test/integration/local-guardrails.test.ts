@@ -21,7 +21,7 @@ describe('human-only commands refuse agent processes', () => {
       [['checkout', 'INT-001', '--json'], { INTENT_AGENT: '1' }],
       [['checkout', 'INT-001', '--json'], { CLAUDECODE: '1' }],
       [['done', 'INT-001', '--json'], { CURSOR_TRACE_ID: 'x' }],
-      [['abandon', 'INT-001', '--json'], { CLINE_TASK: '7' }],
+      [['abandon', 'INT-001', '--json'], { CLINE_CONNECTOR_CLI_LAUNCH: '{}' }],
     ] as const) {
       const r = intent(repo, [...args], env);
       expect(r.status).toBe(1);
@@ -30,6 +30,13 @@ describe('human-only commands refuse agent processes', () => {
     expect(git(repo, 'worktree', 'list')).not.toContain('INT-001');
     expect(run('git', ['diff', '--quiet'], repo).status).toBe(0);
     expect(git(repo, 'show', 'HEAD:.orchestration/active_intents.yaml')).toBe(registry);
+  });
+
+  it('a human with agent CLIs\' settings exported (CLINE_DIR as docs/cline.md advises, COPILOT_HOME, CODEX_HOME) checks out', () => {
+    const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], { 'src/a.ts': 'a\n' });
+    const r = intent(repo, ['checkout', 'INT-001', '--json'], { CLINE_DIR: '/tmp/cline-home', CLINE_HUB_PORT: '25463', COPILOT_HOME: '/tmp/c', CODEX_HOME: '/tmp/x', OPENCODE_CONFIG: '/tmp/o.json' });
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(git(repo, 'worktree', 'list')).toContain('INT-001');
   });
 });
 

@@ -13,6 +13,17 @@ const TABLE: [string, CommandVerdict][] = [
   ['intent approve REQ-20261123-091500-ab12', 'deny'],
   ['intent reset INT-001 --yes', 'deny'],
   ['intent sync', 'ask'],
+  // `intent commit` (git commit with the hooks on, what a hooks-off refusal advises) in the forms models write it.
+  ['intent commit -m "feat: a"', 'allow'],
+  ['git add -A && intent commit -m "feat: the parser"', 'allow'],
+  ["cd src/auth && intent commit -q -m 'x y'", 'allow'],
+  ['git add src/auth/a.ts; intent commit -m x', 'allow'],
+  ['intent commit -m "$(date)"', 'allow'],
+  ['git add -A && intent commit --no-verify -m x', 'deny'],
+  ['git add -A && intent commit -n -m x', 'deny'],
+  ['git add -A && intent commit -anm x', 'deny'],
+  ['intent commit --amend -m x', 'ask'],
+  ['intent commit -m x $(rm -rf src)', 'ask'],
   // Read-only commands.
   ['ls -la', 'allow'],
   ['cat src/auth/a.ts', 'allow'],

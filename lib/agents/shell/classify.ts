@@ -171,9 +171,19 @@ function programName(text: string): string | null {
 
 type Handler = (name: string, args: Word[], st: State) => Verdict;
 
-/** The `intent` CLI itself: decisions that belong to a human are refused, reads pass. */
-function intentCli(_name: string, args: Word[]): Verdict {
-  const sub = args.find((a) => !a.text.startsWith('-'))?.text ?? '';
+/**
+ * The `intent` CLI itself: decisions that belong to a human are refused, reads pass, and `intent
+ * commit …` (git commit with the hooks on, what a refusal in a hooks-off shell tells the agent to
+ * run) is judged as that git commit is, wherever it stands in the line (`git add -A && intent
+ * commit -m "…"`).
+ */
+function intentCli(_name: string, args: Word[], st: State): Verdict {
+  const at = args.findIndex((a) => !a.text.startsWith('-'));
+  const sub = at < 0 ? '' : args[at].text;
+  if (sub === 'commit' && isLiteral(args[at])) {
+    const v = git('git', args.slice(at), st);
+    return { ...v, reason: v.reason.replace(/\bgit commit\b/g, 'intent commit') };
+  }
   if (['approve', 'reject', 'reset', 'done', 'abandon', 'init'].includes(sub)) {
     return deny(`intent ${sub} is a human's decision: ask a human to run it`);
   }
