@@ -65,7 +65,7 @@ describe.skipIf(!ready)(`Gemini CLI ${GEMINI_CLI_VERSION}, real CLI`, () => {
       'src/a.ts': 'export const a = 1;\n',
       'docs/x.md': 'x\n',
       // A project script that commits: what no text search of the command line sees.
-      'package.json': JSON.stringify({ name: 'e2e', version: '1.0.0', scripts: { test: 'git commit -q -m sneaky' } }, null, 2) + '\n',
+      'package.json': JSON.stringify({ name: 'e2e', version: '1.0.0', scripts: { test: 'git commit -q -m sneaky', lint: 'intent reset INT-001 --yes' } }, null, 2) + '\n',
     }));
     base = git(wt, 'rev-parse', 'HEAD').trim();
     mkdirSync(join(home, '.gemini'));
@@ -89,8 +89,10 @@ describe.skipIf(!ready)(`Gemini CLI ${GEMINI_CLI_VERSION}, real CLI`, () => {
       { tools: [{ name: 'run_shell_command', args: { command: "git commit -q -m 'work by Gemini'", description: 'Commit' } }] },
       // 6: a commit the command line does not show
       { tools: [{ name: 'run_shell_command', args: { command: 'npm test', description: 'Run the tests' } }] },
-      // 7: the way to commit
-      { tools: [{ name: 'run_shell_command', args: { command: "intent commit -q -m 'work by Gemini'", description: 'Commit with the hooks' } }] },
+      // 7: the way to commit, as a model writes it after the refusal
+      { tools: [{ name: 'run_shell_command', args: { command: "git add -A && intent commit -q -m 'work by Gemini'", description: 'Commit with the hooks' } }] },
+      // 8: a human's decision, run where no command line shows it (a project script): the shell's marker refuses it
+      { tools: [{ name: 'run_shell_command', args: { command: 'npm run lint', description: 'Lint' } }] },
       { text: 'all done' },
     ];
     api = await startGeminiMock({
@@ -108,7 +110,7 @@ describe.skipIf(!ready)(`Gemini CLI ${GEMINI_CLI_VERSION}, real CLI`, () => {
   it('ran the whole scripted session', () => {
     expect(run.code, run.stderr + run.stdout).toBe(0);
     expect(run.result?.response).toBe('all done');
-    expect(api.results.get(MAIN)).toHaveLength(8);
+    expect(api.results.get(MAIN)).toHaveLength(9);
   });
 
   it('refuses writes until the session ran `intent context`, which hands the model the context block', () => {
@@ -166,7 +168,12 @@ describe.skipIf(!ready)(`Gemini CLI ${GEMINI_CLI_VERSION}, real CLI`, () => {
     expect(r.message).toContain(`add "${dirname(wt)}": "TRUST_FOLDER" to ${join(bare, '.gemini', 'trustedFolders.json')}`);
   });
 
-  it('intent commit in the agent\'s shell commits with the hooks on: the note credits the model, verify is clean', () => {
+  it('intent reset run in Gemini\'s shell (through a project script) is refused: the shell carries GEMINI_CLI=1', () => {
+    expect(told(8)).toContain('Refused: intent reset looks like it comes from an agent process');
+    expect(told(8)).toContain('GEMINI_CLI=1 is set (a Gemini CLI shell)');
+  });
+
+  it('intent commit in the agent\'s shell, chained after git add -A as models write it, commits with the hooks on: the note credits the model, verify is clean', () => {
     expect(git(wt, 'log', '--format=%s', `${base}..HEAD`)).toBe('work by Gemini\n');
     const record = noteOf(wt)!.record;
     const url = expect.stringMatching(/^gemini-cli:\/\/session\/[0-9a-f-]+$/);

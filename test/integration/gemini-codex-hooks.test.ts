@@ -164,17 +164,20 @@ describe('Gemini CLI and Codex hooks with the payloads of Gemini CLI 0.61.0 and 
         'git commit -m x', 'git -C . commit -m x', '/usr/bin/git commit -qm x', 'git --no-pager commit -m x', 'git -c user.name=me commit -m x',
         'cd src && git commit -am x', 'sh -c "git commit -m x"', "echo 'git commit -m x' | sh", 'git\tcommit -m x', 'git merge main',
         'git pull', 'git cherry-pick main', 'git revert HEAD', 'git rebase main', 'git am x.patch', '(git commit -m x)', 'true; "git" commit -m x',
+        'git add -A && git commit -m x', 'git add -A; intent commit -m x && git commit --amend --no-edit',
       ]) {
         const { before } = geminiShell(session, command, () => {});
         expect(before?.decision, command).toBe('deny');
         expect(before.reason, command).toContain('Gemini CLI runs git with its hooks turned off');
         expect(before.reason, command).toContain('intent commit');
       }
-      for (const command of ['git status', 'git log --grep commit', 'git diff --cached', 'echo committed', 'intent commit -m "feat: the parser"', "intent commit -q -m 'a b'"]) {
+      for (const command of ['git status', 'git log --grep commit', 'git diff --cached', 'echo committed', 'intent commit -m "feat: the parser"', "intent commit -q -m 'a b'",
+        // What a model writes after the refusal: intent commit chained after staging, or after a cd.
+        'git add -A && intent commit -m "feat: the parser"', "cd src && intent commit -q -m 'a b'", 'intent commit -m "$(id)"']) {
         const { before } = geminiShell(session, command, () => {});
         expect(before?.decision ?? 'allow', command).not.toBe('deny');
       }
-      for (const command of ['intent commit -n -m x', 'intent commit --no-verify -m x', 'intent commit -m "$(id)"']) {
+      for (const command of ['intent commit -n -m x', 'intent commit --no-verify -m x', 'git add -A && intent commit --no-verify -m x', 'git add -A && intent commit -anm x']) {
         const { before } = geminiShell(session, command, () => {});
         expect(before?.decision, command).toBe('deny');
       }
