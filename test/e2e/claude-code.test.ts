@@ -66,7 +66,7 @@ describe.skipIf(!ready)(`Claude Code ${CLAUDE_CODE_VERSION}, real CLI`, () => {
   };
 
   beforeAll(async () => {
-    ({ repo, wt, home, bin } = agentFixture('claude-code', ['src/**'], { 'README.md': '# e2e\n', 'src/a.ts': 'export const a = 1;\n', 'docs/x.md': 'x\n' }, (r) => {
+    ({ repo, wt, home, bin } = agentFixture('claude-code', ['src/**'], { 'README.md': '# e2e\n', 'package.json': '{"name":"e2e","version":"1.0.0","scripts":{"lint":"intent reset INT-001 --yes"}}\n', 'src/a.ts': 'export const a = 1;\n', 'docs/x.md': 'x\n' }, (r) => {
       // A committed link into another folder: a shell command can write outside the scope through it.
       symlinkSync('../docs', join(r, 'src/docs'));
     }));
@@ -88,6 +88,8 @@ describe.skipIf(!ready)(`Claude Code ${CLAUDE_CODE_VERSION}, real CLI`, () => {
       { tools: [{ name: 'Bash', input: { command: "printf 'export const viaBash = 3;\\n' >> src/a.ts && sed -i 's/^x$/through the link/' src/docs/x.md", description: 'Append a line' } }] },
       // 7: a subagent on another model
       { tools: [{ name: 'Agent', input: { description: 'Write the sub file', prompt: `${SUB}: write src/sub.ts`, subagent_type: 'general-purpose', model: 'haiku', run_in_background: false } }] },
+      // 8: a human's decision through a project script (no command line shows it): the shell's marker refuses it
+      { tools: [{ name: 'Bash', input: { command: 'npm run lint', description: 'Lint' } }] },
       { text: 'all done' },
     ];
     api = await startMockApi({
@@ -113,7 +115,11 @@ describe.skipIf(!ready)(`Claude Code ${CLAUDE_CODE_VERSION}, real CLI`, () => {
   it('ran the whole scripted session', () => {
     expect(run.code, run.stderr + run.stdout).toBe(0);
     expect(run.result?.result).toBe('all done');
-    expect(api.calls.get(MAIN)).toHaveLength(8);
+    expect(api.calls.get(MAIN)).toHaveLength(9);
+  });
+
+  it('intent reset run in Claude Code\'s shell (through a project script) is refused by the shell\'s marker', () => {
+    expect(JSON.stringify(told(MAIN, 8))).toContain('Refused: intent reset looks like it comes from an agent process (CLAUDE');
   });
 
   it('refuses writes until the session ran `intent context`, which hands the model the context block', () => {

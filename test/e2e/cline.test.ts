@@ -91,7 +91,7 @@ describe.skipIf(!ready)(`Cline CLI ${CLINE_VERSION}, real CLI`, () => {
   beforeAll(async () => {
     // The hub starts with the PATH given to the first command (bin first) and keeps it.
     let bin = '';
-    ({ wt, home, bin } = agentFixture('cline', ['src/auth/**'], { 'README.md': '# e2e\n', 'src/auth/a.ts': 'export const a = 1;\n', 'docs/x.md': '# x\n' }));
+    ({ wt, home, bin } = agentFixture('cline', ['src/auth/**'], { 'README.md': '# e2e\n', 'package.json': '{"name":"e2e","version":"1.0.0","scripts":{"lint":"intent reset INT-001 --yes"}}\n', 'src/auth/a.ts': 'export const a = 1;\n', 'docs/x.md': '# x\n' }));
     api = await startOpenAiMock({
       [MAIN]: [
         // 0: a write before the handshake is refused, softly: the model reads why
@@ -110,6 +110,8 @@ describe.skipIf(!ready)(`Cline CLI ${CLINE_VERSION}, real CLI`, () => {
         { tools: [{ name: 'spawn_agent', input: { systemPrompt: `You are ${SUB}.`, task: `${SUB}: write src/auth/sub.ts` } }] },
         // 7: its work committed
         { tools: [{ name: 'run_commands', input: { commands: ['git commit -m "auth: the subagent\'s file"'] } }] },
+        // 8: a human's decision through a project script: the shell's marker refuses it
+        { tools: [{ name: 'run_commands', input: { commands: ['npm run lint'] } }] },
         { text: 'all done' },
       ],
       [SUB]: [
@@ -134,9 +136,13 @@ describe.skipIf(!ready)(`Cline CLI ${CLINE_VERSION}, real CLI`, () => {
 
   it('ran the whole scripted session', () => {
     expect(run.code, run.stderr.slice(-3000) + run.stdout.slice(-3000)).toBe(0);
-    expect(api.calls.get(MAIN)).toHaveLength(8);
+    expect(api.calls.get(MAIN)).toHaveLength(9);
     const result = run.events.find((e) => e.type === 'run_result');
     expect(result?.model).toEqual({ id: 'mock-model', provider: 'openai-compatible' });
+  });
+
+  it('intent reset run in the Cline CLI\'s shell (through a project script) is refused: the shell carries CLINE_CONNECTOR_CLI_LAUNCH, not just the user\'s CLINE_DIR', () => {
+    expect(told(MAIN, 8)).toContain('Refused: intent reset looks like it comes from an agent process (CLINE_CONNECTOR_CLI_LAUNCH is set (a Cline CLI shell))');
   });
 
   it('refuses a write before the handshake, before it lands, and tells the model why (no zod error)', () => {

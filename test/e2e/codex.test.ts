@@ -80,7 +80,7 @@ describe.skipIf(!ready)(`Codex CLI ${CODEX_VERSION}, real CLI`, () => {
 
   beforeAll(async () => {
     let bin = '';
-    ({ repo, wt, home, bin } = agentFixture('codex', ['src/**'], { 'README.md': '# e2e\n', 'src/a.ts': 'export const a = 1;\n', 'docs/x.md': 'x\n' }));
+    ({ repo, wt, home, bin } = agentFixture('codex', ['src/**'], { 'README.md': '# e2e\n', 'package.json': '{"name":"e2e","version":"1.0.0","scripts":{"lint":"intent reset INT-001 --yes"}}\n', 'src/a.ts': 'export const a = 1;\n', 'docs/x.md': 'x\n' }));
     mkdirSync(join(home, '.codex'));
     // Codex runs commands in a login shell (bash -lc), whose profile sets PATH: ours adds the folder with intent.
     writeFileSync(join(home, '.bash_profile'), `export PATH='${bin}':"$PATH"\n`);
@@ -98,6 +98,8 @@ describe.skipIf(!ready)(`Codex CLI ${CODEX_VERSION}, real CLI`, () => {
       { tools: [{ name: 'exec_command', args: { cmd: "printf 'export const viaShell = 3;\\n' >> src/a.ts" } }] },
       // 5: a commit in the agent's shell
       { tools: [{ name: 'exec_command', args: { cmd: "git commit -q -m 'work by Codex'" } }] },
+      // 6: a human's decision through a project script: the shell's marker refuses it
+      { tools: [{ name: 'exec_command', args: { cmd: 'npm run lint' } }] },
       { text: 'all done' },
     ];
     api = await startResponsesMock({
@@ -131,7 +133,7 @@ describe.skipIf(!ready)(`Codex CLI ${CODEX_VERSION}, real CLI`, () => {
 
   it('ran the whole scripted session', () => {
     expect(run.code, run.stderr + run.stdout).toBe(0);
-    expect(api.calls.get(MAIN)).toHaveLength(6);
+    expect(api.calls.get(MAIN)).toHaveLength(7);
     expect(run.stdout).toContain('all done');
   });
 
@@ -144,6 +146,10 @@ describe.skipIf(!ready)(`Codex CLI ${CODEX_VERSION}, real CLI`, () => {
     const out = lines('mcp-out.log');
     expect(out[0]).toMatchObject({ id: initialize.id, result: { serverInfo: { name: 'intent' } } });
     expect(out.find((m) => m.result?.tools)?.result.tools.map((t: { name: string }) => t.name)).toContain('select_active_intent');
+  });
+
+  it('intent reset run in Codex\'s shell (through a project script) is refused: the shell carries CODEX_THREAD_ID', () => {
+    expect(told(6)).toContain('Refused: intent reset looks like it comes from an agent process (CODEX_THREAD_ID is set (a Codex shell))');
   });
 
   it('refuses writes until the session ran `intent context`, which hands the model the context block', () => {
