@@ -1,5 +1,6 @@
-import { closeSync, fsyncSync, openSync, realpathSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, lstatSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { IntentError } from './errors.js';
 
 /** Writes a file so readers see the old bytes or the new ones, never a torn mix (temp + rename). */
 export function writeFileAtomic(path: string, data: string | Buffer): void {
@@ -47,4 +48,32 @@ export function realOrSelf(p: string): string {
   } catch {
     return p;
   }
+}
+
+/**
+ * Refuses (WRITE_FAILED, nothing written) an output path that a temp file and a rename would
+ * clobber in a way the user did not ask for: anything that exists and is not a regular file (a
+ * device such as /dev/null, a FIFO, a socket, a directory) or is a symbolic link (the rename would
+ * replace the link, not the file it points to), and a path whose folder does not exist.
+ */
+export function checkOutputPath(path: string, option = '--out'): void {
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') {
+      throw new IntentError('WRITE_FAILED', `${option} ${path}: cannot look at it (${(e as Error).message}); nothing was written.`, { path });
+    }
+    let dir;
+    try { dir = statSync(dirname(path)); } catch { dir = null; }
+    if (!dir?.isDirectory()) {
+      throw new IntentError('WRITE_FAILED', `${option} ${path}: the folder ${dirname(path)} does not exist; create it or name another file. Nothing was written.`, { path, dir: dirname(path) });
+    }
+    return;
+  }
+  if (st.isFile()) return;
+  const kind = st.isSymbolicLink() ? 'a symbolic link (writing would replace the link, not the file it points to)'
+    : st.isDirectory() ? 'a directory' : st.isFIFO() ? 'a FIFO' : st.isSocket() ? 'a socket'
+    : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : 'not a regular file';
+  throw new IntentError('WRITE_FAILED', `${option} ${path} is ${kind}; name a regular file, or a new one (without ${option}, the default place is used). Nothing was written.`, { path, reason: 'not-a-regular-file' });
 }

@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { writeFileAtomic } from '../core/files.js';
+import { checkOutputPath, writeFileAtomic } from '../core/files.js';
 import { openRepo, stateDir } from '../git/repo.js';
 import { collectReport, type CollectOptions } from './collect.js';
 import { renderPage } from './page.js';
@@ -21,9 +21,10 @@ export interface WrittenReport {
 
 /** Gathers the report of the repository around `cwd` and writes the page to `out` (relative to `cwd`; default: `<git-common-dir>/intent/report.html`). */
 export function writeReport(cwd: string, opts: CollectOptions & { out?: string } = {}): WrittenReport {
+  const path = opts.out !== undefined ? resolve(cwd, opts.out) : join(stateDir(openRepo(cwd)), DEFAULT_REPORT_FILE);
+  if (opts.out !== undefined) checkOutputPath(path);
   const data = collectReport(cwd, opts);
   const html = renderPage(data);
-  const path = opts.out !== undefined ? resolve(cwd, opts.out) : join(stateDir(openRepo(cwd)), DEFAULT_REPORT_FILE);
   writeFileAtomic(path, html);
   return { path, bytes: Buffer.byteLength(html), data };
 }

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -210,6 +211,37 @@ describe('intent report', () => {
     const none = intent(own.repo, ['report', 'main~1..main~1', '--out', '../none.html']);
     expect(none.status, none.stderr).toBe(0);
     expect(none.stderr).toContain('intent report: no governed commits in main~1..main~1: commit in an intent\'s worktree first (intent checkout <ID>), or name other revisions (intent report --all).');
+  });
+
+  it('--out never clobbers what is not a regular file: a device, a FIFO, a directory, a link; a missing folder is named', () => {
+    const dir = tempDir('intent-report-out-');
+    const fifo = join(dir, 'fifo');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    mkdirSync(join(dir, 'folder'));
+    writeFileSync(join(dir, 'target.html'), 'kept\n');
+    symlinkSync(join(dir, 'target.html'), join(dir, 'link.html'));
+    const cases: [string, string][] = [[fifo, 'is a FIFO'], [join(dir, 'folder'), 'is a directory'], [join(dir, 'link.html'), 'is a symbolic link'],
+      [join(dir, 'no', 'such', 'x.html'), 'does not exist']];
+    // A device node like /dev/null (made in the temp folder, so a regression clobbers nothing of the machine's); only root may make one.
+    const device = join(dir, 'null');
+    if (spawnSync('mknod', [device, 'c', '1', '3']).status === 0) cases.push([device, 'is a device']);
+    for (const [out, says] of cases) {
+      const before = lstatSync(out, { throwIfNoEntry: false });
+      const r = intent(fx.repo, ['report', '--out', out, '--json']);
+      expect(r.status, out).toBe(1);
+      const err = JSON.parse(r.stdout).error;
+      expect(err.code, out).toBe('WRITE_FAILED');
+      expect(err.message, out).toContain(says);
+      expect(err.message, out).toContain('Nothing was written.');
+      const after = lstatSync(out, { throwIfNoEntry: false });
+      expect(after?.mode, out).toBe(before?.mode);
+      expect(after?.ino, out).toBe(before?.ino);
+    }
+    expect(readFileSync(join(dir, 'target.html'), 'utf8')).toBe('kept\n');
+    expect(readdirSync(dir).sort()).toEqual([...(cases.length === 5 ? ['null'] : []), 'fifo', 'folder', 'link.html', 'target.html'].sort());
+    // A regular file is replaced, a new one created.
+    expect(intent(fx.repo, ['report', '--out', join(dir, 'target.html')]).status).toBe(0);
+    expect(readFileSync(join(dir, 'target.html'), 'utf8').startsWith('<!doctype html>')).toBe(true);
   });
 });
 
