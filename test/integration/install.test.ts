@@ -520,11 +520,14 @@ describe('hooks without intent on PATH', () => {
     const gitBin = which('git');
     const shBin = which('sh');
 
-    // PATH = the directories of git and sh, as the brief of a bare CI image would have it.
-    const dirsPath = [...new Set([dirname(gitBin), dirname(shBin)])].join(delimiter);
-    const probe = run(shBin, ['-c', 'command -v intent || echo none'], wt, { PATH: dirsPath });
+    // PATH = a folder with git, sh and node, and no intent: the machine's own directories may hold
+    // an intent installed globally (as the README says to), which this case must not find.
+    const withNode = join(tempDir(), 'bin');
+    mkdirSync(withNode);
+    for (const [name, target] of [['git', gitBin], ['sh', shBin], ['node', process.execPath]]) symlinkSync(target, join(withNode, name));
+    const probe = run(shBin, ['-c', 'command -v intent || echo none'], wt, { PATH: withNode });
     expect(probe.stdout.trim()).toBe('none');
-    expectEnforced(repo, wt, { PATH: dirsPath }, gitBin);
+    expectEnforced(repo, wt, { PATH: withNode }, join(withNode, 'git'));
 
     // Stricter: a PATH with nothing but git and sh (so not node either, wherever it lives).
     const bin = join(tempDir(), 'bin');
