@@ -1,4 +1,5 @@
 import { readBlobs } from '../git/blobs.js';
+import { existingCommits } from '../git/commits.js';
 import { gitRaw } from '../git/process.js';
 
 /**
@@ -59,13 +60,6 @@ export function listNewCommits(cwd: string, updates: { old: string; new: string;
     });
   }
   return out;
-}
-
-/** Which of `shas` name commits in the object store (one `cat-file --batch-check`). */
-export function existingCommits(cwd: string, shas: string[]): string[] {
-  if (!shas.length) return [];
-  const out = gitRaw(['cat-file', '--batch-check=%(objectname) %(objecttype)'], { cwd, input: shas.join('\n') + '\n' }).stdout;
-  return out.split('\n').map((l) => l.split(' ')).filter((p) => p[1] === 'commit').map((p) => p[0]);
 }
 
 /** The type of object `rev` names (commit, tree, blob, tag), or null when there is none. */

@@ -4,6 +4,7 @@ import { readBlobs } from '../git/blobs.js';
 import { writeFileAtomic } from '../core/files.js';
 import { stateDir, type Repo } from '../git/repo.js';
 import { listNotes, parseNote } from '../trace/verify.js';
+import { reachableCommits } from '../git/commits.js';
 import { METADATA_KEY, NOTES_REF, TOOL_VERSION } from '../core/version.js';
 
 /** A governed commit as `intent status` counts it. */
@@ -24,7 +25,10 @@ type Cached = Record<string, [string, number] | 0>;
  * JSON again.
  */
 export function noteSummaries(repo: Repo): Map<string, NoteSummary[]> {
-  const entries = listNotes(repo, NOTES_REF);
+  // Only the notes of commits a ref reaches: the same count in the author's clone, after gc, and in a teammate's clone.
+  const all = listNotes(repo, NOTES_REF);
+  const reached = new Set(reachableCommits(repo.root, all.map(([sha]) => sha)));
+  const entries = all.filter(([sha]) => reached.has(sha));
   const file = join(stateDir(repo), 'status-notes.json');
   let cached: Cached = {};
   try {

@@ -15,6 +15,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { readBlobs, isBinary } from '../git/blobs.js';
+import { existingCommits } from '../git/commits.js';
 import { commitDiff, diffCommits } from '../git/diff.js';
 import type { FileChange } from '../git/hunks.js';
 import { gitRaw } from '../git/process.js';
@@ -327,15 +328,8 @@ function resolveSources(where: Where, from: string[], notes: Map<string, string>
     else throw new IntentError('USAGE', `--from ${arg}: not a commit here, and no note on ${NOTES_REF} is for a commit with that id. Name the replaced commits (a range such as main~1..intent/INT-001, or their full ids).`, { rev: arg });
   }
   const unique = [...new Set(shas)];
-  const present = presentCommits(where, unique);
+  const present = new Set(existingCommits(where.root, unique));
   return unique.map((sha) => ({ sha, present: present.has(sha), record: recordOf(notes.get(sha), sha) }));
-}
-
-/** The commits of `shas` the repository has (one `git cat-file --batch-check`). */
-function presentCommits(where: Where, shas: string[]): Set<string> {
-  if (!shas.length) return new Set();
-  const r = gitRaw(['cat-file', '--batch-check=%(objectname) %(objecttype)'], { cwd: where.root, input: shas.join('\n') + '\n' });
-  return new Set(r.stdout.split('\n').filter((l) => l.endsWith(' commit')).map((l) => l.split(' ')[0]));
 }
 
 /** The chosen record of a note, when it names its own commit and an intent. */

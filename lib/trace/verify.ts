@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isBinary, readBlobs } from '../git/blobs.js';
+import { existingCommits, reachableCommits } from '../git/commits.js';
 import { diffCommits } from '../git/diff.js';
 import { IntentError } from '../core/errors.js';
 import { git, gitRaw } from '../git/process.js';
@@ -263,11 +264,23 @@ export function listNotes(repo: Where, notes: string): [string, string][] {
   return entries;
 }
 
+/**
+ * Leaves out the records of commits no ref reaches (reset away, not fetched): a line is credited
+ * the same way in the author's clone, after gc, and in a teammate's fresh clone.
+ */
+export function dropUnreached<T>(cwd: string, records: Map<string, T>): void {
+  const keep = new Set(reachableCommits(cwd, [...records.keys()]));
+  for (const sha of [...records.keys()]) if (!keep.has(sha)) records.delete(sha);
+}
+
 /** Committer times (unix seconds) of many commits: one git process. Unknown commits are left out. */
 export function commitTimes(cwd: string, shas: string[]): Map<string, number> {
   const out = new Map<string, number>();
-  if (!shas.length) return out;
-  const res = gitRaw(['log', '--no-walk=unsorted', '--stdin', '--no-notes', '--format=%H %ct'], { cwd, input: shas.join('\n') + '\n' });
+  // Only the commits this clone has: git log stops at the first it lacks (a note of a commit reset
+  // away and gc'ed, or fetched from a clone that had it), and would give no time at all.
+  const present = existingCommits(cwd, shas);
+  if (!present.length) return out;
+  const res = gitRaw(['log', '--no-walk=unsorted', '--stdin', '--no-notes', '--format=%H %ct'], { cwd, input: present.join('\n') + '\n' });
   for (const l of res.stdout.split('\n')) {
     const [sha, t] = l.split(' ');
     if (sha && t) out.set(sha, Number(t));
