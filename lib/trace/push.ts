@@ -104,7 +104,7 @@ export function pushIntent(cwd: string, opts: { remote?: string; mode?: NotesMod
     const out = pushOnce(repo, remote, branch, tip, source, notesRef);
     if (out.ok) return { remote, intent: id, branch, mode, notesRef, attempts: attempt, notes, commit: tip };
     if (!out.retryable) {
-      throw new IntentError('PUSH_FAILED', `could not push ${branch} and ${notesRef} to ${remote}: ${out.message}${out.hint ? ` ${out.hint}` : ''}`, { remote, attempts: attempt, reason: out.reason, stderr: out.stderr });
+      throw new IntentError('PUSH_FAILED', `could not push ${branch} and ${notesRef} to ${remote}: ${out.message}${out.hint ? `${out.message.includes('\n') ? '\n' : ' '}${out.hint}` : ''}`, { remote, attempts: attempt, reason: out.reason, stderr: out.stderr });
     }
     last = `${notesRef} on ${remote} moved while we merged (${out.message})`;
   }
@@ -195,13 +195,13 @@ function pushOnce(repo: Repo, remote: string, branch: string, tip: string, notes
   const branchRefused = b && b[0] === '!' && !/atomic/.test(branchSummary);
   if (notesMoved && !(branchRefused && /^\[rejected\]/.test(branchSummary))) return { ok: false, retryable: true, message: notesSummary, stderr: r.stderr };
   if (/pre-receive hook declined|hook declined/.test(r.stdout + r.stderr)) {
-    return { ok: false, retryable: false, reason: 'refused-by-server', message: `the server's gate refused it${why ? `: ${why}` : ''}`, hint: 'Fix what it names, then push again.', stderr: r.stderr };
+    return { ok: false, retryable: false, reason: 'refused-by-server', message: `the server's gate refused it${why ? `:${why}` : ''}`, hint: 'Fix what it names, then push again.', stderr: r.stderr };
   }
   if (branchRefused && /^\[rejected\]/.test(branchSummary)) {
     return { ok: false, retryable: false, reason: 'branch-behind', message: `${branch} ${branchSummary}`, hint: `The remote's ${branch} has commits yours does not: fetch and rebase (or merge) them, then push again.`, stderr: r.stderr };
   }
   if (!rows.length && /^intent: push refused/m.test(r.stderr)) {
-    return { ok: false, retryable: false, reason: 'refused-by-pre-push', message: `this clone's pre-push check refused it: ${r.stderr.split('\n').filter((l) => l && !l.startsWith('error:')).join(' ')}`, stderr: r.stderr };
+    return { ok: false, retryable: false, reason: 'refused-by-pre-push', message: `this clone's pre-push check refused it:${r.stderr.split('\n').filter((l) => l.trim() && !l.startsWith('error:')).map((l) => `\n  ${l}`).join('')}`, stderr: r.stderr };
   }
   const first = r.stderr.trim().split('\n').filter((l) => l && !l.startsWith('hint:')).join(' ');
   return { ok: false, retryable: false, reason: 'push-failed', message: [branchSummary, notesSummary].filter(Boolean).join('; ') || first || `git push exited ${r.status}`, stderr: r.stderr };

@@ -239,14 +239,19 @@ function pushNotes(repo: Repo, remote: string): PushOutcome {
   const retryable = flag === '!' && (/^\[rejected\]/.test(summary)
     || /^\[remote rejected\] \((failed to (update|lock)|cannot lock|incorrect old value)/.test(summary));
   const why = remoteLines(r.stderr);
-  const message = summary ? (why && !retryable ? `${summary}: ${why}` : summary)
+  const message = summary ? (why && !retryable ? `${summary}:${why}` : summary)
     : r.stderr.trim().split('\n').filter((l) => l && !l.startsWith('hint:')).join(' ') || `git push exited ${r.status}`;
   return { ok: false, updated: false, retryable, message, stderr: r.stderr };
 }
 
-/** The remote's own messages (`remote: …`), e.g. why a server hook refused the push. */
+/**
+ * The remote's own messages (`remote: …`), e.g. why a server hook refused the push, one line each
+ * as the server wrote them (a finding and its `next:` line stay apart), each after a newline and
+ * two spaces, to follow a `…: ` in a message; '' when there are none.
+ */
 export function remoteLines(stderr: string): string {
-  return stderr.split('\n').filter((l) => l.startsWith('remote:')).map((l) => l.slice('remote:'.length).trim()).filter(Boolean).join(' ');
+  const lines = stderr.split('\n').filter((l) => l.startsWith('remote:')).map((l) => l.slice('remote:'.length).trimEnd()).filter((l) => l.trim());
+  return lines.map((l) => `\n  ${l.replace(/^ /, '')}`).join('');
 }
 
 /** 25–50 ms, doubling per attempt, at most about a second. */

@@ -179,7 +179,10 @@ describe('intent push', () => {
     expect(g.status).toBe(1);
     const err = JSON.parse(g.stdout).error;
     expect(err).toMatchObject({ code: 'PUSH_FAILED', data: { reason: 'refused-by-server', attempts: 1 } });
-    expect(err.message).toMatch(/the server's gate refused it: .*SCOPE_VIOLATION/);
+    // The server's findings keep their lines: each finding, and its next: line, on a line of its own.
+    expect(err.message).toMatch(/the server's gate refused it:\n {2}intent gate: [\s\S]*\n {4}SCOPE_VIOLATION /);
+    expect(err.message.split('\n').some((l: string) => /^ {2}\s*next: /.test(l)), err.message).toBe(true);
+    expect(intent(wt, ['push']).stderr).toMatch(/refused it:\n {2}/);
     expect(notesOn(srv, 'refs/notes/intents')).toEqual([]);
   });
 
