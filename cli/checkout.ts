@@ -10,7 +10,7 @@ export async function run(opts: { cwd: string; id: string; base?: string; path?:
       `intent: ${r.created ? 'created' : 'reusing'} worktree of ${r.intent} on branch ${r.branch}` +
         `${r.started ? '; marked IN_PROGRESS' : ''}\n`,
     );
-    process.stderr.write(`intent: start the agent at the worktree root (${r.path}): Claude Code started in a subdirectory does not load the intent hooks of .claude/settings.json.\n`);
+    if (r.claudeHooks) process.stderr.write(`intent: start the agent at the worktree root (${r.path}): Claude Code started in a subdirectory does not load the intent hooks of .claude/settings.json.\n`);
     for (const o of r.overlaps) process.stderr.write(`intent: warning: ${describeOverlap(r.intent, o)}\n`);
     if (r.overlaps.length) {
       process.stderr.write('intent: commits to the same paths will conflict at merge; narrow a scope, or use --strict to refuse overlapping checkouts.\n');

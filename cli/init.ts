@@ -1,6 +1,12 @@
 import { init } from '../lib/lifecycle/index.js';
 import { emit } from './output.js';
 
+/** INT-001, or the number after the highest INT-<n> the registry has. */
+function nextId(ids: string[]): string {
+  const n = Math.max(0, ...ids.map((id) => /^INT-(\d+)$/.exec(id)).filter((m) => m).map((m) => Number(m![1])));
+  return `INT-${String(n + 1).padStart(3, '0')}`;
+}
+
 /** `intent init`. */
 export function run(opts: { cwd: string; json: boolean; agents: string[] }): void {
   const r = init(opts.cwd, { agents: opts.agents });
@@ -21,12 +27,22 @@ export function run(opts: { cwd: string; json: boolean; agents: string[] }): voi
       lines.push(`  agent    ${a.agent}: ${a.file} ${a.changed ? 'written (commit it so every worktree has it)' : 'up to date'}`);
       if (a.trust) lines.push(`           ${a.trust}`);
     }
-    lines.push(
-      'Next: add an intent and commit the registry (verify and the server judge every commit by the registry in the history), then open its worktree:',
-      '  intent new INT-001 --name "What it is for" --scope "src/feature/**" --acceptance-check "npm test"',
-      '  git add .orchestration && git commit -m "Register INT-001"',
-      '  wt=$(intent checkout INT-001) && cd "$wt"',
-    );
+    const open = r.intents.find((i) => i.status === 'IN_PROGRESS') ?? r.intents.find((i) => i.status === 'PENDING');
+    if (open) {
+      // A teammate's clone: the registry came with it.
+      lines.push(
+        `Next: the registry has ${r.intents.length} intent${r.intents.length === 1 ? '' : 's'} (intent status lists them); open one's worktree, or add your own with intent new:`,
+        `  wt=$(intent checkout ${open.id}) && cd "$wt"`,
+      );
+    } else {
+      const id = nextId(r.intents.map((i) => i.id));
+      lines.push(
+        'Next: add an intent and commit the registry (verify and the server judge every commit by the registry in the history), then open its worktree:',
+        `  intent new ${id} --name "What it is for" --scope "src/feature/**" --acceptance-check "npm test"`,
+        `  git add .orchestration && git commit -m "Register ${id}"`,
+        `  wt=$(intent checkout ${id}) && cd "$wt"`,
+      );
+    }
     return lines.join('\n') + '\n';
   });
 }

@@ -26,6 +26,8 @@ export interface CheckoutResult {
   started: boolean;
   /** Other IN_PROGRESS intents whose scope can match a path this one owns. */
   overlaps: Overlap[];
+  /** Whether the worktree has Claude Code's hooks (intent init --agent claude-code): a session must start at its root to load them. */
+  claudeHooks: boolean;
 }
 
 export interface CheckoutOptions {
@@ -133,7 +135,9 @@ async function checkoutLocked(repo: Repo, id: string, opts: CheckoutOptions, cwd
   recordActiveIntent(worktreeGitDir(path), id);
   installWorktreeHooks(repo, path);
   const started = withLock(join(stateDir(repo), 'registry.lock'), () => setIntentStatus(registryFile, id, 'IN_PROGRESS', new Date(), read));
-  return { intent: id, path, branch, created, started, overlaps };
+  const claude = join(path, '.claude', 'settings.json');
+  const claudeHooks = existsSync(claude) && readFileSync(claude, 'utf8').includes('intent/bin/agent');
+  return { intent: id, path, branch, created, started, overlaps, claudeHooks };
 }
 
 /**

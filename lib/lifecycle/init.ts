@@ -9,6 +9,7 @@ import { restoreWorktreeHooks, worktreeHooksDir } from '../hooks/worktree-hooks.
 import { openRepo, type Repo } from '../git/repo.js';
 import { addNotesFetchRefspecs, NOTES_MERGE_STRATEGY } from '../trace/sync.js';
 import { NOTES_REF, PKG_ROOT } from '../core/version.js';
+import { loadRegistry } from '../intents/registry.js';
 
 const TEMPLATES = join(PKG_ROOT, 'templates', 'orchestration');
 
@@ -27,6 +28,8 @@ export interface InitResult extends InstallResult {
   kept: string[];
   /** Agent hook registrations written with `--agent`. */
   agents: AgentConfigResult[];
+  /** The intents the registry already has (a teammate's clone), for what to do next; [] for a new or unreadable one. */
+  intents: { id: string; status: string }[];
   changed: boolean;
 }
 
@@ -62,7 +65,15 @@ export function init(cwd: string, opts: { agents?: string[] } = {}): InitResult 
   record.agentFiles = [...new Set([...(record.agentFiles ?? []), ...agents.map((a) => relative(repo.mainRoot, a.file))])];
   saveRecord(repo.commonDir, record);
   const changed = created.length > 0 || inst.changed || agents.some((a) => a.changed);
-  return { root: repo.mainRoot, created, kept, agents, ...inst, changed };
+  return { root: repo.mainRoot, created, kept, agents, intents: registeredIntents(join(dir, 'active_intents.yaml')), ...inst, changed };
+}
+
+function registeredIntents(file: string): { id: string; status: string }[] {
+  try {
+    return loadRegistry(file).intents.map((i) => ({ id: i.id, status: i.status }));
+  } catch {
+    return []; // `intent doctor` and every command that reads it say what is wrong with it
+  }
 }
 
 /** What installing the runner, the hooks and the notes config did (`intent init` and `intent doctor --fix`). */

@@ -379,4 +379,18 @@ describe('intent checkout', () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('not inside a git repository');
   });
+
+  it('says to start the agent at the worktree root only where Claude Code\'s hooks are registered', () => {
+    const plain = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], { 'src/a.ts': 'a\n' });
+    const r = intent(plain, ['checkout', 'INT-001']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain('Claude Code');
+    const claude = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], { 'src/a.ts': 'a\n' });
+    expect(intent(claude, ['init', '--agent', 'claude-code']).status).toBe(0);
+    git(claude, 'add', '-A');
+    git(claude, 'commit', '-q', '-m', 'Claude Code hooks');
+    const c = intent(claude, ['checkout', 'INT-001']);
+    expect(c.status, c.stderr).toBe(0);
+    expect(c.stderr).toContain(`intent: start the agent at the worktree root (${c.stdout.trim()}): Claude Code started in a subdirectory does not load the intent hooks`);
+  });
 });

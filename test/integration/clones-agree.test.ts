@@ -32,7 +32,11 @@ describe('report, status and blame agree across clones', () => {
     const a = governedRepo([{ id: 'INT-001', status: 'IN_PROGRESS', scope: ['src/**'] }], { 'README.md': '# r\n' });
     git(a, 'remote', 'add', 'origin', remote);
     git(a, 'push', '-q', '-u', 'origin', 'main');
-    expect(intent(a, ['init']).status).toBe(0);
+    const initA = intent(a, ['init']);
+    expect(initA.status).toBe(0);
+    // INT-001 is in progress in the registry: open its worktree is what comes next.
+    expect(initA.stdout).toContain('wt=$(intent checkout INT-001) && cd "$wt"');
+    expect(initA.stdout).not.toContain('intent new INT-');
     const wt = checkoutIntent(a, 'INT-001');
     const commit = (files: Record<string, string>, msg: string) => {
       writeFiles(wt, files);
@@ -68,7 +72,11 @@ describe('report, status and blame agree across clones', () => {
     // A teammate's fresh clone, as the README says.
     const b = join(dirname(remote), 'B');
     git(dirname(remote), 'clone', '-q', remote, b);
-    expect(intent(b, ['init']).status).toBe(0);
+    const init = intent(b, ['init']);
+    expect(init.status).toBe(0);
+    // Its "Next:" knows the registry came with the clone: INT-001 exists (COMPLETED), so the next id is suggested.
+    expect(init.stdout).toContain('intent new INT-002 --name');
+    expect(init.stdout).not.toContain('intent new INT-001');
     git(b, 'fetch', '-q');
     expect(intent(b, ['sync']).status).toBe(0);
     expect(run('git', ['cat-file', '-e', `${lost}^{commit}`], b).status).not.toBe(0);
