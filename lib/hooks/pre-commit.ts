@@ -141,12 +141,12 @@ async function recordRefusal(repo: Repo, id: string, intent: Intent | null, e: A
     );
     if (!repo.isMainWorktree) {
       try {
-        appendLesson(repo.root, { text: refusalLesson(id, intent, e), intentId: id });
+        appendLesson(repo.root, { text: refusalLesson(id, intent, e), intentId: id, local: true });
       } catch { /* the lesson is a courtesy; the refusal stands */ }
     }
     if (!tripped) return e;
     try {
-      appendLesson(repo.root, { text: `Circuit breaker opened for ${id}: ${tripped}. A human must review the work and run intent reset ${id}.`, intentId: id });
+      appendLesson(repo.root, { text: `Circuit breaker opened for ${id}: ${tripped}. A human must review the work and run intent reset ${id}.`, intentId: id, local: true });
     } catch { /* as above */ }
     return e.withMessage(
       `${e.message}\nCircuit breaker opened for ${id}: ${tripped}.\nEvery further commit for ${id} is refused until a human runs: intent reset ${id}`,

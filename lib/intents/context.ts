@@ -3,7 +3,7 @@ import { BRANCH_PREFIX } from './active.js';
 import { IntentError } from '../core/errors.js';
 import { stripInvisible } from '../core/invisible.js';
 import { gitStep, runGitSteps, runGitStepsAsync, type GitSteps } from '../git/process.js';
-import { lessonsFor, lessonText, parseLessons, type Lesson } from './lessons.js';
+import { lessonsFor, lessonText, localLessonsFile, parseLessons, type Lesson } from './lessons.js';
 import { findIntent, loadRegistry, type Intent } from './registry.js';
 import { openRepoSteps, orchestrationPath, type Repo } from '../git/repo.js';
 import { worktreeOfBranchSteps } from '../git/worktrees.js';
@@ -347,8 +347,8 @@ function* renderContextSteps(cwd: string, intentId: string, opts: { maxBytes?: n
       { intent: intentId, known },
     );
   }
-  const agentMd = orchestrationPath(repo, 'AGENT.md');
-  const lessons = existsSync(agentMd) ? lessonsFor(parseLessons(readFileSync(agentMd, 'utf8')), intent) : [];
+  const read = (f: string) => (existsSync(f) ? parseLessons(readFileSync(f, 'utf8')) : []);
+  const lessons = lessonsFor([...read(orchestrationPath(repo, 'AGENT.md')), ...read(localLessonsFile(repo))], intent);
   const history = yield* intentHistorySteps(repo, intent.id);
   // The intent's worktree, when one is checked out.
   const worktree = yield* worktreeOfBranchSteps(repo.mainRoot, `${BRANCH_PREFIX}${intent.id}`);

@@ -175,17 +175,27 @@ export function checkLessonTag(repo: Repo, intentId: string | null): void {
 }
 
 /**
- * Appends one lesson to the main worktree's `.orchestration/AGENT.md`, under a lock shared by all
- * worktrees, in one write. A lesson with the same intent and text as an existing entry is not
- * appended again.
+ * The clone's own lessons, in AGENT.md's format: what intent learns by itself (a refused commit, an
+ * opened breaker, a failed acceptance check) goes here, in intent's state folder, not into the
+ * tracked AGENT.md, where it would leave the main worktree with changes nobody made (and stop the
+ * next `intent done --merge`). `intent context` reads both.
+ */
+export function localLessonsFile(repo: Repo): string {
+  return join(stateDir(repo), 'lessons.md');
+}
+
+/**
+ * Appends one lesson to the main worktree's `.orchestration/AGENT.md` (or, `local`, to the
+ * clone's own lessons file), under a lock shared by all worktrees, in one write. A lesson with the
+ * same intent and text as an existing entry is not appended again.
  */
 export function appendLesson(
   cwd: string,
-  input: { text: string; intentId?: string | null; now?: Date },
+  input: { text: string; intentId?: string | null; now?: Date; local?: boolean },
 ): { appended: boolean; lesson: Lesson; path: string } {
   const lesson = buildLesson(input.text, input.intentId ?? null, input.now ?? new Date());
   const repo = openRepo(cwd);
-  const path = orchestrationPath(repo, 'AGENT.md');
+  const path = input.local ? localLessonsFile(repo) : orchestrationPath(repo, 'AGENT.md');
   return withLock(join(stateDir(repo), 'agent-md.lock'), () => {
     const existing = existsSync(path) ? readFileSync(path, 'utf8') : null;
     if (existing !== null) {

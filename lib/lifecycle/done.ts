@@ -181,7 +181,7 @@ export async function finishIntent(cwd: string, id: string, opts: DoneOptions = 
     opts.progress?.(`[${i + 1}/${checks.length}] ${passed ? 'passed' : 'FAILED'} in ${seconds(r.duration_ms)} (log: ${log})`);
     if (!passed) {
       const how = r.timed_out ? `timed out after ${timeoutS} s` : r.exit_code !== null ? `exit ${r.exit_code}` : `killed by ${r.signal}`;
-      appendLesson(repo.root, { text: `Acceptance check \`${command}\` failed for ${id} (${how})`, intentId: id, now });
+      appendLesson(repo.root, { text: `Acceptance check \`${command}\` failed for ${id} (${how})`, intentId: id, now, local: true });
       const what = r.timed_out
         ? `did not finish within ${timeoutS} s and was stopped. If it needs longer, pass --timeout <seconds>; if it waits for input, make it not.`
         : r.exit_code !== null ? `exited with ${r.exit_code} after ${seconds(r.duration_ms)}.` : `was killed by ${r.signal} after ${seconds(r.duration_ms)}.`;

@@ -46,7 +46,8 @@ const logDir = (repo: string) => join(repo, '.git', 'intent', 'checks', 'INT-001
 const logs = (repo: string) => (existsSync(logDir(repo)) ? readdirSync(logDir(repo)).sort() : []);
 const head = (cwd: string, rev = 'HEAD') => git(cwd, 'rev-parse', rev).trim();
 const branches = (repo: string) => git(repo, 'branch', '--list', '--format=%(refname:short)').split('\n').filter(Boolean).sort();
-const agentMd = (repo: string) => readFileSync(join(repo, '.orchestration', 'AGENT.md'), 'utf8');
+/** The clone's own lessons (intent's state folder): what intent learns by itself never dirties the tracked AGENT.md. */
+const localLessons = (repo: string) => readFileSync(join(repo, '.git', 'intent', 'lessons.md'), 'utf8');
 
 describe('intent done', () => {
   it('--merge lands a finished intent: checks pass, branch merged into main, worktree removed, branch kept, COMPLETED', () => {
@@ -158,7 +159,10 @@ describe('intent done', () => {
     expect(r.stderr).toContain('Not run: `touch never-run`.');
     expect(r.stderr).toContain('INT-001 stays IN_PROGRESS');
     expect(readFileSync(log, 'utf8')).toMatch(/out-line\nerr-line\n/);
-    expect(agentMd(repo)).toContain('Acceptance check `echo out-line; echo err-line >&2; exit 3` failed for INT-001 (exit 3)');
+    expect(localLessons(repo)).toContain('Acceptance check `echo out-line; echo err-line >&2; exit 3` failed for INT-001 (exit 3)');
+    // The main worktree stays clean: the next intent done --merge is not stopped by a lesson nobody wrote.
+    expect(git(repo, 'status', '--porcelain', '--', '.orchestration/AGENT.md')).toBe('');
+    expect(intent(repo, ['context', 'INT-001']).stdout).toContain('failed for INT-001 (exit 3)');
     expect(registryText(repo)).toBe(before);
     expect(statusOf(repo, 'INT-001')).toBe('IN_PROGRESS');
     expect(head(repo)).toBe(main);
@@ -181,7 +185,7 @@ describe('intent done', () => {
     expect(err.message).toContain('--timeout');
     expect(err.data.check).toMatchObject({ timed_out: true, passed: false });
     expect(readFileSync(err.data.check.log, 'utf8')).toContain('timed out after 1 s');
-    expect(agentMd(repo)).toContain('failed for INT-001 (timed out after 1 s)');
+    expect(localLessons(repo)).toContain('failed for INT-001 (timed out after 1 s)');
     expect(registryText(repo)).toBe(before);
     // The background sleep was killed with its process group.
     const pid = Number(readFileSync(pidFile, 'utf8'));

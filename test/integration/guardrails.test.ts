@@ -57,7 +57,8 @@ function repoWith(specs: Spec[], files: Record<string, string> = FILES): string 
 const registryText = (repo: string) => readFileSync(join(repo, '.orchestration', 'active_intents.yaml'), 'utf8');
 const branches = (repo: string) => git(repo, 'branch', '--list', '--format=%(refname:short)').split('\n').filter(Boolean).sort();
 const head = (cwd: string) => git(cwd, 'rev-parse', 'HEAD').trim();
-const agentMd = (repo: string) => readFileSync(join(repo, '.orchestration', 'AGENT.md'), 'utf8');
+/** The clone's own lessons (intent's state folder): what intent learns by itself never dirties the tracked AGENT.md. */
+const localLessons = (repo: string) => readFileSync(join(repo, '.git', 'intent', 'lessons.md'), 'utf8');
 const breakerState = (repo: string, id: string) => JSON.parse(readFileSync(join(repo, '.git', 'intent', 'breaker', `${id}.json`), 'utf8'));
 
 function commit(cwd: string, args: string[], env: Env = {}): Run {
@@ -428,7 +429,9 @@ describe('circuit breaker', () => {
     expect(open.split('\n').filter((l) => l.startsWith('Scope Violation'))).toEqual([]);
 
     // Lessons: one for the trip, one (not three) for the scope refusals.
-    const md = agentMd(repo);
+    const md = localLessons(repo);
+    expect(readFileSync(join(repo, '.orchestration', 'AGENT.md'), 'utf8')).not.toContain('Circuit breaker opened');
+    expect(git(repo, 'status', '--porcelain', '--', '.orchestration/AGENT.md')).toBe('');
     expect(md).toContain('Circuit breaker opened for INT-001: the same staged tree');
     expect(md.match(/refused for staging paths outside its scope/g)).toHaveLength(2); // heading + body of one entry
     expect(git(wt, 'status', '--porcelain', '--', '.orchestration')).toBe('');
@@ -511,7 +514,7 @@ describe('circuit breaker', () => {
     expect(state.rejections.every((r: { code: string }) => r.code === 'SCOPE_VIOLATION')).toBe(true);
     expect(existsSync(join(repo, '.git', 'intent', 'breaker', 'INT-001.json.lock'))).toBe(false);
     // The lesson was written once, not twelve times.
-    expect(agentMd(repo).match(/## \d{4}-\d{2}-\d{2} · INT-001 · Commits for INT-001 were refused for staging paths/g)).toHaveLength(1);
+    expect(localLessons(repo).match(/## \d{4}-\d{2}-\d{2} · INT-001 · Commits for INT-001 were refused for staging paths/g)).toHaveLength(1);
     // Once more over the limit: the next refusal opens it.
     writeFiles(repo, { '.intentrc.json': '{ "breakerMaxRejections": 13 }\n' });
     writeFiles(wts[0], { 'src/other.ts': 'export const o = 99;\n' });
