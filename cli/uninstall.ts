@@ -14,6 +14,7 @@ export function run(opts: { cwd: string; removeData: boolean; json: boolean }): 
     for (const d of r.data.removed) lines.push(`  removed  ${d}`);
     for (const d of r.data.kept) lines.push(`  kept     ${d}${r.data.removed.length ? '' : ' (`--remove-data` removes it)'}`);
     for (const w of r.openWorktrees) lines.push(`  kept     ${w} (an intent worktree, still open: \`git worktree remove\` removes it)`);
+    for (const w of r.reinstalls) lines.push(`  note     ${w} runs intent init: the next npm install installs intent again; remove it there`);
     if (r.yours.length) {
       lines.push('Files intent created or wrote into in your work tree, for you to remove (or keep) and commit:');
       for (const f of r.yours) lines.push(`  ${f}`);

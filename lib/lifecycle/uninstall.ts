@@ -49,6 +49,8 @@ export interface UninstallResult {
   stopped: number[];
   /** Linked worktrees still open on an intent branch: they stay (intent done / abandon, or git worktree remove). */
   openWorktrees: string[];
+  /** What would install intent again (a package.json script that runs `intent init`, as the README's team set-up has `prepare`): `<file>: <where>`. */
+  reinstalls: string[];
 }
 
 /** Uninstalls intent from the repository around `cwd` (see the top of this file). */
@@ -108,7 +110,7 @@ export function uninstall(cwd: string, opts: { removeData?: boolean } = {}): Uni
   }
   const yours = [...new Set([...(record?.created ?? []), ...(record?.agentFiles ?? [])])].filter((f) => existsSync(join(repo.mainRoot, f)));
   const data = opts.removeData ? removeData(repo) : { kept: keptData(repo), removed: [] };
-  return { root: repo.mainRoot, hooks, worktrees, config, removed, yours, data, stopped, openWorktrees: openIntentWorktrees(repo) };
+  return { root: repo.mainRoot, hooks, worktrees, config, removed, yours, data, stopped, openWorktrees: openIntentWorktrees(repo), reinstalls: reinstallers(repo.mainRoot) };
 }
 
 /** Puts back one hook file intent wrote (also when an installer renamed it to `.old` or `.legacy` since). */
@@ -255,4 +257,19 @@ function removeData(repo: Repo): { kept: string[]; removed: string[] } {
     removed.push(activeIntentFile(d));
   }
   return { kept: [], removed };
+}
+
+/** The scripts of the main worktree's package.json that run `intent init` (npm install would bring intent back). */
+function reinstallers(root: string): string[] {
+  const file = join(root, 'package.json');
+  let scripts: unknown;
+  try {
+    scripts = (JSON.parse(readFileSync(file, 'utf8')) as { scripts?: unknown }).scripts;
+  } catch {
+    return [];
+  }
+  if (!scripts || typeof scripts !== 'object') return [];
+  return Object.entries(scripts as Record<string, unknown>)
+    .filter(([, v]) => typeof v === 'string' && /(?:^|[\s;&|(])(?:npx\s+)?intent\s+init\b/.test(v))
+    .map(([k]) => `package.json: scripts.${k}`);
 }

@@ -257,4 +257,16 @@ describe('intent uninstall leaves nothing behind but what it lists', () => {
     expect(r.data.kept).toContain(join(repo, '.git', 'intent'));
     expect(readdirSync(join(repo, '.git', 'intent')).filter((f) => !['registry.json', 'ledger.lock', 'notes.lock'].includes(f))).toEqual([]);
   });
+
+  it('names what would install intent again: a package.json script that runs intent init (the README\'s prepare)', () => {
+    const repo = makeRepo({ ...FILES, 'package.json': JSON.stringify({ name: 'p', scripts: { prepare: 'lefthook install && intent init', test: 'vitest' } }) + '\n' });
+    ok(repo, ['init']);
+    const r = JSON.parse(ok(repo, ['uninstall', '--json']));
+    expect(r.reinstalls).toEqual(['package.json: scripts.prepare']);
+    ok(repo, ['init']);
+    expect(ok(repo, ['uninstall'])).toContain('note     package.json: scripts.prepare runs intent init: the next npm install installs intent again; remove it there');
+    const plain = makeRepo(FILES);
+    ok(plain, ['init']);
+    expect(JSON.parse(ok(plain, ['uninstall', '--json'])).reinstalls).toEqual([]);
+  });
 });
