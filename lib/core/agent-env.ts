@@ -19,6 +19,7 @@ const MARKERS: readonly { name: string; value?: string; agent: string }[] = [
   { name: 'COPILOT_AGENT_SESSION_ID', agent: 'a GitHub Copilot CLI session' },
   { name: 'OPENCODE', value: '1', agent: 'an OpenCode shell' },
   { name: 'OPENCODE_PID', agent: 'an OpenCode shell' },
+  { name: 'KILO', value: '1', agent: 'a Kilo CLI shell' },
   { name: 'QWEN_CODE', value: '1', agent: 'a Qwen Code shell' },
   { name: 'CRUSH', value: '1', agent: 'a crush shell' },
 ];

@@ -16,6 +16,7 @@ describe('agentMarker', () => {
     [{ COPILOT_AGENT_SESSION_ID: 'b3c1' }, 'GitHub Copilot CLI'],
     [{ OPENCODE: '1' }, 'OpenCode'],
     [{ OPENCODE_PID: '4242' }, 'OpenCode'],
+    [{ KILO: '1' }, 'Kilo CLI'],
     [{ QWEN_CODE: '1' }, 'Qwen Code'],
     [{ CRUSH: '1' }, 'crush'],
     [{ INTENT_AGENT: 'aider' }, 'INTENT_AGENT=aider'],
