@@ -10,6 +10,11 @@ export async function run(opts: { cwd: string; id: string; base?: string; path?:
       `intent: ${r.created ? 'created' : 'reusing'} worktree of ${r.intent} on branch ${r.branch}` +
         `${r.started ? '; marked IN_PROGRESS' : ''}\n`,
     );
+    if (r.started) {
+      // The first push of the branch is judged by the server's main: it must have the intent IN_PROGRESS.
+      process.stderr.write(`intent: before ${r.branch} is first pushed, commit that status on the branch you started from and push it ` +
+        `(git add .orchestration && git commit -m "${r.intent} in progress" && intent push): the server accepts ${r.branch} once its main has ${r.intent} IN_PROGRESS.\n`);
+    }
     if (r.claudeHooks) process.stderr.write(`intent: start the agent at the worktree root (${r.path}): Claude Code started in a subdirectory does not load the intent hooks of .claude/settings.json.\n`);
     for (const o of r.overlaps) process.stderr.write(`intent: warning: ${describeOverlap(r.intent, o)}\n`);
     if (r.overlaps.length) {

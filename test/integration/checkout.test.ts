@@ -385,6 +385,9 @@ describe('intent checkout', () => {
     const r = intent(plain, ['checkout', 'INT-001']);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).not.toContain('Claude Code');
+    // The first push's order, said where the intent is marked IN_PROGRESS (and only then).
+    expect(r.stderr).toContain('intent: before intent/INT-001 is first pushed, commit that status on the branch you started from and push it (git add .orchestration && git commit -m "INT-001 in progress" && intent push)');
+    expect(intent(plain, ['checkout', 'INT-001']).stderr).not.toContain('first pushed');
     const claude = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], { 'src/a.ts': 'a\n' });
     expect(intent(claude, ['init', '--agent', 'claude-code']).status).toBe(0);
     git(claude, 'add', '-A');
