@@ -2,6 +2,8 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, realpathSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { gate } from '../authority/gate.js';
+import { METADATA_KEY, NOTES_REF } from '../core/version.js';
+import { parseNote, readNotes } from '../trace/verify.js';
 import { BRANCH_PREFIX } from '../intents/active.js';
 import { assertNotAgent } from '../core/agent-env.js';
 import { IntentError } from '../core/errors.js';
@@ -216,11 +218,14 @@ export async function finishIntent(cwd: string, id: string, opts: DoneOptions = 
     );
   }
 
+  // A host's squash or rebase merge, carried (intent carry): the branch's work is on the base already.
+  const into = base ?? mainBranchOrHead(repo);
+  const landed = into ? carriedInto(repo, id, branch, into) : null;
   let merged: DoneResult['merged'] = null;
-  if (opts.merge && base) merged = mergeBranch(repo, id, branch, base, tip);
+  if (opts.merge && base) merged = landed ? { into: base, commit: landed, already: true } : mergeBranch(repo, id, branch, base, tip);
 
   withLock(registryLockPath(repo), () => setIntentStatus(registryPath, id, 'COMPLETED', now));
-  const cleanup = cleanUp(repo, wt, branch, { requireMergedInto: base ?? mainBranchOrHead(repo), deleteBranch: !!opts.deleteBranch });
+  const cleanup = cleanUp(repo, wt, branch, { requireMergedInto: into, deleteBranch: !!opts.deleteBranch, carriedAs: landed });
   return { intent: id, status: 'COMPLETED', registry: registryPath, checks: runs, merged, ...cleanup, note: COMMIT_REGISTRY_NOTE };
 }
 
@@ -378,15 +383,46 @@ function mergeBranch(repo: Repo, id: string, branch: string, base: string, tip: 
   );
 }
 
-/** Removes the worktree only when nothing would be lost; deletes the branch only when asked and merged. */
-function cleanUp(repo: Repo, wt: string, branch: string, opts: { requireMergedInto: string | null; deleteBranch: boolean }): Cleanup {
+/**
+ * The commit on `into` whose carried record (a host's squash or rebase merge given its record by
+ * `intent carry`) names every commit of `branch` that `into` does not reach, for intent `id`; null
+ * when there is none. Such a branch has landed although git does not see it merged.
+ */
+export function carriedInto(repo: Repo, id: string, branch: string, into: string): string | null {
+  const own = gitRaw(['rev-list', `${into}..refs/heads/${branch}`], { cwd: repo.mainRoot });
+  const base = gitRaw(['merge-base', into, `refs/heads/${branch}`], { cwd: repo.mainRoot }).stdout.trim();
+  if (own.status !== 0 || !base) return null;
+  const pending = new Set(own.stdout.split('\n').filter(Boolean));
+  if (!pending.size) return null;
+  const since = gitRaw(['rev-list', `${base}..${into}`], { cwd: repo.mainRoot }).stdout.split('\n').filter(Boolean);
+  if (!since.length) return null;
+  const notes = readNotes(repo, NOTES_REF);
+  let last: string | null = null;
+  for (const sha of [...since].reverse()) {
+    const text = notes.get(sha);
+    if (!text) continue;
+    const parsed = parseNote(text);
+    if (typeof parsed === 'string') continue;
+    const meta = parsed.record.metadata?.[METADATA_KEY];
+    const from = meta?.carried?.from;
+    if (meta?.intent_id !== id || !Array.isArray(from)) continue;
+    for (const f of from) if (typeof f === 'string') pending.delete(f);
+    last = sha;
+    if (!pending.size) return last;
+  }
+  return null;
+}
+
+/** Removes the worktree only when nothing would be lost; deletes the branch only when asked and merged (or landed as `carriedAs`). */
+function cleanUp(repo: Repo, wt: string, branch: string, opts: { requireMergedInto: string | null; deleteBranch: boolean; carriedAs?: string | null }): Cleanup {
   const out: Cleanup = {
     worktree: { path: wt, removed: false, reason: '' },
     branch: { name: branch, deleted: false, reason: 'kept (pass --delete-branch to delete it once merged)' },
   };
   const dirty = dirtyFiles(wt);
-  const merged = opts.requireMergedInto === null ||
+  const merged = opts.requireMergedInto === null || !!opts.carriedAs ||
     gitRaw(['merge-base', '--is-ancestor', `refs/heads/${branch}`, opts.requireMergedInto], { cwd: repo.mainRoot }).status === 0;
+  const how = opts.carriedAs ? `landed on ${opts.requireMergedInto} as ${opts.carriedAs.slice(0, 12)} (a host's merge, carried)` : `merged into ${opts.requireMergedInto}`;
   if (dirty.length) {
     out.worktree.reason = `kept: it has uncommitted or untracked files (${dirty.map((f) => f.slice(3)).slice(0, 10).join(', ')}${dirty.length > 10 ? ', …' : ''}); ` +
       `save what you need, then git worktree remove ${wt}`;
@@ -396,7 +432,7 @@ function cleanUp(repo: Repo, wt: string, branch: string, opts: { requireMergedIn
     const res = withLock(join(stateDir(repo), 'checkout.lock'), () => gitRaw(['worktree', 'remove', wt], { cwd: repo.mainRoot }));
     if (res.status === 0) {
       out.worktree.removed = true;
-      out.worktree.reason = opts.requireMergedInto === null ? 'removed: it had no uncommitted or untracked files' : `removed: clean, and ${branch} is merged into ${opts.requireMergedInto}`;
+      out.worktree.reason = opts.requireMergedInto === null ? 'removed: it had no uncommitted or untracked files' : `removed: clean, and ${branch} ${opts.carriedAs ? 'has ' : 'is '}${how}`;
     } else {
       out.worktree.reason = `kept: git worktree remove failed: ${res.stderr.trim()}`;
     }
@@ -405,8 +441,9 @@ function cleanUp(repo: Repo, wt: string, branch: string, opts: { requireMergedIn
     if (!merged) out.branch.reason = `kept: not merged into ${opts.requireMergedInto}`;
     else if (!out.worktree.removed) out.branch.reason = 'kept: its worktree was kept';
     else {
-      const res = gitRaw(['branch', '-d', branch], { cwd: repo.mainRoot });
-      if (res.status === 0) out.branch = { name: branch, deleted: true, reason: `deleted: merged into ${opts.requireMergedInto}` };
+      // git branch -d refuses a branch whose commits a squash replaced: its work is on the base all the same.
+      const res = gitRaw(['branch', opts.carriedAs ? '-D' : '-d', branch], { cwd: repo.mainRoot });
+      if (res.status === 0) out.branch = { name: branch, deleted: true, reason: `deleted: ${how}` };
       else out.branch.reason = `kept: git branch -d failed: ${res.stderr.trim()}`;
     }
   }

@@ -118,6 +118,26 @@ function nothingGoverned(repo: string): void {
 }
 
 describe('intent carry: the shapes hosts make', () => {
+  it('intent done after the host squashed the branch and carry gave main its record: the intent closes, its worktree goes, the branch is deleted on request', () => {
+    const s = setup();
+    const c1 = agentCommit(s.wt, 'src/a.ts', 'a\nm1\n', 'model writes');
+    const c2 = humanCommit(s.wt, { 'src/b.ts': 'b\n' }, 'human adds b');
+    publish(s);
+    hostSquash(s.repo, 'Auth (#1)');
+    carry(s.repo, ['main', '--from', c1, c2]);
+    const squash = sha(s.repo, 'main');
+    const r = intent(s.repo, ['done', 'INT-001', '--merge', '--delete-branch', '--json']);
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.status).toBe('COMPLETED');
+    // No second merge of the same work: main is where the squash left it.
+    expect(out.merged).toEqual({ into: 'main', commit: squash, already: true });
+    expect(sha(s.repo, 'main')).toBe(squash);
+    expect(out.worktree).toMatchObject({ removed: true, reason: `removed: clean, and intent/INT-001 has landed on main as ${squash.slice(0, 12)} (a host's merge, carried)` });
+    expect(out.branch).toMatchObject({ deleted: true });
+    expect(run('git', ['rev-parse', '--verify', '-q', 'refs/heads/intent/INT-001'], s.repo).status).not.toBe(0);
+  });
+
   it('squash merge: one commit on main gets the intent, the model\'s lines and a record that verifies; the server accepts it', () => {
     const s = setup();
     const base = sha(s.repo, 'main');
