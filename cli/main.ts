@@ -30,9 +30,9 @@ const program = new Command('intent')
 program
   .command('init')
   .description('set up this repository: .orchestration/, hooks, notes config (safe to re-run)')
-  .option('--agent <name...>', 'also register the agent hook adapters: claude-code, cursor, cline, gemini, codex')
+  .option('--agent <name...>', 'also register the agent hook adapters: claude-code, cursor, cline, gemini, codex, copilot, opencode, qwen, droid')
   .option('--json', 'print the result as JSON')
-  .addHelpText('after', '\nExamples:\n  intent init\n  intent init --json\n  intent init --agent claude-code\n  intent init --agent cursor cline --json')
+  .addHelpText('after', '\nExamples:\n  intent init\n  intent init --json\n  intent init --agent claude-code\n  intent init --agent cursor cline --json\n  intent init --agent claude-code copilot     # a team on both: Copilot runs .claude/settings.json hooks too')
   .action(async (opts: { agent?: string[]; json?: boolean }) =>
     (await import('./init.js')).run({ cwd: process.cwd(), json: !!opts.json, agents: opts.agent ?? [] }));
 
@@ -270,8 +270,9 @@ program
 program
   .command('agent')
   .description("answer an agent's hook call (JSON on stdin): deny out-of-scope or stale writes, stage writes with credit")
-  .argument('<agent>', 'claude-code | cursor | cline | gemini | codex')
-  .argument('<event>', 'claude-code, codex, cline: pre-tool-use | post-tool-use; gemini: before-tool | after-tool; cursor: pre-tool-use | before-shell-execution | after-file-edit')
+  .argument('<agent>', 'claude-code | cursor | cline | gemini | codex | copilot | opencode | qwen | droid')
+  .argument('<event>', 'claude-code, copilot, qwen: pre-tool-use | post-tool-use | post-tool-use-failure; codex, cline, droid: pre-tool-use | post-tool-use; gemini: before-tool | after-tool; ' +
+    'opencode: tool-execute-before | tool-execute-after; cursor: pre-tool-use | before-shell-execution | before-read-file | before-mcp-execution | after-file-edit')
   .addHelpText(
     'after',
     '\nInstalled by `intent init --agent <agent>`; run by hand to see what an agent would get:\n' +

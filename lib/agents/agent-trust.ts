@@ -1,6 +1,6 @@
 /**
  * What each agent CLI needs before it runs this repository's hooks in an intent worktree, read
- * from the user's own configuration (never written: trust is the user's decision). Both CLIs
+ * from the user's own configuration (never written: trust is the user's decision). The CLIs
  * skip untrusted project hooks silently, and a session without hooks writes and commits
  * ungoverned.
  * - Gemini CLI: project hooks run only in a trusted folder (`~/.gemini/trustedFolders.json`,
@@ -13,6 +13,8 @@
  *   `[projects."<main>"] trust_level = "trusted"`) and each hook reviewed (`[hooks.state."<main>/
  *   .codex/hooks.json:<event>:<group>:<hook>"] trusted_hash = …`, written by Codex's /hooks
  *   review), or with `codex exec --dangerously-bypass-hook-trust`.
+ * - GitHub Copilot CLI: repository hooks run only in a trusted folder (`trustedFolders` in
+ *   `$COPILOT_HOME/config.json`; the main checkout covers its worktrees), see copilotTrustChecks.
  */
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -148,4 +150,63 @@ export function codexTrustChecks(mainRoot: string, env: NodeJS.ProcessEnv = host
         'Review them in codex (/hooks) in the main checkout; automation runs `codex exec --dangerously-bypass-hook-trust`.',
   });
   return checks;
+}
+
+/** GitHub Copilot CLI's config.json: JSON with `//` comment lines at the top (Copilot writes them). */
+function readCopilotConfig(file: string): Record<string, unknown> | null {
+  try {
+    const v = JSON.parse(readFileSync(file, 'utf8').replace(/^\s*\/\/.*$/gm, ''));
+    return v && typeof v === 'object' && !Array.isArray(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * GitHub Copilot CLI 1.0.102: repository hooks (`.github/hooks/*.json`, `.claude/settings.json`)
+ * run only in a trusted folder: `"trustedFolders"` in `$COPILOT_HOME/config.json` (a folder covers
+ * the folders in it; the main checkout covers its linked worktrees, a worktree only itself), or
+ * per run `--trust-folder` / `COPILOT_ALLOW_ALL=true`. Untrusted: no hook runs, silently.
+ */
+export function copilotTrustChecks(mainRoot: string, env: NodeJS.ProcessEnv = hostEnv()): TrustCheck[] {
+  const hooks = join(mainRoot, '.github', 'hooks', 'intent.json');
+  if (!existsSync(hooks) || !readFileSync(hooks, 'utf8').includes(MARK)) return [];
+  const home = env.COPILOT_HOME || join(env.HOME || homedir(), '.copilot');
+  const file = join(home, 'config.json');
+  const folders = readCopilotConfig(file)?.trustedFolders;
+  const trusted = Array.isArray(folders) && folders.some((f) => typeof f === 'string' && isAbsolute(f) && within(f, mainRoot));
+  if (trusted) return [{ subject: 'copilot trust', ok: true, message: `${mainRoot} is a trusted folder in ${file}: GitHub Copilot CLI runs the hooks there and in its intent worktrees` }];
+  return [{
+    subject: 'copilot trust',
+    ok: false,
+    message: `GitHub Copilot CLI runs repository hooks only in a trusted folder, and ${mainRoot} is not trusted in ${file}: a Copilot session in an intent worktree writes and commits ungoverned, silently. ` +
+      `Trust the main checkout once (it covers its worktrees): answer Copilot's trust prompt in ${mainRoot}, or add "trustedFolders": ["${mainRoot}"] to ${file}; automation can pass --trust-folder or set COPILOT_ALLOW_ALL=true.`,
+  }];
+}
+
+/**
+ * Qwen Code: folder trust is off unless `security.folderTrust.enabled` in ~/.qwen/settings.json
+ * (`$QWEN_HOME`); then project hooks run only in folders trusted in ~/.qwen/trustedFolders.json
+ * (`$QWEN_CODE_TRUSTED_FOLDERS_PATH`; Gemini CLI's rules: the deepest matching rule wins), and in
+ * the others Qwen runs with none, silently.
+ */
+export function qwenTrustChecks(mainRoot: string, folders: string[], env: NodeJS.ProcessEnv = hostEnv()): TrustCheck[] {
+  const settings = join(mainRoot, '.qwen', 'settings.json');
+  if (!existsSync(settings) || !readFileSync(settings, 'utf8').includes(MARK)) return [];
+  const dir = env.QWEN_HOME || join(env.HOME || homedir(), '.qwen');
+  const security = readJson(join(dir, 'settings.json'))?.security as { folderTrust?: { enabled?: unknown } } | undefined;
+  if (security?.folderTrust?.enabled !== true) {
+    return [{ subject: 'qwen trust', ok: true, message: `folder trust is off in ${join(dir, 'settings.json')} (Qwen Code's default): it runs the project hooks everywhere` }];
+  }
+  const file = env.QWEN_CODE_TRUSTED_FOLDERS_PATH || join(dir, 'trustedFolders.json');
+  const rules = readJson(file) ?? {};
+  const untrusted = folders.filter((f) => geminiTrusts(rules, f) !== true);
+  if (!untrusted.length) return [{ subject: 'qwen trust', ok: true, message: `${folders.join(', ')} trusted in ${file}: Qwen Code runs the hooks there` }];
+  const parent = folders[folders.length - 1];
+  return [{
+    subject: 'qwen trust',
+    ok: false,
+    message: `Folder trust is on for Qwen Code, which then runs this project's hooks only in trusted folders, and ${untrusted.join(', ')} ${untrusted.length === 1 ? 'is' : 'are'} not trusted in ${file}: a Qwen session there writes and commits ungoverned, silently. ` +
+      `Trust the folder of the intent worktrees once (it covers every worktree): add "${parent}": "TRUST_FOLDER" to ${file}, or answer Qwen's trust prompt there.`,
+  }];
 }

@@ -8,9 +8,10 @@ import { dirname, join } from 'node:path';
 import { IntentError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/files.js';
 import type { Repo } from '../git/repo.js';
+import { OPENCODE_PLUGIN } from './opencode-plugin.js';
 
 /** The agents whose hook programs intent answers. */
-export const AGENTS = ['claude-code', 'cursor', 'cline', 'gemini', 'codex', 'copilot', 'opencode', 'qwen'] as const;
+export const AGENTS = ['claude-code', 'cursor', 'cline', 'gemini', 'codex', 'copilot', 'opencode', 'qwen', 'droid'] as const;
 export type AgentName = (typeof AGENTS)[number];
 
 /** A config file `init --agent` wrote or found up to date. */
@@ -22,12 +23,15 @@ export interface AgentConfigResult {
   trust?: string;
 }
 
-/** What Gemini CLI and Codex need before they run a project's hooks (both skip untrusted ones silently; `intent doctor` checks). */
+/** What Gemini CLI, Codex and GitHub Copilot CLI need before they run a project's hooks (all skip untrusted ones silently; `intent doctor` checks). */
 export const TRUST_NOTES: Partial<Record<AgentName, string>> = {
   gemini: 'Gemini CLI runs project hooks only in trusted folders, and each intent worktree is a new folder: trust the folder that holds them ' +
     '(<repo>.worktrees) once in ~/.gemini/trustedFolders.json ("<folder>": "TRUST_FOLDER"). `gemini --skip-trust` runs none. `intent doctor` checks it.',
   codex: 'Codex runs project hooks only in a trusted project whose hooks were reviewed: trust the main checkout (its worktrees follow) and review ' +
     "intent's hooks with /hooks in codex; `codex exec` in automation needs --dangerously-bypass-hook-trust. `intent doctor` checks it.",
+  copilot: 'GitHub Copilot CLI runs repository hooks only in a trusted folder: trust the main checkout once (its intent worktrees follow), ' +
+    'by answering its trust prompt there or adding it to "trustedFolders" in ~/.copilot/config.json; automation can pass --trust-folder or set ' +
+    'COPILOT_ALLOW_ALL=true. `intent doctor` checks it.',
 };
 
 const MARK = 'intent/bin/agent';
@@ -45,6 +49,12 @@ function hookCommand(agent: AgentName, event: string): string {
     const missing = `echo '{"cancel":true,"errorMessage":"intent: this clone has no intent hooks; run intent init"}'; exit 0`;
     return `${find}; [ -x "$a" ] || { ${missing}; }; exec "$a" ${agent} ${event}`;
   }
+  if (agent === 'copilot') {
+    // Copilot refuses the call when a hook exits non-zero (a crash too), but shows the model no reason: say it in JSON.
+    const why = 'intent: this clone has no intent hooks; run intent init. The tool call is refused.';
+    const missing = `echo '${JSON.stringify({ permissionDecision: 'deny', permissionDecisionReason: why, additionalContext: why })}'; exit 0`;
+    return `${find}; [ -x "$a" ] || { ${missing}; }; exec "$a" ${agent} ${event}`;
+  }
   const missing = `echo "intent: this clone has no intent hooks (no runner at $a); run intent init. The tool call is refused." >&2; exit 2`;
   const failed = `echo "intent: the hook runner failed (exit $c); the tool call is refused. Run intent init to repair it." >&2; exit 2`;
   return `${find}; [ -x "$a" ] || { ${missing}; }; "$a" ${agent} ${event}; c=$?; [ "$c" -eq 0 ] || [ "$c" -eq 2 ] || { ${failed}; }; exit "$c"`;
@@ -60,9 +70,10 @@ export function installAgentConfig(repo: Repo, agent: string): AgentConfigResult
   if (a === 'cursor') return cursor(repo);
   if (a === 'gemini') return { ...gemini(repo), trust: TRUST_NOTES.gemini };
   if (a === 'codex') return { ...codex(repo), trust: TRUST_NOTES.codex };
-  if (a === 'copilot') return copilot(repo);
+  if (a === 'copilot') return { ...copilot(repo), trust: TRUST_NOTES.copilot };
   if (a === 'opencode') return opencode(repo);
   if (a === 'qwen') return qwen(repo);
+  if (a === 'droid') return droid(repo);
   return cline(repo);
 }
 
@@ -185,18 +196,81 @@ function cline(repo: Repo): AgentConfigResult {
 
 // --- GitHub Copilot CLI (owned by the copilot work) ----------------------------------------------
 
+/**
+ * GitHub Copilot CLI 1.0.102: `.github/hooks/intent.json` (`{"version":1,"hooks":{"preToolUse":
+ * [{"type":"command","bash":…,"timeoutSec":30}]}}`; no matchers: every tool call comes, the
+ * adapter picks). Other entries of the file are kept. Copilot runs repository hooks only in a
+ * trusted folder (`intent doctor` checks), and lets a tool run when its hook times out.
+ */
 function copilot(repo: Repo): AgentConfigResult {
-  throw new IntentError('USAGE', `intent init --agent copilot is not built yet (${repo.mainRoot}).`, {});
+  const file = join(repo.mainRoot, '.github', 'hooks', 'intent.json');
+  const config = readJson(file);
+  config.version ??= 1;
+  const hooks = (config.hooks && typeof config.hooks === 'object' ? config.hooks : {}) as Record<string, unknown[]>;
+  for (const [event, arg] of [['preToolUse', 'pre-tool-use'], ['postToolUse', 'post-tool-use'], ['postToolUseFailure', 'post-tool-use-failure']] as const) {
+    const kept = Array.isArray(hooks[event]) ? hooks[event].filter((e) => !ours(e)) : [];
+    hooks[event] = [...kept, { type: 'command', bash: hookCommand('copilot', arg), timeoutSec: 30 }];
+  }
+  config.hooks = hooks;
+  return save('copilot', file, JSON.stringify(config, null, 2) + '\n');
 }
 
 // --- OpenCode (owned by the opencode work) -------------------------------------------------------
 
+/**
+ * OpenCode 1.18: an in-process plugin, `.opencode/plugin/intent.js` (OpenCode loads
+ * `.opencode/{plugin,plugins}/*.{js,ts}` with no trust step), that asks the runner around each
+ * tool call (lib/agents/opencode-plugin.ts). A file of that name that is not ours is left alone.
+ */
 function opencode(repo: Repo): AgentConfigResult {
-  throw new IntentError('USAGE', `intent init --agent opencode is not built yet (${repo.mainRoot}).`, {});
+  const file = join(repo.mainRoot, '.opencode', 'plugin', 'intent.js');
+  if (existsSync(file) && !readFileSync(file, 'utf8').includes(MARK)) {
+    throw new IntentError('CONFIG_INVALID', `${file} exists and is not intent's: move it away (or rename it), then re-run intent init --agent opencode.`, { file });
+  }
+  return save('opencode', file, OPENCODE_PLUGIN);
 }
 
 // --- Qwen Code (owned by the qwen work) ----------------------------------------------------------
 
+/**
+ * Qwen Code 0.24: `.qwen/settings.json` in Claude Code's shape with Gemini CLI's tool names
+ * (matchers are regular expressions; the timeout is in seconds). No trust step by default (folder
+ * trust is off unless `security.folderTrust.enabled`). Qwen stamps a settings file that has no
+ * `"$version"` with the current one (4) on its first run, rewriting the committed file in every
+ * worktree: a file we create, or one that holds only hooks, gets the stamp now. (A file with other
+ * settings and no stamp may need Qwen's own migration, which the stamp would skip: it is left to Qwen.)
+ */
 function qwen(repo: Repo): AgentConfigResult {
-  throw new IntentError('USAGE', `intent init --agent qwen is not built yet (${repo.mainRoot}).`, {});
+  const file = join(repo.mainRoot, '.qwen', 'settings.json');
+  const settings = readJson(file);
+  const hooks = (settings.hooks && typeof settings.hooks === 'object' ? settings.hooks : {}) as Record<string, unknown[]>;
+  const writes = 'write_file|edit|replace|notebook_edit';
+  const hook = (event: string) => ({ command: hookCommand('qwen', event), timeout: 30 });
+  addMatcherHook(hooks, 'PreToolUse', `^(${writes}|run_shell_command|exec)$`, hook('pre-tool-use'));
+  addMatcherHook(hooks, 'PostToolUse', `^(${writes}|run_shell_command|read_file|mcp__intent__select_active_intent)$`, hook('post-tool-use'));
+  addMatcherHook(hooks, 'PostToolUseFailure', `^(${writes}|run_shell_command)$`, hook('post-tool-use-failure'));
+  settings.hooks = hooks;
+  if (!('$version' in settings) && Object.keys(settings).every((k) => k === 'hooks')) settings.$version = QWEN_SETTINGS_VERSION;
+  return save('qwen', file, JSON.stringify(settings, null, 2) + '\n');
+}
+
+/** The `"$version"` Qwen Code 0.24 writes into a settings file that lacks one (its SETTINGS_VERSION). */
+const QWEN_SETTINGS_VERSION = 4;
+
+// --- Factory droid (owned by the qwen work) ------------------------------------------------------
+
+/**
+ * Factory droid 0.225: `.factory/settings.json` `hooks` in Claude Code's shape (matchers are
+ * regular expressions; `.factory/hooks.json` is not read). Droid has no after-hook for a failed
+ * tool. MCP tools are `<server>___<tool>`.
+ */
+function droid(repo: Repo): AgentConfigResult {
+  const file = join(repo.mainRoot, '.factory', 'settings.json');
+  const settings = readJson(file);
+  const hooks = (settings.hooks && typeof settings.hooks === 'object' ? settings.hooks : {}) as Record<string, unknown[]>;
+  const tools = 'Create|Edit|MultiEdit|ApplyPatch|Execute';
+  addMatcherHook(hooks, 'PreToolUse', `^(${tools}|Script)$`, { command: hookCommand('droid', 'pre-tool-use'), timeout: 30 });
+  addMatcherHook(hooks, 'PostToolUse', `^(${tools}|Read|intent___select_active_intent)$`, { command: hookCommand('droid', 'post-tool-use'), timeout: 30 });
+  settings.hooks = hooks;
+  return save('droid', file, JSON.stringify(settings, null, 2) + '\n');
 }

@@ -28,9 +28,13 @@ interface Answer {
   code: number;
 }
 
-const WRITE = new Set(['write_file', 'replace', 'edit']);
-const SHELL = new Set(['run_shell_command']);
-const READ = new Set(['read_file', 'read_many_files']);
+/** Gemini CLI's file-writing, shell and file-reading tools (Qwen Code, a fork, shares them: lib/agents/qwen.ts). */
+export const GEMINI_WRITE_TOOLS: ReadonlySet<string> = new Set(['write_file', 'replace', 'edit']);
+export const GEMINI_SHELL_TOOLS: ReadonlySet<string> = new Set(['run_shell_command']);
+export const GEMINI_READ_TOOLS: ReadonlySet<string> = new Set(['read_file', 'read_many_files']);
+const WRITE = GEMINI_WRITE_TOOLS;
+const SHELL = GEMINI_SHELL_TOOLS;
+const READ = GEMINI_READ_TOOLS;
 
 function str(o: Json | undefined, key: string): string | undefined {
   const v = o?.[key];
@@ -60,7 +64,7 @@ export function modelFromGeminiTranscript(path: string | undefined): string | un
 }
 
 /** The text the model got from a tool (llmContent: a string, or parts with text). */
-function responseText(response: Json | undefined): string {
+export function responseText(response: Json | undefined): string {
   const c = response?.llmContent;
   if (typeof c === 'string') return c;
   if (Array.isArray(c)) return c.map((p) => (typeof (p as Json)?.text === 'string' ? (p as Json).text : '')).join('\n');

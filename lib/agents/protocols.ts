@@ -9,9 +9,10 @@ import { answerCline, clineFailure, parseCline } from './cline.js';
 import { parseCodex } from './codex.js';
 import { answerCursor, cursorFailure, parseCursor } from './cursor.js';
 import { answerGemini, geminiFailure, parseGemini } from './gemini.js';
-import { answerCopilot, copilotFailure, COPILOT_EVENTS, parseCopilot } from './copilot.js';
+import { answerCopilot, copilotFailure, COPILOT_EVENTS, isCopilotPayload, parseCopilot } from './copilot.js';
 import { answerOpenCode, openCodeFailure, OPENCODE_EVENTS, parseOpenCode } from './opencode.js';
 import { answerQwen, qwenFailure, QWEN_EVENTS, parseQwen } from './qwen.js';
+import { answerDroid, droidFailure, DROID_EVENTS, parseDroid } from './droid.js';
 import { decide, type ToolCall, type Verdict } from './hook-adapters.js';
 import { IntentError } from '../core/errors.js';
 import { tailLines } from './transcript-tail.js';
@@ -27,6 +28,7 @@ export const EVENTS: Record<AgentName, readonly string[]> = {
   copilot: COPILOT_EVENTS,
   opencode: OPENCODE_EVENTS,
   qwen: QWEN_EVENTS,
+  droid: DROID_EVENTS,
 };
 
 /** Hook payloads larger than this are refused. */
@@ -106,16 +108,20 @@ export function runAgentHook(agent: string, event: string, read: () => Json): Ho
     return { stdout: '', stderr: `intent: ${agent} has no hook event "${event}"; known: ${EVENTS[name].join(', ')}.\n`, code: 2 };
   }
   let calls: ToolCall[];
+  // GitHub Copilot CLI runs `.claude/settings.json` hooks too: its payloads there are read and answered as Copilot's.
+  let as: AgentName = name;
   try {
-    const parsed = PARSE[name](event, read());
+    const payload = read();
+    if (name === 'claude-code' && isCopilotPayload(payload)) as = 'copilot';
+    const parsed = PARSE[as](event, payload);
     calls = parsed === null ? [] : Array.isArray(parsed) ? parsed : [parsed];
   } catch (e) {
-    return blocked(name, event, e);
+    return blocked(as, event, e);
   }
   try {
-    return answer(name, event, combine(calls.map(decide)), calls);
+    return answer(as, event, combine(calls.map(decide)), calls);
   } catch (e) {
-    return blocked(name, event, e);
+    return blocked(as, event, e);
   }
 }
 
@@ -139,6 +145,7 @@ function blocked(agent: AgentName, event: string, e: unknown): HookAnswer {
   if (agent === 'copilot') return copilotFailure(event, msg);
   if (agent === 'opencode') return openCodeFailure(event, msg);
   if (agent === 'qwen') return qwenFailure(event, msg);
+  if (agent === 'droid') return droidFailure(event, msg);
   return { stdout: '', stderr: `intent: ${msg}\n`, code: event === 'after-file-edit' ? 1 : 2 };
 }
 
@@ -254,6 +261,7 @@ const PARSE: Record<AgentName, (event: string, p: Json) => ToolCall | ToolCall[]
   copilot: (event, p) => parseCopilot(event, p, qualifyModel),
   opencode: (event, p) => parseOpenCode(event, p, qualifyModel),
   qwen: (event, p) => parseQwen(event, p, qualifyModel),
+  droid: (event, p) => parseDroid(event, p, qualifyModel),
 };
 
 // --- answers ------------------------------------------------------------------------------------
@@ -281,6 +289,7 @@ function answer(agent: AgentName, event: string, v: Verdict, calls: ToolCall[]):
   if (agent === 'gemini') return answerGemini(event, v);
   if (agent === 'copilot') return answerCopilot(event, v, calls);
   if (agent === 'opencode') return answerOpenCode(event, v, calls);
-  if (agent === 'qwen') return answerQwen(event, v, calls);
+  if (agent === 'qwen') return answerQwen(event, v);
+  if (agent === 'droid') return answerDroid(event, v);
   return answerCline(event, v, calls);
 }

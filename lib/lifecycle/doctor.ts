@@ -8,7 +8,8 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { codexTrustChecks, geminiTrustChecks } from '../agents/agent-trust.js';
+import { codexTrustChecks, copilotTrustChecks, geminiTrustChecks, qwenTrustChecks } from '../agents/agent-trust.js';
+import { openCodeChecks } from '../agents/opencode.js';
 import { PKG_ROOT } from '../core/version.js';
 import { gitRaw } from '../git/process.js';
 import { openRepo, stateDir, type Repo } from '../git/repo.js';
@@ -204,14 +205,14 @@ function agentChecks(repo: Repo): Check[] {
 }
 
 /**
- * Whether Gemini CLI and Codex (when their hooks are registered) will run them in the intent
- * worktrees: both skip untrusted project hooks without a word. Read from the user's own config.
+ * Whether Gemini CLI, Codex and GitHub Copilot CLI (when their hooks are registered) will run them
+ * in the intent worktrees: all skip untrusted project hooks without a word. Read from the user's own config.
  */
 function trustChecks(repo: Repo): Check[] {
   const worktrees = intentWorktrees(repo);
   // New worktrees go beside the existing ones (intent checkout's folder); trusting it covers them all.
   const folder = worktrees.length ? dirname(worktrees[0]) : join(dirname(repo.mainRoot), `${basename(repo.mainRoot)}.worktrees`);
-  return [...geminiTrustChecks(repo.mainRoot, [...worktrees, folder]), ...codexTrustChecks(repo.mainRoot)];
+  return [...geminiTrustChecks(repo.mainRoot, [...worktrees, folder]), ...qwenTrustChecks(repo.mainRoot, [...worktrees, folder]), ...codexTrustChecks(repo.mainRoot), ...copilotTrustChecks(repo.mainRoot), ...openCodeChecks(repo.mainRoot)];
 }
 
 /** The one-line health warning for `intent status` (empty when the main worktree's hooks are intent's). */

@@ -15,19 +15,21 @@ export interface AgentFixture {
 
 /**
  * Built once per file: a governed repository with INT-001 (`scope`) and `files`, `intent init
- * --agent <agent>` committed (with what `beforeCommit` adds), INT-001's worktree, an empty home,
+ * --agent <agent>` (for each agent, when several) committed (with what `beforeCommit` adds), INT-001's worktree, an empty home,
  * and a bin folder with `intent` in it, as after `npm install -g intent-governance` (put it on the
  * agent's PATH).
  */
-export function agentFixture(agent: string, scope: string[], files: Record<string, string>, beforeCommit?: (repo: string) => void): AgentFixture {
+export function agentFixture(agent: string | string[], scope: string[], files: Record<string, string>, beforeCommit?: (repo: string) => void): AgentFixture {
+  const agents = Array.isArray(agent) ? agent : [agent];
+  const name = agents.join('+');
   return forFile(() => {
     const repo = governedRepo([{ id: 'INT-001', name: 'E2E', scope }], files);
-    expect(intent(repo, ['init', '--agent', agent]).status).toBe(0);
+    for (const a of agents) expect(intent(repo, ['init', '--agent', a]).status).toBe(0);
     beforeCommit?.(repo);
     git(repo, 'add', '-A');
-    git(repo, 'commit', '-q', '-m', `${agent} hooks`);
+    git(repo, 'commit', '-q', '-m', `${name} hooks`);
     const wt = checkoutIntent(repo, 'INT-001');
-    const root = tempDir(`intent-e2e-${agent}-`);
+    const root = tempDir(`intent-e2e-${name}-`);
     const home = join(root, 'home');
     const bin = join(root, 'bin');
     mkdirSync(home);

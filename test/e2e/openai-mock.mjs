@@ -3,9 +3,10 @@
  * runs of agents that talk to one (the Cline CLI with `-p openai -b <url>/v1`). Each conversation
  * is picked by a marker in its first user message; its n-th answer (n = the assistant messages so
  * far) is the script's n-th step. `POST /v1/chat/completions` answers with server-sent events
- * (`chat.completion.chunk`: the text, each tool call's name and its arguments in two pieces, the
- * finish reason, usage, `[DONE]`) or, without `stream`, one JSON body; `GET /v1/models` lists the
- * models asked for; every other endpoint answers `{}`. Every tool result the agent sends back is
+ * (`chat.completion.chunk`: the text, each tool call's name and its arguments in two pieces (a
+ * string `input` is a freeform `custom` tool call), the finish reason, usage, `[DONE]`) or,
+ * without `stream`, one JSON body; `GET /v1/models` lists the models asked for; every other
+ * endpoint answers `{}`. Every tool result the agent sends back is
  * kept (by tool call id, with any text beside it up to the next assistant turn), so a test can
  * assert what the model was told.
  *
@@ -14,7 +15,7 @@
 import { scriptBook, sendJson, serveLoopback, startEvents } from './mock-server.mjs';
 
 /**
- * @typedef {{ text?: string, tools?: { name: string, input: Record<string, unknown> }[] }} Step
+ * @typedef {{ text?: string, tools?: { name: string, input: Record<string, unknown> | string }[] }} Step
  * @typedef {{ toolCallId: string, text: string }} ToolResult
  */
 
@@ -27,7 +28,7 @@ function textOf(content) {
 /**
  * Starts the mock. `scripts` maps a marker to the steps of its conversation.
  * @param {Record<string, Step[]>} scripts
- * @param {{ log?: (entry: { path: string, body: unknown }) => void }} [options]
+ * @param {{ log?: (entry: { path: string, body: unknown }) => void, toolless?: 'aside' }} [options]
  */
 export async function startOpenAiMock(scripts, options = {}) {
   /** @type {Map<string, ToolResult>} */
@@ -43,8 +44,11 @@ export async function startOpenAiMock(scripts, options = {}) {
       const beside = messages.slice(i + 1, next < 0 ? undefined : next).filter((x) => x.role !== 'tool').map((x) => textOf(x.content)).join('\n');
       results.set(m.tool_call_id, { toolCallId: m.tool_call_id, text: [textOf(m.content), beside].filter(Boolean).join('\n') });
     });
-    const first = messages.find((m) => m.role === 'user');
-    const marker = first ? book.markerIn(textOf(first.content)) : undefined;
+    // The first user message with a marker (Factory droid puts a system reminder before the prompt).
+    const first = messages.find((m) => m.role === 'user' && book.markerIn(textOf(m.content))) ?? messages.find((m) => m.role === 'user');
+    // With `toolless: 'aside'`, a request that offers no tools (OpenCode's session title) belongs to no conversation.
+    const aside = options.toolless === 'aside' && !(Array.isArray(body.tools) && body.tools.length);
+    const marker = first && !aside ? book.markerIn(textOf(first.content)) : undefined;
     if (marker) requests.set(marker, (requests.get(marker) ?? 0) + 1);
     const { n, step } = book.next(marker, messages.filter((m) => m.role === 'assistant').length, body.model);
     const id = `chatcmpl-${n}`;
@@ -57,7 +61,9 @@ export async function startOpenAiMock(scripts, options = {}) {
       const message = {
         role: 'assistant',
         content: step.text ?? null,
-        ...(tools.length ? { tool_calls: tools.map((t) => ({ id: t.id, type: 'function', function: { name: t.name, arguments: JSON.stringify(t.input) } })) } : {}),
+        ...(tools.length ? { tool_calls: tools.map((t) => (typeof t.input === 'string'
+          ? { id: t.id, type: 'custom', custom: { name: t.name, input: t.input } }
+          : { id: t.id, type: 'function', function: { name: t.name, arguments: JSON.stringify(t.input) } })) } : {}),
       };
       sendJson(res, { id, object: 'chat.completion', created, model: body.model, choices: [{ index: 0, message, finish_reason: finish }], usage });
       return;
@@ -68,6 +74,13 @@ export async function startOpenAiMock(scripts, options = {}) {
     chunk({ role: 'assistant', content: '' });
     if (step.text) chunk({ content: step.text });
     tools.forEach((t, index) => {
+      if (typeof t.input === 'string') {
+        // A freeform (custom) tool, as GitHub Copilot CLI's apply_patch is for the GPT-5 codex models.
+        const half = Math.floor(t.input.length / 2);
+        chunk({ tool_calls: [{ index, id: t.id, type: 'custom', custom: { name: t.name, input: t.input.slice(0, half) } }] });
+        chunk({ tool_calls: [{ index, type: 'custom', custom: { input: t.input.slice(half) } }] });
+        return;
+      }
       const json = JSON.stringify(t.input);
       const half = Math.floor(json.length / 2);
       // Two pieces: the agent must join partial JSON, as with the real API.
