@@ -13,19 +13,9 @@ import { IntentError } from '../core/errors.js';
 import { contextCommand, type ToolCall } from './hook-adapters.js';
 import { patchFiles, type PatchFile } from './patch-paths.js';
 import { tailLines } from './transcript-tail.js';
+import { type Json, needIn, str } from './payload.js';
 
-type Json = Record<string, unknown>;
-
-function str(o: Json | undefined, key: string): string | undefined {
-  const v = o?.[key];
-  return typeof v === 'string' ? v : undefined;
-}
-
-function need(o: Json, key: string): string {
-  const v = str(o, key);
-  if (!v) throw new IntentError('INVALID_INPUT', `Codex payload has no "${key}" string; refusing it.`, { field: key });
-  return v;
-}
+const need = needIn('Codex');
 
 /** The `workdir` the model gave the shell call `callId`, from the session's rollout (JSONL; its last 4 MB), or undefined. */
 export function codexWorkdir(rollout: string | undefined, callId: string | undefined): string | undefined {

@@ -35,15 +35,7 @@ import { openRepo } from '../git/repo.js';
 import { contextCommand, type ToolCall, type Verdict } from './hook-adapters.js';
 import { patchFiles, type PatchFile } from './patch-paths.js';
 import { tailLines } from './transcript-tail.js';
-
-type Json = Record<string, unknown>;
-
-/** What the hook program prints and its exit code (protocols.ts's HookAnswer). */
-interface Answer {
-  stdout: string;
-  stderr: string;
-  code: number;
-}
+import { type HookAnswer as Answer, type Json, needIn, obj, str } from './payload.js';
 
 /** The events this agent's hook program answers (as typed on the command line). */
 export const COPILOT_EVENTS: readonly string[] = ['pre-tool-use', 'post-tool-use', 'post-tool-use-failure'];
@@ -56,20 +48,7 @@ const READ = new Set(['view']);
 const OTHER = new Set(['read_bash', 'stop_bash', 'list_bash', 'write_bash', 'grep', 'rg', 'glob', 'task', 'read_agent', 'list_agents', 'write_agent',
   'skill', 'sql', 'session_store_sql', 'fetch_copilot_cli_documentation', 'web_fetch', 'report_intent', 'think', 'update_todo']);
 
-function str(o: Json | undefined, key: string): string | undefined {
-  const v = o?.[key];
-  return typeof v === 'string' ? v : undefined;
-}
-
-function obj(v: unknown): Json | undefined {
-  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
-}
-
-function need(o: Json, key: string): string {
-  const v = str(o, key);
-  if (!v) throw new IntentError('INVALID_INPUT', `GitHub Copilot CLI payload has no "${key}" string; refusing it.`, { field: key });
-  return v;
-}
+const need = needIn('GitHub Copilot CLI');
 
 /**
  * Whether a payload the Claude Code runner got is Copilot's (Copilot runs `.claude/settings.json`

@@ -23,31 +23,14 @@ import { hostEnv } from '../core/settings.js';
 import { contextCommand, type ToolCall, type Verdict } from './hook-adapters.js';
 import { patchFiles, type PatchFile } from './patch-paths.js';
 import { tailLines } from './transcript-tail.js';
-
-type Json = Record<string, unknown>;
-
-/** What the hook program prints and its exit code (protocols.ts's HookAnswer). */
-interface Answer {
-  stdout: string;
-  stderr: string;
-  code: number;
-}
+import { claudeShapedAnswer, type HookAnswer as Answer, type Json, needIn, str } from './payload.js';
 
 /** The events this agent's hook program answers (as typed on the command line). */
 export const DROID_EVENTS: readonly string[] = ['pre-tool-use', 'post-tool-use'];
 
 const WRITE = new Set(['Create', 'Edit', 'MultiEdit']);
 
-function str(o: Json | undefined, key: string): string | undefined {
-  const v = o?.[key];
-  return typeof v === 'string' ? v : undefined;
-}
-
-function need(o: Json, key: string): string {
-  const v = str(o, key);
-  if (!v) throw new IntentError('INVALID_INPUT', `Factory droid payload has no "${key}" string; refusing it.`, { field: key });
-  return v;
-}
+const need = needIn('Factory droid');
 
 /** The `modelId` of the newest assistant message in a droid transcript (JSONL), read from its last megabyte. */
 export function modelFromDroidTranscript(path: string | undefined): string | undefined {
@@ -150,18 +133,8 @@ function abs(cwd: string, path: string | undefined): string | undefined {
 
 /** A verdict in droid's shape (Claude Code's). */
 export function answerDroid(event: string, v: Verdict): Answer {
-  const json = (o: unknown): Answer => ({ stdout: JSON.stringify(o) + '\n', stderr: '', code: 0 });
-  const reason = v.reason ? `intent: ${v.reason}` : '';
-  if (event === 'pre-tool-use') {
-    // No "ask": the payload does not say whether a human is there (`droid exec` has none). What needs a human is refused, with the reason.
-    if (v.decision === 'deny' || v.decision === 'ask') {
-      const why = v.decision === 'ask' ? `${reason} (refused: a human must run it)` : reason;
-      return json({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: why } });
-    }
-    return { stdout: '', stderr: '', code: 0 };
-  }
-  const context = [reason, v.note].filter(Boolean).join('\n');
-  return context ? json({ hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: context } }) : { stdout: '', stderr: '', code: 0 };
+  // No "ask": the payload does not say whether a human is there (`droid exec` has none). What needs a human is refused, with the reason.
+  return claudeShapedAnswer(event, v, { ask: false });
 }
 
 /** A hook that could not decide: refused before the tool (exit 2, the reason on stderr), reported to the model after it. */

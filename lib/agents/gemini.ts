@@ -18,15 +18,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { IntentError } from '../core/errors.js';
 import { contextCommand, type ToolCall, type Verdict } from './hook-adapters.js';
 import { tailLines } from './transcript-tail.js';
-
-type Json = Record<string, unknown>;
-
-/** What the hook program prints and its exit code (protocols.ts's HookAnswer). */
-interface Answer {
-  stdout: string;
-  stderr: string;
-  code: number;
-}
+import { type HookAnswer as Answer, type Json, needIn, obj, str } from './payload.js';
 
 /** Gemini CLI's file-writing, shell and file-reading tools (Qwen Code, a fork, shares them: lib/agents/qwen.ts). */
 export const GEMINI_WRITE_TOOLS: ReadonlySet<string> = new Set(['write_file', 'replace', 'edit']);
@@ -36,20 +28,7 @@ const WRITE = GEMINI_WRITE_TOOLS;
 const SHELL = GEMINI_SHELL_TOOLS;
 const READ = GEMINI_READ_TOOLS;
 
-function str(o: Json | undefined, key: string): string | undefined {
-  const v = o?.[key];
-  return typeof v === 'string' ? v : undefined;
-}
-
-function obj(v: unknown): Json | undefined {
-  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
-}
-
-function need(o: Json, key: string): string {
-  const v = str(o, key);
-  if (!v) throw new IntentError('INVALID_INPUT', `Gemini CLI payload has no "${key}" string; refusing it.`, { field: key });
-  return v;
-}
+const need = needIn('Gemini CLI');
 
 /** The model of the newest Gemini turn in a Gemini CLI transcript (JSONL), read from its last megabyte. */
 export function modelFromGeminiTranscript(path: string | undefined): string | undefined {

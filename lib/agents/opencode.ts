@@ -32,15 +32,7 @@ import { IntentError } from '../core/errors.js';
 import { hostEnv } from '../core/settings.js';
 import { contextCommand, type ToolCall, type Verdict } from './hook-adapters.js';
 import { patchFiles, type PatchFile } from './patch-paths.js';
-
-type Json = Record<string, unknown>;
-
-/** What the hook program prints and its exit code (protocols.ts's HookAnswer). */
-interface Answer {
-  stdout: string;
-  stderr: string;
-  code: number;
-}
+import { type HookAnswer as Answer, type Json, needIn, str } from './payload.js';
 
 /** The events this agent's hook program answers (as typed on the command line). */
 export const OPENCODE_EVENTS: readonly string[] = ['tool-execute-before', 'tool-execute-after'];
@@ -50,16 +42,7 @@ const WRITE = new Set(['write', 'edit']);
 /** Tools that neither write nor run anything: no opinion. */
 const QUIET = new Set(['glob', 'grep', 'list', 'webfetch', 'websearch', 'codesearch', 'todowrite', 'todoread', 'question', 'skill', 'lsp', 'invalid', 'task']);
 
-function str(o: Json | undefined, key: string): string | undefined {
-  const v = o?.[key];
-  return typeof v === 'string' ? v : undefined;
-}
-
-function need(o: Json, key: string): string {
-  const v = str(o, key);
-  if (!v) throw new IntentError('INVALID_INPUT', `OpenCode payload has no "${key}" string; refusing it.`, { field: key });
-  return v;
-}
+const need = needIn('OpenCode');
 
 /** Parses one payload of intent's OpenCode plugin into the tool calls it stands for (an apply_patch may be several). */
 export function parseOpenCode(event: string, p: Json, qualify: (model: string | undefined, fallbackProvider: string) => string | undefined): ToolCall[] {

@@ -14,6 +14,7 @@ import { answerOpenCode, openCodeFailure, OPENCODE_EVENTS, parseOpenCode } from 
 import { answerQwen, qwenFailure, QWEN_EVENTS, parseQwen } from './qwen.js';
 import { answerDroid, droidFailure, DROID_EVENTS, parseDroid } from './droid.js';
 import { decide, type ToolCall, type Verdict } from './hook-adapters.js';
+import { claudeShapedAnswer, type HookAnswer } from './payload.js';
 import { IntentError } from '../core/errors.js';
 import { tailLines } from './transcript-tail.js';
 
@@ -34,12 +35,7 @@ export const EVENTS: Record<AgentName, readonly string[]> = {
 /** Hook payloads larger than this are refused. */
 export const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 
-/** What the hook program prints and its exit code. */
-export interface HookAnswer {
-  stdout: string;
-  stderr: string;
-  code: number;
-}
+export type { HookAnswer } from './payload.js';
 
 type Json = Record<string, unknown>;
 
@@ -267,24 +263,8 @@ const PARSE: Record<AgentName, (event: string, p: Json) => ToolCall | ToolCall[]
 // --- answers ------------------------------------------------------------------------------------
 
 function answer(agent: AgentName, event: string, v: Verdict, calls: ToolCall[]): HookAnswer {
-  const json = (o: unknown): HookAnswer => ({ stdout: JSON.stringify(o) + '\n', stderr: '', code: 0 });
-  const reason = v.reason ? `intent: ${v.reason}` : '';
   // Codex answers as Claude Code does (its hooks are Claude Code's shape).
-  if (agent === 'claude-code' || agent === 'codex') {
-    if (event === 'pre-tool-use') {
-      if (v.decision === 'deny' || v.decision === 'ask') {
-        return json({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: v.decision, permissionDecisionReason: reason } });
-      }
-      return { stdout: '', stderr: '', code: 0 };
-    }
-    // After the tool ran there is nothing left to block: what the model must know (a refusal to
-    // stage, what was staged) goes in as context. (`decision: "block"` would show it too, but
-    // behind the whole hook command line.)
-    const context = [reason, v.note].filter(Boolean).join('\n');
-    if (!context) return { stdout: '', stderr: '', code: 0 };
-    const hookEventName = event === 'post-tool-use-failure' ? 'PostToolUseFailure' : 'PostToolUse';
-    return json({ hookSpecificOutput: { hookEventName, additionalContext: context } });
-  }
+  if (agent === 'claude-code' || agent === 'codex') return claudeShapedAnswer(event, v, { ask: true });
   if (agent === 'cursor') return answerCursor(event, v);
   if (agent === 'gemini') return answerGemini(event, v);
   if (agent === 'copilot') return answerCopilot(event, v, calls);

@@ -20,35 +20,14 @@ import { hostEnv } from '../core/settings.js';
 import { GEMINI_READ_TOOLS, GEMINI_SHELL_TOOLS, GEMINI_WRITE_TOOLS, responseText } from './gemini.js';
 import { contextCommand, type ToolCall, type Verdict } from './hook-adapters.js';
 import { tailLines } from './transcript-tail.js';
-
-type Json = Record<string, unknown>;
-
-/** What the hook program prints and its exit code (protocols.ts's HookAnswer). */
-interface Answer {
-  stdout: string;
-  stderr: string;
-  code: number;
-}
+import { claudeShapedAnswer, type HookAnswer as Answer, type Json, needIn, obj, str } from './payload.js';
 
 /** The events this agent's hook program answers (as typed on the command line). */
 export const QWEN_EVENTS: readonly string[] = ['pre-tool-use', 'post-tool-use', 'post-tool-use-failure'];
 
 const WRITE = new Set([...GEMINI_WRITE_TOOLS, 'notebook_edit']);
 
-function str(o: Json | undefined, key: string): string | undefined {
-  const v = o?.[key];
-  return typeof v === 'string' ? v : undefined;
-}
-
-function obj(v: unknown): Json | undefined {
-  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
-}
-
-function need(o: Json, key: string): string {
-  const v = str(o, key);
-  if (!v) throw new IntentError('INVALID_INPUT', `Qwen Code payload has no "${key}" string; refusing it.`, { field: key });
-  return v;
-}
+const need = needIn('Qwen Code');
 
 /** The model of the newest assistant turn in a Qwen Code transcript (JSONL), read from its last megabyte. */
 export function modelFromQwenTranscript(path: string | undefined): string | undefined {
@@ -120,21 +99,9 @@ export function parseQwen(event: string, p: Json, qualify: (model: string | unde
   };
 }
 
-/** A verdict in Qwen Code's shape (Claude Code's). */
+/** A verdict in Qwen Code's shape (Claude Code's): "ask" asks the user in an interactive session; headless (no one to ask) Qwen refuses the call with the reason. */
 export function answerQwen(event: string, v: Verdict): Answer {
-  const json = (o: unknown): Answer => ({ stdout: JSON.stringify(o) + '\n', stderr: '', code: 0 });
-  const reason = v.reason ? `intent: ${v.reason}` : '';
-  if (event === 'pre-tool-use') {
-    // "ask" asks the user in an interactive session; headless (no one to ask) Qwen refuses the call with the reason.
-    if (v.decision === 'deny' || v.decision === 'ask') {
-      return json({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: v.decision, permissionDecisionReason: reason } });
-    }
-    return { stdout: '', stderr: '', code: 0 };
-  }
-  const context = [reason, v.note].filter(Boolean).join('\n');
-  if (!context) return { stdout: '', stderr: '', code: 0 };
-  const hookEventName = event === 'post-tool-use-failure' ? 'PostToolUseFailure' : 'PostToolUse';
-  return json({ hookSpecificOutput: { hookEventName, additionalContext: context } });
+  return claudeShapedAnswer(event, v, { ask: true });
 }
 
 /** A hook that could not decide: refused before the tool (exit 2, the reason on stderr), reported to the model after it. */

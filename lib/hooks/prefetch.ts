@@ -297,7 +297,8 @@ function recordWhenMade(ctx: HookContext, repo: Repo, done: Promise<ReadAhead | 
       // health.ts): post-commit's hook need not ask (the marker, below), and HEAD's flat tree is
       // kept a little later whether or not it asks.
       const marker = stderr || mainHooksWarningFor(ctx.cwd, ctx.env, git) ? null : recordedMarker(join(stateDir(repo), 'server'), git, sha);
-      if (marker && once) setTimeout(once, REMEMBER_MS).unref();
+      // The work left for after (HEAD's flat tree kept), traced as a served post-commit's is (`post-commit:after`).
+      if (marker && once) setTimeout(() => { once(); ctx.trace?.({ hook: 'post-commit:after', at: epochMs(), ...trace }); }, REMEMBER_MS).unref();
       recorded.set(recordedKey(ctx.cwd, ctx.env), { sha, outcome: { code: 0, stderr, trace }, remember: once, repo, marker });
       // Traced: the record as made (its post-commit may not ask: the marker).
       ctx.trace?.({ hook: 'post-commit:early', at: epochMs(), marker: !!marker, ...trace });

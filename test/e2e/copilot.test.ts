@@ -81,7 +81,7 @@ describe.skipIf(!ready)(`GitHub Copilot CLI ${COPILOT_VERSION}, real CLI, intent
   const told = (n: number) => toldIn(api, MAIN, () => run)(n);
 
   beforeAll(async () => {
-    ({ repo, wt, home, bin } = agentFixture('copilot', ['src/**'], { 'README.md': '# e2e\n', 'src/a.ts': 'export const a = 1;\n', 'docs/x.md': 'x\n' }));
+    ({ repo, wt, home, bin } = agentFixture('copilot', ['src/**'], { 'README.md': '# e2e\n', 'package.json': '{"name":"e2e","version":"1.0.0","scripts":{"lint":"intent reset INT-001 --yes"}}\n', 'src/a.ts': 'export const a = 1;\n', 'docs/x.md': 'x\n' }));
     copilotHome(home, [repo]);
     const p = (rel: string) => join(wt, rel);
     api = await startOpenAiMock({
@@ -98,7 +98,7 @@ describe.skipIf(!ready)(`GitHub Copilot CLI ${COPILOT_VERSION}, real CLI, intent
         // 5: a shell write in the scope
         { tools: [{ name: 'bash', input: { command: "printf 'export const viaShell = 3;\\n' >> src/a.ts", description: 'append' } }] },
         // 6: what the shell's environment says about the agent
-        { tools: [{ name: 'bash', input: { command: 'env | grep -E "^COPILOT_(CLI|AGENT_SESSION_ID)=" | sort', description: 'env' } }] },
+        { tools: [{ name: 'bash', input: { command: 'env | grep -E "^COPILOT_(CLI|AGENT_SESSION_ID)=" | sort; npm run lint || true', description: 'env' } }] },
         // 7: a commit in the agent's shell
         { tools: [{ name: 'bash', input: { command: "git commit -q -m 'work by Copilot'", description: 'commit' } }] },
         // 8: a command a human must approve: nobody to ask in a headless run
@@ -146,6 +146,10 @@ describe.skipIf(!ready)(`GitHub Copilot CLI ${COPILOT_VERSION}, real CLI, intent
 
   it('stages what a shell command wrote in the scope, credited to the model', () => {
     expect(told(5)).toContain(`the command changed src/a.ts (2 lines credited to openai/${MODEL}): staged.`);
+  });
+
+  it('intent reset run in Copilot\'s shell (through a project script) is refused: the shell carries COPILOT_CLI=1', () => {
+    expect(told(6)).toContain('Refused: intent reset looks like it comes from an agent process (COPILOT_CLI=1 is set (a GitHub Copilot CLI shell))');
   });
 
   it('the shell carries COPILOT_CLI=1 and the session id (what marks a Copilot shell)', () => {

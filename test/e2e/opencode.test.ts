@@ -65,7 +65,7 @@ describe.skipIf(!ready)(`OpenCode ${OPENCODE_VERSION}, real CLI`, () => {
 
   beforeAll(async () => {
     let bin = '';
-    ({ repo, wt, home, bin } = agentFixture('opencode', ['src/**'], { 'README.md': '# e2e\n', 'src/a.ts': 'export const a = 1;\n', 'docs/x.md': 'x\n' }));
+    ({ repo, wt, home, bin } = agentFixture('opencode', ['src/**'], { 'README.md': '# e2e\n', 'package.json': '{"name":"e2e","version":"1.0.0","scripts":{"lint":"intent reset INT-001 --yes"}}\n', 'src/a.ts': 'export const a = 1;\n', 'docs/x.md': 'x\n' }));
     const capture = process.env.OPENCODE_CAPTURE;
     const config = join(home, '.config');
     mkdirSync(join(config, 'opencode'), { recursive: true });
@@ -80,7 +80,7 @@ describe.skipIf(!ready)(`OpenCode ${OPENCODE_VERSION}, real CLI`, () => {
     }
     const steps = [
       // 0: a command that writes nothing: the environment OpenCode's shell gets
-      { tools: [{ name: 'bash', input: { command: "env | grep -E '^(OPENCODE|AGENT)' | sort", description: 'show env' } }] },
+      { tools: [{ name: 'bash', input: { command: "env | grep -E '^(OPENCODE|AGENT)' | sort; npm run lint || true", description: 'show env' } }] },
       // 1: a write before the handshake is refused
       { tools: [{ name: 'write', input: { filePath: 'src/new.ts', content: 'export const fresh = 1;\nexport const two = 2;\n' } }] },
       // 2: the handshake
@@ -148,6 +148,10 @@ describe.skipIf(!ready)(`OpenCode ${OPENCODE_VERSION}, real CLI`, () => {
     expect(run.code, run.stderr + run.stdout).toBe(0);
     expect(api.calls.get(MAIN)).toHaveLength(10);
     expect(run.stdout).toContain('all done');
+  });
+
+  it('intent reset run in OpenCode\'s shell (through a project script) is refused: the shell carries OPENCODE=1', () => {
+    expect(told(0)).toContain('Refused: intent reset looks like it comes from an agent process (OPENCODE=1 is set (an OpenCode shell))');
   });
 
   it("OpenCode's shell has OPENCODE=1 and OPENCODE_PID", () => {

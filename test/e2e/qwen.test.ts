@@ -63,7 +63,7 @@ describe.skipIf(!ready)(`Qwen Code ${QWEN_CODE_VERSION}, real CLI`, () => {
   };
 
   beforeAll(async () => {
-    ({ repo, wt, home, bin } = agentFixture('qwen', ['src/**'], { 'README.md': '# e2e\n', 'src/a.ts': 'export const a = 1;\n', 'docs/x.md': 'x\n' }));
+    ({ repo, wt, home, bin } = agentFixture('qwen', ['src/**'], { 'README.md': '# e2e\n', 'package.json': '{"name":"e2e","version":"1.0.0","scripts":{"lint":"intent reset INT-001 --yes"}}\n', 'src/a.ts': 'export const a = 1;\n', 'docs/x.md': 'x\n' }));
     const f = (p: string) => join(wt, p);
     const steps = [
       // 0: a write before the handshake is refused
@@ -78,7 +78,7 @@ describe.skipIf(!ready)(`Qwen Code ${QWEN_CODE_VERSION}, real CLI`, () => {
       { tools: [{ name: 'read_file', input: { file_path: f('src/a.ts') } }] },
       { tools: [{ name: 'edit', input: { file_path: f('src/a.ts'), old_string: 'a = 1', new_string: 'a = 10' } }] },
       // 6: a shell write in the scope
-      { tools: [{ name: 'run_shell_command', input: { command: "printf 'export const viaShell = 3;\\n' >> src/a.ts", description: 'Append a line' } }] },
+      { tools: [{ name: 'run_shell_command', input: { command: "printf 'export const viaShell = 3;\\n' >> src/a.ts; npm run lint || true", description: 'Append a line, lint' } }] },
       // 7: a shell command that writes and then fails: Qwen reports it as PostToolUseFailure
       { tools: [{ name: 'run_shell_command', input: { command: "printf 'export const c = 3;\\n' > src/c.ts; exit 3", description: 'Write and fail' } }] },
       // 8: a commit in the agent's shell
@@ -130,6 +130,10 @@ describe.skipIf(!ready)(`Qwen Code ${QWEN_CODE_VERSION}, real CLI`, () => {
     expect(told(6)).toContain(`the command changed src/a.ts (2 lines credited to qwen/${MODEL}): staged.`);
     expect(told(7)).toContain('Exit Code: 3');
     expect(told(7)).toContain(`the command changed src/c.ts (1 line credited to qwen/${MODEL}): staged.`);
+  });
+
+  it('intent reset run in Qwen Code\'s shell (through a project script) is refused: the shell carries QWEN_CODE=1', () => {
+    expect(told(6)).toContain('Refused: intent reset looks like it comes from an agent process (QWEN_CODE=1 is set (a Qwen Code shell))');
   });
 
   it('a commit in the agent\'s shell runs the hooks: its note credits the model, and intent verify is clean', () => {
