@@ -205,6 +205,7 @@ program
 program
   .command('notes')
   .description('notes maintenance on a server or in CI')
+  .addHelpText('after', '\nExamples:\n  intent notes fold                  # fold every refs/notes/intent/* into refs/notes/intents\n  intent notes fold --help')
   .command('fold')
   .description('fold the per-intent notes refs (refs/notes/intent/<ID>) into refs/notes/intents: added where a commit has no note, merged with the same intent\'s note, nothing else')
   .argument('[ref...]', 'the refs to fold (default: every refs/notes/intent/*)')
@@ -372,8 +373,9 @@ program
   .description('build a throw-away repository with two intents and show the whole governed flow')
   .option('--dir <dir>', 'build the demo repository here instead of a temporary directory')
   .option('--keep', 'keep the temporary repository afterwards')
-  .addHelpText('after', '\nExamples:\n  intent demo\n  intent demo --keep')
-  .action(async (opts: { dir?: string; keep?: boolean }) => (await import('./demo.js')).run({ cwd: process.cwd(), dir: opts.dir, keep: !!opts.keep }));
+  .option('--json', 'print {"ok","repo","report","governedCommits","rejected","hashesVerified","ledgerLines","chainIntact"} as JSON (the narration goes to stderr)')
+  .addHelpText('after', '\nExamples:\n  intent demo\n  intent demo --keep\n  intent demo --json')
+  .action(async (opts: { dir?: string; keep?: boolean; json?: boolean }) => (await import('./demo.js')).run({ cwd: process.cwd(), dir: opts.dir, keep: !!opts.keep, json: !!opts.json }));
 
 // Every command but those that report on the hooks themselves (and mcp, agent: protocols on stdio;
 // demo; gate: a server or CI has no local hooks) warns, in one line, when the main worktree's hooks

@@ -39,6 +39,17 @@ describe('intent demo', () => {
     expect(data.totals.lines_now.ai).toBeGreaterThan(0);
   });
 
+  it('--json: one JSON object on stdout, the narration on stderr', () => {
+    const dir = tempDir();
+    const r = run(process.execPath, [CLI, 'demo', '--dir', dir, '--json'], tempDir());
+    expect(r.status, r.stderr + r.stdout).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ ok: true, repo: expect.stringContaining(dir), chainIntact: true });
+    expect(out.governedCommits).toHaveLength(2);
+    expect(out.rejected.exitCode).not.toBe(0);
+    expect(r.stderr).toContain('Demo passed');
+  });
+
   it('--dir keeps the repository there, with its two governed commits noted', () => {
     const dir = tempDir();
     const r = run(process.execPath, [CLI, 'demo', '--dir', dir], tempDir());
