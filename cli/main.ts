@@ -80,14 +80,17 @@ program
   .option('--path <dir>', 'where to create the worktree (default: <repo>.worktrees/<id> beside the repository)')
   .option('--strict', "refuse (nothing changed) when the scope overlaps another IN_PROGRESS intent's (default: warn)")
   .option('--allow-uncommitted', "go on when the intent (or its scope) is not in the registry committed on the base (default: refuse, REGISTRY_UNCOMMITTED)")
-  .option('--json', 'print {"intent","path","branch","created"} (and "overlaps" when any) as JSON')
+  .option('--no-setup', 'leave a new worktree as git makes it: no worktreeSetup, no dependency install')
+  .option('--json', 'print {"intent","path","branch","created"} (and "overlaps", "setup" when any) as JSON')
   .addHelpText(
     'after',
     '\nPrints the worktree path alone on stdout, nothing when it fails: `wt=$(intent checkout X) && cd "$wt"` stops there.\n' +
-      'Examples:\n  wt=$(intent checkout INT-001) && cd "$wt"\n  intent checkout INT-002 --base main --json\n  intent checkout INT-003 --strict',
+      'A new worktree is made ready to run the project: the worktreeSetup setting ({"copy": [".env"], "run": "npm ci"}), or by default\n' +
+      'the lockfile\'s install (npm ci, pnpm, yarn, bun) when there is a package.json; its output goes to stderr.\n' +
+      'Examples:\n  wt=$(intent checkout INT-001) && cd "$wt"\n  intent checkout INT-002 --base main --json\n  intent checkout INT-003 --strict\n  intent checkout INT-004 --no-setup',
   )
-  .action(async (id: string, opts: { base?: string; path?: string; strict?: boolean; allowUncommitted?: boolean; json?: boolean }) =>
-    (await import('./checkout.js')).run({ cwd: process.cwd(), id, base: opts.base, path: opts.path, strict: !!opts.strict, allowUncommitted: !!opts.allowUncommitted, json: !!opts.json }));
+  .action(async (id: string, opts: { base?: string; path?: string; strict?: boolean; allowUncommitted?: boolean; setup?: boolean; json?: boolean }) =>
+    (await import('./checkout.js')).run({ cwd: process.cwd(), id, base: opts.base, path: opts.path, strict: !!opts.strict, allowUncommitted: !!opts.allowUncommitted, setup: opts.setup !== false, json: !!opts.json }));
 
 program
   .command('context')

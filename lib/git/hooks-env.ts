@@ -70,3 +70,18 @@ export function hooksPathOverridesRemoved(env: NodeJS.ProcessEnv): Record<string
   }
   return out;
 }
+
+/**
+ * `env` with git's hooks folder pointed at `dir` for everything started from it (a
+ * `GIT_CONFIG_COUNT` entry, which wins over every config file): what a project's own set-up or
+ * check runs (`npm ci` running `prepare: lefthook install`, `npm pack` running `prepare` again)
+ * installs its hooks there, not over intent's.
+ */
+export function withHooksPath(env: NodeJS.ProcessEnv, dir: string): NodeJS.ProcessEnv {
+  const out = withoutHooksPathOverrides(env);
+  const n = Number.parseInt(out.GIT_CONFIG_COUNT ?? '0', 10) || 0;
+  out[`GIT_CONFIG_KEY_${n}`] = 'core.hooksPath';
+  out[`GIT_CONFIG_VALUE_${n}`] = dir;
+  out.GIT_CONFIG_COUNT = String(n + 1);
+  return out;
+}

@@ -15,13 +15,21 @@ export interface Config {
   breakerMaxRejections?: number;
   /** The circuit breaker's window in minutes. Default 10. */
   breakerWindowMinutes?: number;
+  /**
+   * What `intent checkout` does to a new worktree so the project runs there: files to copy from the
+   * main worktree (`copy`, paths in it, e.g. ".env") and commands to run in it (`run`); `false`
+   * for nothing. Default: the lockfile's install (npm ci, pnpm, yarn, bun) when there is a
+   * package.json and no node_modules.
+   */
+  worktreeSetup?: false | { copy: string[]; run: string[] };
   /** The file the settings came from, or null for the defaults. */
   source: string | null;
 }
 
 const DEFAULTS: Config = { requireIntent: false, worktreeDir: null, source: null };
-const KEYS: Record<string, 'boolean' | 'string' | 'number'> = {
+const KEYS: Record<string, 'boolean' | 'string' | 'number' | 'setup'> = {
   requireIntent: 'boolean', worktreeDir: 'string', strictOverlap: 'boolean', breakerMaxRejections: 'number', breakerWindowMinutes: 'number',
+  worktreeSetup: 'setup',
 };
 
 /**
@@ -123,6 +131,10 @@ function validate(raw: unknown, file: string): Config {
     if (!want) {
       throw new IntentError('CONFIG_INVALID', `${file}: unknown key "${k}"; known keys are ${Object.keys(KEYS).join(', ')}.`, { file, key: k });
     }
+    if (want === 'setup') {
+      (out as unknown as Record<string, unknown>)[k] = setupOf(v, file);
+      continue;
+    }
     if (typeof v !== want) {
       throw new IntentError('CONFIG_INVALID', `${file}: "${k}" must be a ${want}, got ${JSON.stringify(v)}.`, { file, key: k });
     }
@@ -132,4 +144,23 @@ function validate(raw: unknown, file: string): Config {
     (out as unknown as Record<string, unknown>)[k] = v;
   }
   return out;
+}
+
+/** `worktreeSetup`: false, or `{ copy?: string[], run?: string | string[] }` with paths inside the worktree. */
+function setupOf(v: unknown, file: string): false | { copy: string[]; run: string[] } {
+  const bad = (why: string) => new IntentError('CONFIG_INVALID', `${file}: "worktreeSetup" ${why}, e.g. { "copy": [".env"], "run": "npm ci" }, or false for nothing.`, { file, key: 'worktreeSetup' });
+  if (v === false) return false;
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw bad(`must be false or an object, got ${JSON.stringify(v)}`);
+  const o = v as Record<string, unknown>;
+  for (const k of Object.keys(o)) if (k !== 'copy' && k !== 'run') throw bad(`has an unknown key "${k}" (known: copy, run)`);
+  const list = (x: unknown, name: string): string[] => {
+    if (x === undefined) return [];
+    const arr = typeof x === 'string' && name === 'run' ? [x] : x;
+    if (!Array.isArray(arr) || arr.some((s) => typeof s !== 'string' || !s.trim())) throw bad(`"${name}" must be a list of non-empty strings`);
+    return arr as string[];
+  };
+  const copy = list(o.copy, 'copy');
+  const outside = copy.find((p) => isAbsolute(p) || p.split(/[\\/]/).includes('..') || p.split(/[\\/]/).includes('.git'));
+  if (outside) throw bad(`"copy" names ${JSON.stringify(outside)}, which is not a path inside the worktree`);
+  return { copy, run: list(o.run, 'run') };
 }

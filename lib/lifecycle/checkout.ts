@@ -2,6 +2,7 @@ import { existsSync, readFileSync, readdirSync, realpathSync, statSync } from 'n
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { BRANCH_PREFIX, recordActiveIntent } from '../intents/active.js';
 import { loadConfig } from '../intents/config.js';
+import { prepareWorktree, type SetupResult } from './worktree-setup.js';
 import { assertNotAgent } from '../core/agent-env.js';
 import { IntentError } from '../core/errors.js';
 import { git, gitRaw, gitRawAsync } from '../git/process.js';
@@ -28,6 +29,8 @@ export interface CheckoutResult {
   overlaps: Overlap[];
   /** Whether the worktree has Claude Code's hooks (intent init --agent claude-code): a session must start at its root to load them. */
   claudeHooks: boolean;
+  /** What was done to make a new worktree run the project (worktree-setup.ts); null for a worktree that existed. */
+  setup: SetupResult | null;
 }
 
 export interface CheckoutOptions {
@@ -43,13 +46,19 @@ export interface CheckoutOptions {
   env?: NodeJS.ProcessEnv;
   /** Go on when the intent's entry (or its scope) is not committed on the base (see uncommittedError). */
   allowUncommitted?: boolean;
+  /** false: leave a new worktree as git made it (no worktreeSetup, no install). */
+  setup?: boolean;
+  /** Where the set-up commands' output goes (default: nowhere). */
+  setupOutput?: 'stderr' | 'ignore';
+  /** Told what the set-up runs, as it starts each command. */
+  progress?: (line: string) => void;
 }
 
 /**
  * Opens the worktree of intent `id` on branch `intent/<id>` (or reports the one that exists),
  * records it as that worktree's active intent and marks the intent IN_PROGRESS.
  */
-export function checkout(cwd: string, id: string, opts: CheckoutOptions = {}): Promise<CheckoutResult> {
+export async function checkout(cwd: string, id: string, opts: CheckoutOptions = {}): Promise<CheckoutResult> {
   assertNotAgent(`checkout ${id}`, opts.env);
   const repo = openRepo(cwd);
   const registryFile = orchestrationPath(repo, 'active_intents.yaml');
@@ -57,7 +66,12 @@ export function checkout(cwd: string, id: string, opts: CheckoutOptions = {}): P
   // Concurrent checkouts race inside git (`worktree list` fails while another `worktree add` is
   // half-way; `git config` fails on a held lock instead of waiting): serialise them. The registry
   // is read once, under the lock, where another checkout cannot have started an intent meanwhile.
-  return withLockAsync(join(stateDir(repo), 'checkout.lock'), () => checkoutLocked(repo, id, opts, cwd));
+  const r = await withLockAsync(join(stateDir(repo), 'checkout.lock'), () => checkoutLocked(repo, id, opts, cwd));
+  if (!r.created) return { ...r, setup: null };
+  // Outside the lock: an install takes a minute, and other checkouts need not wait for it.
+  const setting = loadConfig(repo.mainRoot, repo.mainRoot).worktreeSetup;
+  const setup = await prepareWorktree(repo, r.path, setting, { skip: opts.setup === false, output: opts.setupOutput, progress: opts.progress });
+  return { ...r, setup };
 }
 
 async function checkoutLocked(repo: Repo, id: string, opts: CheckoutOptions, cwd: string): Promise<CheckoutResult> {
@@ -137,7 +151,7 @@ async function checkoutLocked(repo: Repo, id: string, opts: CheckoutOptions, cwd
   const started = withLock(join(stateDir(repo), 'registry.lock'), () => setIntentStatus(registryFile, id, 'IN_PROGRESS', new Date(), read));
   const claude = join(path, '.claude', 'settings.json');
   const claudeHooks = existsSync(claude) && readFileSync(claude, 'utf8').includes('intent/bin/agent');
-  return { intent: id, path, branch, created, started, overlaps, claudeHooks };
+  return { intent: id, path, branch, created, started, overlaps, claudeHooks, setup: null };
 }
 
 /**

@@ -9,12 +9,12 @@ import { assertNotAgent } from '../core/agent-env.js';
 import { IntentError } from '../core/errors.js';
 import { git, gitRaw, splitNul } from '../git/process.js';
 import { appendLesson } from '../intents/lessons.js';
+import { defaultSetup, withProjectHooksKept } from './worktree-setup.js';
 import { withLock } from '../core/lock.js';
 import { registryLockPath, setIntentStatus } from '../intents/registry-edit.js';
 import { findIntent, loadRegistry, type Intent } from '../intents/registry.js';
 import { openRepo, orchestrationPath, stateDir, type Repo } from '../git/repo.js';
 import { worktreeOfBranch } from '../git/worktrees.js';
-import { hostEnv } from '../core/settings.js';
 
 /**
  * Before `done --merge`: the intent's commits that the base lacks must pass the authority check
@@ -176,7 +176,8 @@ export async function finishIntent(cwd: string, id: string, opts: DoneOptions = 
     mkdirSync(logDir, { recursive: true });
     const log = join(logDir, `${stamp}-${i + 1}.log`);
     opts.progress?.(`[${i + 1}/${checks.length}] ${command}`);
-    const r = await runCheck(command, wt, log, timeoutS * 1000);
+    // A hooks installer the check runs (npm test running npm pack running prepare: lefthook install) is undone after it.
+    const { value: r } = await withProjectHooksKept(repo, { scratch: false }, (env) => runCheck(command, wt, log, timeoutS * 1000, env));
     const passed = !r.timed_out && r.exit_code === 0;
     const run: CheckRun = { index: i + 1, command, passed, ...r, log };
     runs.push(run);
@@ -188,11 +189,13 @@ export async function finishIntent(cwd: string, id: string, opts: DoneOptions = 
         ? `did not finish within ${timeoutS} s and was stopped. If it needs longer, pass --timeout <seconds>; if it waits for input, make it not.`
         : r.exit_code !== null ? `exited with ${r.exit_code} after ${seconds(r.duration_ms)}.` : `was killed by ${r.signal} after ${seconds(r.duration_ms)}.`;
       const skipped = checks.slice(i + 1);
+      const install = defaultSetup(wt);
+      const unprepared = install ? `The worktree has no node_modules: install the dependencies there (cd ${wt} && ${install}); \`intent checkout\` does it for a new worktree (worktreeSetup in docs/lifecycle.md).\n` : '';
       throw new IntentError(
         'CHECK_FAILED',
         `Acceptance check ${i + 1} of ${checks.length} for ${id} failed: \`${command}\` ${what}\n` +
           `Its output is in ${log}${tail(log)}\n` +
-          (skipped.length ? `Not run: ${skipped.map((c) => `\`${c}\``).join(', ')}.\n` : '') +
+          (skipped.length ? `Not run: ${skipped.map((c) => `\`${c}\``).join(', ')}.\n` : '') + unprepared +
           `${id} stays IN_PROGRESS; nothing was merged or removed. Fix it in ${wt}, commit, and run \`intent done ${id}${opts.merge ? ' --merge' : ''}\` again.`,
         { intent: id, check: run, checks: runs, skipped, worktree: wt },
       );
@@ -281,12 +284,10 @@ export function acceptanceChecks(intent: Intent): string[] {
 }
 
 /** Runs `sh -c command` in `cwd` in its own process group, stdout and stderr appended to `log`. */
-function runCheck(command: string, cwd: string, log: string, timeoutMs: number): Promise<Omit<CheckRun, 'index' | 'command' | 'passed' | 'log'>> {
+function runCheck(command: string, cwd: string, log: string, timeoutMs: number, env: NodeJS.ProcessEnv): Promise<Omit<CheckRun, 'index' | 'command' | 'passed' | 'log'>> {
   const started = Date.now();
   const fd = openSync(log, 'a', 0o644);
   writeSync(fd, `$ ${command}\n# in ${cwd}, started ${new Date(started).toISOString()}, timeout ${timeoutMs / 1000} s\n`);
-  const env: NodeJS.ProcessEnv = { ...hostEnv() };
-  for (const k of ['GIT_DIR', 'GIT_INDEX_FILE', 'GIT_WORK_TREE', 'GIT_COMMON_DIR', 'GIT_PREFIX']) delete env[k];
   return new Promise((resolve, reject) => {
     let child: ReturnType<typeof spawn>;
     try {
