@@ -5,7 +5,8 @@
  * the worktree (`lefthook install`, also from `npm install`) resolves its hooks folder to this one
  * and writes here: each hook first checks, with one `test -ef` per file against hard links in
  * `hooks.ref/`, that the folder is still intent's, and if not has the runner restore it (moving
- * the installer's files to `hooks.displaced/`) and refuses the commit meanwhile.
+ * the installer's files to `hooks.displaced/`); pre-commit and prepare-commit-msg then check the
+ * commit being made, another hook that can stop git refuses it this once.
  *
  * A hook intent has none of (CHAIN_ONLY_HOOKS) is in the folder only while the repository's own
  * hooks folder has an executable one to pass on to: git starts no shell for a post-index-change of
@@ -44,6 +45,8 @@ const REPO_ONLY_HOOKS = CHAIN_ONLY_HOOKS.filter((h) => (HOOKS as readonly string
 /** The hooks that record a commit just made: a restore found there warns that it may not have been checked. */
 const RECORDING = new Set(['post-commit', 'post-merge']);
 /** Hooks that can stop what git is doing: a restore found there refuses it (the check may have been skipped). */
+/** Hooks that, in intent worktrees, run intent's whole check of the commit being made. */
+const CHECKS_COMMIT = new Set(['pre-commit', 'prepare-commit-msg']);
 const REFUSING = new Set(['applypatch-msg', 'pre-applypatch', 'pre-commit', 'pre-merge-commit', 'prepare-commit-msg', 'commit-msg', 'pre-rebase', 'pre-push', 'push-to-checkout', 'sendemail-validate']);
 
 /** The hook folder of intent worktrees (whether or not it exists). */
@@ -318,7 +321,10 @@ export function restoreWorktreeHooks(repo: Repo): WorktreeRestore {
  * stop git does: the commit may have skipped intent's check).
  */
 export function restoreMessage(hook: string, r: WorktreeRestore): { refuse: boolean; text: string } {
-  const refuse = REFUSING.has(hook);
+  // pre-commit and prepare-commit-msg (which runs pre-commit's checks in intent worktrees) go on to
+  // check this very commit once the folder is back: the commit is judged, not refused blind.
+  const checks = CHECKS_COMMIT.has(hook);
+  const refuse = REFUSING.has(hook) && !checks;
   const managers = [...new Set(r.moved.map((m) => m.manager).filter((m): m is Manager => !!m && m !== 'intent'))];
   const by = managers.length ? ` (by ${managers.join(', ')})` : '';
   const lines = [
@@ -327,6 +333,7 @@ export function restoreMessage(hook: string, r: WorktreeRestore): { refuse: bool
   if (r.moved.length) lines.push(`intent: moved aside: ${r.moved.map((m) => m.to).join(', ')}`);
   lines.push('intent: install hook managers from the main worktree: the hooks of intent worktrees run the repository\'s own hooks after intent\'s.');
   if (refuse) lines.push(`intent: ${hook} refused this time, since intent's checks may not have run: run the same git command again.`);
+  if (checks) lines.push(`intent: ${hook} checks this commit now.`);
   const unchecked = RECORDING.has(hook) ? r.restored.filter((h) => REFUSING.has(h)) : [];
   if (!refuse && unchecked.length) {
     // The hook that checks a commit before it is made was not intent's: this one was not checked.

@@ -181,18 +181,30 @@ describe('hooks intent has none of, in the hook folder of intent worktrees', () 
     expect(marksOf(marks)).toContain('husky-post-index-change');
   });
 
-  it('an installer writing into the folder is still found: its post-index-change is moved aside (the commit refused once), one deleting ours is undone', () => {
+  it('an installer writing into the folder is still found: its post-index-change is moved aside (the commit then checked, not refused blind), one deleting ours is undone', () => {
     const { repo, wt, marks } = setup();
     // An installer's post-index-change where the repository has none.
     markingHook(join(folder(repo), 'post-index-change'), marks, 'installer');
     writeFiles(wt, { 'src/a.ts': 'export const a = 1;\n' });
     git(wt, 'add', 'src/a.ts');
-    const refused = run('git', ['commit', '-q', '-m', 'change 1'], wt);
-    expectRefused(refused, 'were changed by another installer', 'the commit after an installer wrote into the folder');
-    expect(refused.stderr).toContain('post-index-change');
+    const restored = run('git', ['commit', '-q', '-m', 'change 1'], wt);
+    expect(restored.status, restored.stderr).toBe(0);
+    expect(restored.stderr).toContain('were changed by another installer');
+    expect(restored.stderr).toContain('post-index-change');
+    expect(restored.stderr).toContain('checks this commit now');
     expect(here(repo, 'post-index-change')).toBe(false);
     expect(readdirSync(join(repo, '.git', 'intent', 'hooks.displaced')).some((f) => f.startsWith('post-index-change.'))).toBe(true);
-    expect(hooksRun(wt, ['commit', '-q', '-m', 'change 1'])).toContain('prepare-commit-msg');
+    // The same with an out-of-scope path staged: checked, and refused as such.
+    markingHook(join(folder(repo), 'post-index-change'), marks, 'installer');
+    writeFiles(wt, { 'docs/out.md': 'out\n' });
+    git(wt, 'add', 'docs/out.md');
+    const outside = run('git', ['commit', '-q', '-m', 'outside'], wt);
+    expectRefused(outside, 'not authorized to edit docs/out.md', 'an out-of-scope commit after an installer wrote into the folder');
+    expect(outside.stderr).toContain('were changed by another installer');
+    git(wt, 'reset', '-q', 'HEAD', '--', 'docs/out.md');
+    rmSync(join(wt, 'docs/out.md'));
+    add(wt, 11);
+    expect(hooksRun(wt, ['commit', '-q', '-m', 'change 11'])).toContain('prepare-commit-msg');
     // One that replaces the hook of intent's that checks a commit: that commit is not checked, but
     // post-commit finds the folder changed, restores it and says so loudly; the note records the
     // commit (an out-of-scope path among its violations), and the next commit is checked.

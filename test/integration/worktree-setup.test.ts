@@ -95,6 +95,26 @@ describe('the worktree intent checkout makes runs the project', () => {
     outOfScopeRefused(other.path, 'src/a.ts');
   }, 180_000);
 
+  it('npm ci run by hand in a worktree (prepare: lefthook install rewrites the hooks folder): the next out-of-scope commit is still refused', () => {
+    const repo = project('true');
+    const co = intent(repo, ['checkout', 'INT-001', '--no-setup', '--json'], ENV);
+    const wt = JSON.parse(co.stdout).path as string;
+    const ci = run('npm', ['ci', '--no-audit', '--no-fund'], wt, ENV);
+    expect(ci.status, ci.stderr).toBe(0);
+    // lefthook moved intent's pre-commit aside; intent's prepare-commit-msg finds it, puts the folder back and checks the commit.
+    outOfScopeRefused(wt, 'docs/x.md');
+    // Again, and an in-scope commit: checked and made at the first attempt, with its note, the project's own lefthook hook run too.
+    expect(run('npm', ['ci', '--no-audit', '--no-fund'], wt, ENV).status).toBe(0);
+    writeFiles(wt, { 'src/a.ts': 'export const a = 3;\n' });
+    git(wt, 'add', 'src/a.ts');
+    const ok = run('git', ['commit', '-q', '-m', 'in scope after npm ci'], wt, ENV);
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(ok.stderr).toContain('prepare-commit-msg checks this commit now');
+    expect(ok.stdout + ok.stderr).toContain('lefthook-pre-commit-ran');
+    expect(git(wt, 'log', '-1', '--format=%s')).toBe('in scope after npm ci\n');
+    expect(git(wt, 'notes', '--ref=refs/notes/intents', 'list', 'HEAD').trim()).not.toBe('');
+  }, 120_000);
+
   it('a failed set-up keeps the worktree and says how to finish it; a failed check in an unprepared worktree says what to install', async () => {
     const repo = project('npm test');
     writeFiles(repo, { '.intentrc.json': JSON.stringify({ worktreeSetup: { copy: ['vendor/dep/cli.js', 'missing.env'], run: ['exit 3'] } }) + '\n' });
