@@ -1,5 +1,5 @@
 import { checkout } from '../lib/lifecycle/index.js';
-import { describeOverlap } from '../lib/intents/index.js';
+import { describeOverlap, registryCommitMessage } from '../lib/intents/index.js';
 import { emit } from './output.js';
 
 /** `intent checkout <id>`: prints the worktree path (alone on stdout, nothing on failure, so `wt=$(intent checkout X) && cd "$wt"` stops at a failure). */
@@ -16,7 +16,7 @@ export async function run(opts: { cwd: string; id: string; base?: string; path?:
     if (r.started) {
       // The first push of the branch is judged by the server's main: it must have the intent IN_PROGRESS.
       process.stderr.write(`intent: before ${r.branch} is first pushed, commit that status on the branch you started from and push it ` +
-        `(git add .orchestration && git commit -m "${r.intent} in progress" && intent push): the server accepts ${r.branch} once its main has ${r.intent} IN_PROGRESS.\n`);
+        `(git add .orchestration && git commit -m "${registryCommitMessage(r.path, 'start', r.intent)}" && intent push): the server accepts ${r.branch} once its main has ${r.intent} IN_PROGRESS.\n`);
     }
     if (r.claudeHooks) process.stderr.write(`intent: start the agent at the worktree root (${r.path}): Claude Code started in a subdirectory does not load the intent hooks of .claude/settings.json.\n`);
     const s = r.setup;

@@ -1,4 +1,5 @@
 import { init } from '../lib/lifecycle/index.js';
+import { registryCommitMessage } from '../lib/intents/index.js';
 import { emit } from './output.js';
 
 /** INT-001, or the number after the highest INT-<n> the registry has. */
@@ -39,7 +40,7 @@ export function run(opts: { cwd: string; json: boolean; agents: string[] }): voi
       lines.push(
         'Next: add an intent and commit the registry (verify and the server judge every commit by the registry in the history), then open its worktree:',
         `  intent new ${id} --name "What it is for" --scope "src/feature/**" --acceptance-check "npm test"`,
-        `  git add .orchestration && git commit -m "Register ${id}"`,
+        `  git add .orchestration && git commit -m "${registryCommitMessage(r.root, 'register', id)}"`,
         `  wt=$(intent checkout ${id}) && cd "$wt"`,
       );
     }

@@ -1,10 +1,12 @@
 import { newIntent } from '../lib/lifecycle/index.js';
+import { registryCommitMessage } from '../lib/intents/index.js';
+import { dirname } from 'node:path';
 import { emit } from './output.js';
 
 /** `intent new <id> --name … --scope …`: adds a PENDING intent to the registry and prints the next steps. */
 export function run(opts: { cwd: string; id: string; name: string; scope: string[]; constraint: string[]; acceptanceCheck: string[]; json: boolean }): void {
   const r = newIntent(opts.cwd, { id: opts.id, name: opts.name, owned_scope: opts.scope, constraints: opts.constraint, acceptance_checks: opts.acceptanceCheck });
-  const commit = `git add ${r.orchestrationRelative} && git commit -m "Register ${r.intent.id}"`;
+  const commit = `git add ${r.orchestrationRelative} && git commit -m "${registryCommitMessage(dirname(dirname(r.registry)), 'register', r.intent.id)}"`;
   const checkout = `wt=$(intent checkout ${r.intent.id}) && cd "$wt"`;
   emit(opts.json, { intent: r.intent, registry: r.registry, next: [commit, checkout] }, () =>
     [

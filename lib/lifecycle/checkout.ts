@@ -3,6 +3,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { BRANCH_PREFIX, recordActiveIntent } from '../intents/active.js';
 import { loadConfig } from '../intents/config.js';
 import { prepareWorktree, type SetupResult } from './worktree-setup.js';
+import { registryCommitMessage } from '../intents/commit-style.js';
 import { assertNotAgent } from '../core/agent-env.js';
 import { IntentError } from '../core/errors.js';
 import { git, gitRaw, gitRawAsync } from '../git/process.js';
@@ -191,7 +192,7 @@ function assertCommitted(shown: { status: number; stdout: string }, base: string
     'REGISTRY_UNCOMMITTED',
     `${what} intent verify, the pre-push hook and the server judge every commit by the registry in the history, so this work would be refused after the merge (SCOPE_NOT_IN_REGISTRY). Nothing was changed.\n` +
       `Commit the registry first${label === 'HEAD' ? '' : ` on ${label}`}, then check out again:\n` +
-      `  git add ${fromCwd} && git commit -m "Register ${intent.id}"\n` +
+      `  git add ${fromCwd} && git commit -m "${registryCommitMessage(dirname(dirname(registryFile)), 'register', intent.id)}"\n` +
       `  intent checkout ${intent.id}\n` +
       `(--allow-uncommitted goes on without it.)`,
     { intent: intent.id, base: label, commit: base, path: registryFile, committed: committed ? committed.owned_scope : null, scope: intent.owned_scope },

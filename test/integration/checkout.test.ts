@@ -396,4 +396,15 @@ describe('intent checkout', () => {
     expect(c.status, c.stderr).toBe(0);
     expect(c.stderr).toContain(`intent: start the agent at the worktree root (${c.stdout.trim()}): Claude Code started in a subdirectory does not load the intent hooks`);
   });
+
+  it('suggests commit messages in the project\'s convention: Conventional Commits where commitlint is configured', () => {
+    const plain = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], { 'src/a.ts': 'a\n' });
+    expect(intent(plain, ['new', 'INT-002', '--name', 'Two', '--scope', 'docs/**']).stdout).toContain('git commit -m "Register INT-002"');
+    expect(intent(plain, ['checkout', 'INT-001']).stderr).toContain('git commit -m "INT-001 in progress"');
+    const linted = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], { 'src/a.ts': 'a\n', 'commitlint.config.js': "export default { extends: ['@commitlint/config-conventional'] };\n" });
+    expect(intent(linted, ['new', 'INT-002', '--name', 'Two', '--scope', 'docs/**']).stdout).toContain('git commit -m "chore: register INT-002"');
+    expect(intent(linted, ['checkout', 'INT-001']).stderr).toContain('git commit -m "chore: mark INT-001 in progress"');
+    const pkg = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], { 'src/a.ts': 'a\n', 'package.json': JSON.stringify({ name: 'p', commitlint: { extends: ['@commitlint/config-conventional'] } }) });
+    expect(intent(pkg, ['new', 'INT-002', '--name', 'Two', '--scope', 'docs/**']).stdout).toContain('"chore: register INT-002"');
+  });
 });
