@@ -109,6 +109,19 @@ describe('the adapter: an agent-shaped session ending in one commit', () => {
     expectValid(noteOf(wt)!.record);
   });
 
+  it('expectedSha256: null means "this file must not exist yet": an existing file is refused as stale, left as it was and not staged', () => {
+    const { wt } = setup();
+    const before = readFileSync(join(wt, 'src/auth/login.ts'));
+    const stale = refusal(() => writeFile(req(wt, 'src/auth/login.ts', 'clobber\n', { expectedSha256: null })));
+    expect(stale.code).toBe('STALE_FILE');
+    expect(stale.message).toContain('Stale File: src/auth/login.ts changed since it was read (expected no file, found sha256:');
+    expect(readFileSync(join(wt, 'src/auth/login.ts'))).toEqual(before);
+    expect(git(wt, 'diff', '--cached', '--name-only')).toBe('');
+    // A new file with null goes through.
+    writeFile(req(wt, 'src/auth/fresh.ts', 'new\n', { expectedSha256: null }));
+    expect(readFileSync(join(wt, 'src/auth/fresh.ts'), 'utf8')).toBe('new\n');
+  });
+
   it('refuses paths that leave the worktree, through .., absolute paths and symlinks', () => {
     const { wt } = setup();
     const elsewhere = tempDir();

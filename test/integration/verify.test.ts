@@ -107,6 +107,38 @@ describe('intent verify', () => {
     expect(broken[0].message).toMatch(/agent_trace\.jsonl:3: the hash chain is broken/);
   });
 
+  it('the ledger\'s first line is a link of the chain too: removing it is LEDGER_BROKEN at the new first line', () => {
+    const repo = governedRepo([{ id: 'INT-001', status: 'IN_PROGRESS', scope: ['src/**'] }], { 'src/a.ts': 'a\n' });
+    const wt = checkoutIntent(repo, 'INT-001');
+    for (const v of [1, 2]) {
+      writeFiles(wt, { 'src/a.ts': `a ${v}\n` });
+      git(wt, 'commit', '-q', '-am', `edit ${v}`);
+    }
+    expect(verifyJson(wt).status).toBe(0);
+    const ledger = join(repo, '.orchestration', 'agent_trace.jsonl');
+    const lines = readFileSync(ledger, 'utf8').split('\n');
+    expect(lines.filter(Boolean)).toHaveLength(2);
+    writeFileSync(ledger, lines.slice(1).join('\n'));
+    const { status, out } = verifyJson(wt, ['--all']);
+    expect(status).toBe(1);
+    const broken = out.findings.filter((f: any) => f.code === 'LEDGER_BROKEN');
+    expect(broken).toHaveLength(1);
+    expect(broken[0].message).toMatch(/agent_trace\.jsonl:1: the hash chain is broken: prev_line_sha256 is [0-9a-f]{64}, line 0 hashes to null/);
+  });
+
+  it('a rename whose source is out of scope is a scope violation, also when the commit skipped the hooks and was repaired', () => {
+    const repo = governedRepo([{ id: 'INT-001', status: 'IN_PROGRESS', scope: ['src/**'] }], { 'docs/guide.md': '# guide\nline\n', 'src/a.ts': 'a\n' });
+    const wt = checkoutIntent(repo, 'INT-001');
+    git(wt, 'mv', 'docs/guide.md', 'src/guide.md');
+    const sha = bypassCommit(wt, ['-q', '-m', 'move the guide into src']);
+    // git sees the rename (the source, docs/guide.md, is the out-of-scope side).
+    expect(git(wt, 'show', '--name-status', '-M', '--format=', sha).trim()).toMatch(/^R100\tdocs\/guide\.md\tsrc\/guide\.md$/);
+    const { status, out } = verifyJson(wt, ['HEAD~1..HEAD']);
+    expect(status).toBe(1);
+    const scope = out.findings.filter((f: any) => f.code === 'SCOPE_VIOLATION');
+    expect(scope.map((f: any) => [f.commit, f.path])).toEqual([[sha, 'docs/guide.md']]);
+  });
+
   it('reports an unparsable note and usage errors without crashing', () => {
     const { wt, shas } = history();
     git(wt, 'notes', '--ref=intents', 'add', '-f', '-m', 'garbage', shas[0]);
