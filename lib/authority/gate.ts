@@ -10,7 +10,7 @@ import { METADATA_KEY, NOTES_REF } from '../core/version.js';
 import type { TraceRecord } from '../trace/record.js';
 import { nextStep, type GateCode } from './codes.js';
 import { listNewCommits, nonNotesCommits, notesChanges, reachableFrom, readNotesFor, refsContaining, unreachedFrom, type NewCommit } from './objects.js';
-import { readBasePolicy, REGISTRY_FILE, type BasePolicy } from './policy.js';
+import { identityKey, readBasePolicy, REGISTRY_FILE, type BasePolicy } from './policy.js';
 
 export type { GateCode } from './codes.js';
 
@@ -127,7 +127,8 @@ function context(cwd: string, opts: GateOptions): Ctx {
   const before = readBasePolicy(cwd, opts.base);
   const pusher = opts.pusher?.trim() || null;
   const agents = before.authority.agents;
-  const role: 'human' | 'agent' = pusher !== null && agents.has(pusher) ? 'agent' : 'human';
+  const key = pusher !== null ? identityKey(before.authority, pusher) : null;
+  const role: 'human' | 'agent' = key !== null && agents.has(key) ? 'agent' : 'human';
   const protectedTips = opts.settled ?? before.authority.protectedBranches.map((b) => `refs/heads/${b}`)
     .filter((r) => gitRaw(['rev-parse', '--verify', '--quiet', `${r}^{commit}`], { cwd }).status === 0);
   const advanced = role === 'human' && !opts.local ? baseAdvance(cwd, opts, before) : null;
@@ -136,7 +137,7 @@ function context(cwd: string, opts: GateOptions): Ctx {
   const label = opts.baseLabel ?? opts.base;
   const notesUpdates = opts.updates.filter((u) => isNotesRef(u.ref));
   return {
-    cwd, opts, policy, pusher, role, allowed: role === 'agent' ? agents.get(pusher!)! : null,
+    cwd, opts, policy, pusher, role, allowed: role === 'agent' ? agents.get(key!)! : null,
     baseName: opts.base.replace(/^refs\/(heads|remotes\/[^/]+)\//, ''), label: advanced ? `${label} as this push leaves it` : label, protectedTips,
     notesUpdate: notesUpdates.length === 1 ? notesUpdates[0] : null,
   };

@@ -11,5 +11,5 @@
  */
 export { gate, intentOfNotesRef, intentOfRef, isNotesRef, type GateCode, type GateFinding, type GateOptions, type GateResult, type RefUpdate } from './gate.js';
 export { nextStep, type AuthorityCode } from './codes.js';
-export { AUTHORITY_FILE, parseAuthority, pusherFromEnv, readBasePolicy } from './policy.js';
+export { AUTHORITY_FILE, identityKey, parseAuthority, pusherFromEnv, readBasePolicy } from './policy.js';
 export { parseUpdates, runGate, type GateRequest } from './run.js';

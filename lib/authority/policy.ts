@@ -11,8 +11,19 @@ export const IGNORE_FILE = '.orchestration/.intentignore';
 export interface AuthorityConfig {
   /** Branch names (without refs/heads/) that may not be deleted or rewritten. Default ["main"]. */
   protectedBranches: string[];
-  /** Agent identity → the intent ids it may push (`*`: any). */
+  /** Agent identity (as identityKey gives it) → the intent ids it may push (`*`: any). */
   agents: Map<string, string[]>;
+  /**
+   * How the host compares logins (`identity_case`): `insensitive` (the default: GitHub, GitLab and
+   * most authenticating front ends take `Agent-1` and `agent-1` for one account, so a listed agent
+   * cannot push as a human by changing the case of its name), or `sensitive`.
+   */
+  identityCase: 'insensitive' | 'sensitive';
+}
+
+/** The key an identity is listed and looked up by: case-folded (NFC, lower case) unless identity_case is sensitive. */
+export function identityKey(config: Pick<AuthorityConfig, 'identityCase'>, name: string): string {
+  return config.identityCase === 'sensitive' ? name : name.normalize('NFC').toLowerCase();
 }
 
 /** Everything the authority trusts, read from one commit of the protected base branch. */
@@ -28,12 +39,12 @@ export interface BasePolicy {
   authorityProblem: string | null;
 }
 
-const SERVER_IDENTITY_VARS = ['REMOTE_USER', 'GL_USERNAME', 'GITEA_PUSHER_NAME', 'GOGS_AUTH_USER_NAME', 'GITHUB_ACTOR', 'GITLAB_USER_LOGIN', 'BITBUCKET_STEP_TRIGGERER_UUID'];
+const SERVER_IDENTITY_VARS = ['REMOTE_USER', 'GL_USERNAME', 'GL_USER', 'GITEA_PUSHER_NAME', 'GOGS_AUTH_USER_NAME', 'GITHUB_ACTOR', 'GITLAB_USER_LOGIN', 'BITBUCKET_STEP_TRIGGERER_UUID'];
 
 /**
  * The pusher's identity as the host authenticated it: the variables git servers and CI systems
  * give their hooks and jobs (`REMOTE_USER` for git http-backend behind an authenticating front
- * end, GitLab's `GL_USERNAME`, Gitea's `GITEA_PUSHER_NAME`, Gogs, GitHub Actions' `GITHUB_ACTOR`,
+ * end, GitLab's `GL_USERNAME`, gitolite's `GL_USER`, Gitea's `GITEA_PUSHER_NAME`, Gogs, GitHub Actions' `GITHUB_ACTOR`,
  * GitLab CI's `GITLAB_USER_LOGIN`), or null.
  */
 export function pusherFromEnv(env: NodeJS.ProcessEnv): { name: string; from: string } | null {
@@ -71,7 +82,7 @@ export function readBasePolicy(cwd: string, baseRev: string): BasePolicy {
 
 /** Parses `authority.yaml` (absent: no agents, `main` protected). Pure. */
 export function parseAuthority(text: string | undefined): { config: AuthorityConfig; problem: string | null } {
-  const config: AuthorityConfig = { protectedBranches: ['main'], agents: new Map() };
+  const config: AuthorityConfig = { protectedBranches: ['main'], agents: new Map(), identityCase: 'insensitive' };
   if (text === undefined || text.trim() === '') return { config, problem: null };
   let raw: unknown;
   try {
@@ -97,10 +108,23 @@ export function parseAuthority(text: string | undefined): { config: AuthorityCon
         }
         config.agents.set(who, list.map((i: string) => i.trim()));
       }
+    } else if (k === 'identity_case') {
+      if (v !== 'insensitive' && v !== 'sensitive') return { config, problem: `${AUTHORITY_FILE}: identity_case must be "insensitive" (the default) or "sensitive", as the host compares logins` };
+      config.identityCase = v;
     } else {
-      return { config, problem: `${AUTHORITY_FILE}: unknown key "${k}"; known keys are agents, protected_branches` };
+      return { config, problem: `${AUTHORITY_FILE}: unknown key "${k}"; known keys are agents, protected_branches, identity_case` };
     }
   }
+  // Listed by the key they are looked up by; two entries that the host takes for one login are refused.
+  const keyed = new Map<string, string[]>();
+  const named = new Map<string, string>();
+  for (const [who, ids] of config.agents) {
+    const key = identityKey(config, who);
+    if (named.has(key)) return { config, problem: `${AUTHORITY_FILE}: agents lists "${named.get(key)}" and "${who}", one login for a host that ignores case (identity_case: ${config.identityCase}); list it once` };
+    named.set(key, who);
+    keyed.set(key, ids);
+  }
+  config.agents = keyed;
   return { config, problem: null };
 }
 

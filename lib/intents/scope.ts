@@ -1,7 +1,14 @@
 import { braceExpand, GLOBSTAR, Minimatch } from 'minimatch';
 import { matchName } from '../git/paths.js';
 
-const MM_OPTIONS = { dot: true, nocomment: true, nonegate: true, optimizationLevel: 2 } as const;
+/**
+ * `noext`: no extglobs (`+(a|b)`): minimatch compiles them to nested quantifiers, whose matching
+ * takes exponential time in the length of a file name (`src/**\/+(*.ts|*.js)` against a 100-character
+ * name: seconds, then minutes). The registry refuses them (globProblem); a glob that reaches a
+ * matcher some other way (a note's recorded scope) is matched with its parentheses as literal text.
+ * Braces (`*.{ts,js}`) expand to plain globs, matched in linear time.
+ */
+const MM_OPTIONS = { dot: true, nocomment: true, nonegate: true, noext: true, optimizationLevel: 2 } as const;
 
 /** A compiled `owned_scope`: positive globs grant, `!` globs take back (negations always win). */
 export interface Scope {
@@ -34,6 +41,9 @@ export function globProblem(raw: unknown): string | null {
   if (glob.startsWith('!')) return 'has a double negation';
   if (glob.length > MAX_GLOB_CHARS) return `is ${glob.length} characters long; at most ${MAX_GLOB_CHARS} are allowed`;
   if (/[\0\n\r]/.test(glob)) return 'contains a control character';
+  if (/[?*+@!]\(/.test(glob)) {
+    return 'uses an extglob pattern (+(…), *(…), ?(…), @(…) or !(…)), whose matching can take exponential time on a long file name; write the alternatives with braces instead, e.g. "src/**/*.{ts,js}"';
+  }
   let mm: Minimatch;
   try {
     mm = new Minimatch(normalise(glob), MM_OPTIONS);

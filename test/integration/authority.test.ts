@@ -195,6 +195,13 @@ describe('class 1: the identity is chosen by the agent', () => {
     }
   });
 
+  it('an agent\'s login in another case (the host takes AGENT-1 for agent-1) is still that agent, not a human', () => {
+    fresh();
+    const c = commitFast(wt, { 'src/a.ts': 'a\ncase\n' }, 'case');
+    expectRefused(push(wt, 'AGENT-1', ['HEAD:refs/heads/main']), 'REF_NOT_ALLOWED', c);
+    expectRefused(push(wt, 'Agent-1', ['HEAD:refs/heads/intent/INT-003', 'refs/notes/intents']), 'REF_NOT_ALLOWED', c);
+  });
+
   it('a push without an identity, once agents are listed', () => {
     fresh();
     const c = commitFast(wt, { 'src/a.ts': 'a\nanon\n' }, 'anonymous');

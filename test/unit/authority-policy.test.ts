@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { intentOfRef, parseAuthority, parseUpdates, pusherFromEnv } from '../../lib/authority/index.js';
+import { identityKey, intentOfRef, parseAuthority, parseUpdates, pusherFromEnv } from '../../lib/authority/index.js';
 
 describe('authority.yaml', () => {
   it('defaults to no agents and main protected; reads agents and protected branches', () => {
-    expect(parseAuthority(undefined)).toEqual({ config: { protectedBranches: ['main'], agents: new Map() }, problem: null });
+    expect(parseAuthority(undefined)).toEqual({ config: { protectedBranches: ['main'], agents: new Map(), identityCase: 'insensitive' }, problem: null });
     const r = parseAuthority('protected_branches: [main, refs/heads/release]\nagents:\n  bot-1: ["INT-001", "INT-002"]\n  bot-2: "*"\n');
     expect(r.problem).toBeNull();
     expect(r.config.protectedBranches).toEqual(['main', 'release']);
@@ -16,6 +16,20 @@ describe('authority.yaml', () => {
     expect(parseAuthority('protected_branches: main\n').problem).toMatch(/protected_branches must be a list/);
     expect(parseAuthority('agent: {}\n').problem).toMatch(/unknown key "agent"/);
     expect(parseAuthority('agents: [\n').problem).toMatch(/not valid YAML/);
+    expect(parseAuthority('identity_case: upper\n').problem).toMatch(/identity_case must be "insensitive" \(the default\) or "sensitive"/);
+  });
+
+  it('compares identities as the host does: case-folded by default (Agent-1 listed, agent-1 pushing is that agent), as written with identity_case: sensitive', () => {
+    const folded = parseAuthority('agents:\n  Agent-1: ["INT-001"]\n');
+    expect(folded.problem).toBeNull();
+    expect(identityKey(folded.config, 'agent-1')).toBe(identityKey(folded.config, 'AGENT-1'));
+    expect(folded.config.agents.get(identityKey(folded.config, 'agent-1'))).toEqual(['INT-001']);
+    // Two entries one login: refused, naming both.
+    expect(parseAuthority('agents:\n  bot: ["INT-001"]\n  BOT: ["INT-002"]\n').problem).toMatch(/lists "bot" and "BOT", one login/);
+    const exact = parseAuthority('identity_case: sensitive\nagents:\n  Agent-1: ["INT-001"]\n  agent-1: ["INT-002"]\n');
+    expect(exact.problem).toBeNull();
+    expect(exact.config.agents.get(identityKey(exact.config, 'Agent-1'))).toEqual(['INT-001']);
+    expect(exact.config.agents.get(identityKey(exact.config, 'AGENT-1'))).toBeUndefined();
   });
 });
 
@@ -25,6 +39,8 @@ describe('the pusher and the pushed refs', () => {
     expect(pusherFromEnv({ REMOTE_USER: ' ', GL_USERNAME: 'gl' })).toEqual({ name: 'gl', from: 'GL_USERNAME' });
     expect(pusherFromEnv({ GITHUB_ACTOR: 'gh', REMOTE_USER: 'web' })).toEqual({ name: 'web', from: 'REMOTE_USER' });
     expect(pusherFromEnv({ GITEA_PUSHER_NAME: 'tea' })?.name).toBe('tea');
+    // gitolite gives its hooks GL_USER.
+    expect(pusherFromEnv({ GL_USER: 'agent-1' })).toEqual({ name: 'agent-1', from: 'GL_USER' });
   });
 
   it('parses pre-receive input and names intent refs', () => {
