@@ -85,18 +85,42 @@ function normalise(glob: string): string {
 export function compileScope(globs: readonly string[]): Scope {
   const pos: Matcher[] = [];
   const neg: Matcher[] = [];
+  // The negations again, case- and Unicode-folded: on a checkout that folds names (macOS, Windows),
+  // src/a/SECRET/ or an NFD spelling is the excluded src/a/secret/, so those twins are excluded too.
+  const foldedNeg: Matcher[] = [];
   for (const g of globs) {
-    if (g.startsWith('!')) neg.push(compiled(normalise(g.slice(1))));
-    else pos.push(compiled(normalise(g)));
+    if (g.startsWith('!')) {
+      neg.push(compiled(normalise(g.slice(1))));
+      foldedNeg.push(compiled(fold(normalise(g.slice(1)))));
+    } else pos.push(compiled(normalise(g)));
   }
   return {
     globs,
     starts: pos.flatMap((m) => m.starts),
     matches(path: string): boolean {
       const clean = isCleanPath(path);
-      return pos.some((m) => m.match(path, clean)) && !neg.some((m) => m.match(path, clean));
+      if (!pos.some((m) => m.match(path, clean)) || neg.some((m) => m.match(path, clean))) return false;
+      if (!foldedNeg.length || !FOLDABLE.test(path)) return true;
+      const folded = fold(path);
+      return !foldedNeg.some((m) => m.match(folded, isCleanPath(folded)));
     },
   };
+}
+
+/** A name a case- or Unicode-folding file system may take for another: upper case, or anything not ASCII. */
+const FOLDABLE = /[A-Z\u0080-\uffff]/;
+
+/** A name as a folding file system compares it: NFC, lower case. */
+export function fold(name: string): string {
+  return name.normalize('NFC').toLowerCase();
+}
+
+/**
+ * A path component git itself refuses to check out (fsck's hasDotgit): `.git` in any case, with
+ * trailing dots or spaces (Windows drops them), or its NTFS short name `git~1`.
+ */
+export function isDotGit(component: string): boolean {
+  return /^\.git[. ]*$/i.test(component) || /^git~\d+$/i.test(component);
 }
 
 interface Matcher {
@@ -194,8 +218,9 @@ export function parseIgnoreFile(text: string): string[] {
 
 /**
  * The paths of `paths` that the intent may not touch, in input order. With `protectOrchestration`
- * (commits from an intent worktree) nothing under `.orchestration/` is allowed, whatever the scope
- * says: an agent must not widen its own scope.
+ * (commits from an intent worktree) nothing under `.orchestration/` (in any case) is allowed,
+ * whatever the scope says: an agent must not widen its own scope. A path with a `.git` component
+ * is never allowed.
  */
 export function outOfScope(
   paths: readonly string[],
@@ -206,7 +231,10 @@ export function outOfScope(
   const bad: string[] = [];
   for (const p of paths) {
     const name = matchName(p);
-    if (protectOrchestration && (name === '.orchestration' || name.startsWith('.orchestration/'))) { bad.push(p); continue; }
+    // A `.git` in the path is refused whatever the scope (git refuses to check it out; it would be a repository's config).
+    if (name.split('/').some(isDotGit)) { bad.push(p); continue; }
+    const top = FOLDABLE.test(name) ? fold(name) : name;
+    if (protectOrchestration && (top === '.orchestration' || top.startsWith('.orchestration/'))) { bad.push(p); continue; }
     if (ignore && ignore.matches(name)) continue;
     if (!scope.matches(name)) bad.push(p);
   }

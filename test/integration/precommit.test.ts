@@ -232,6 +232,14 @@ describe('pre-commit: renames, deletions, negations, .intentignore, .orchestrati
     committed(repo, wt, ['-q', '-m', 'in scope next to the negation']);
   });
 
+  it('refuses the twins a folding checkout takes for excluded paths: an excluded folder in another case, .ORCHESTRATION/, a .git folder', () => {
+    const { repo, wt } = authRepo(['src/auth/**', '!src/auth/legacy/**']);
+    writeFiles(wt, { 'src/auth/LEGACY/key.ts': 'k\n', 'src/auth/Legacy/x.ts': 'x\n', '.ORCHESTRATION/active_intents.yaml': 'active_intents: []\n' });
+    git(wt, 'add', '-A');
+    const err = refused(repo, wt, ['-q', '-m', 'twins']);
+    expect(violationLines(err).sort()).toEqual([violation('.ORCHESTRATION/active_intents.yaml'), violation('src/auth/LEGACY/key.ts'), violation('src/auth/Legacy/x.ts')]);
+  });
+
   it(".intentignore in the main worktree's .orchestration/ exempts paths; the worktree's copy does not govern", () => {
     const { repo, wt } = authRepo(['src/auth/**'], { 'package-lock.json': '{}\n' });
     // The template lists package-lock.json.

@@ -222,3 +222,21 @@ describe('globs that cannot match in exponential time', () => {
     expect(outOfScope(['src/+(x.ts|y.js)'], scope, null, false)).toEqual([]);
   }, 20_000); // (milliseconds when linear; with extglobs on, it does not finish)
 });
+
+describe('twins a folding file system takes for a path the scope excludes', () => {
+  const scope = compileScope(['src/**', '!src/a/secret/**', '!src/café/**']);
+
+  it('an excluded folder in another case or Unicode form is excluded too', () => {
+    expect(outOfScope(['src/a/SECRET/key.txt', 'src/a/Secret/key.txt', 'src/cafe\u0301/x.ts', 'src/CAFÉ/x.ts'], scope, null, false))
+      .toEqual(['src/a/SECRET/key.txt', 'src/a/Secret/key.txt', 'src/cafe\u0301/x.ts', 'src/CAFÉ/x.ts']);
+    expect(outOfScope(['src/a/secrets.ts', 'src/b/SECRET/k.txt', 'src/CAFE/x.ts'], scope, null, false)).toEqual([]);
+  });
+
+  it('.orchestration/ in another case is the registry folder; a .git component is never allowed', () => {
+    const all = compileScope(['**']);
+    expect(outOfScope(['.ORCHESTRATION/active_intents.yaml', '.Orchestration/x'], all, null, true)).toEqual(['.ORCHESTRATION/active_intents.yaml', '.Orchestration/x']);
+    expect(outOfScope(['.ORCHESTRATION/active_intents.yaml'], all, null, false)).toEqual([]);
+    expect(outOfScope(['src/a/.git/config', 'src/.GIT/hooks/pre-commit', 'x/.git./config', 'x/GIT~1/config', 'src/.gitignore', 'src/.github/x'], all, null, false))
+      .toEqual(['src/a/.git/config', 'src/.GIT/hooks/pre-commit', 'x/.git./config', 'x/GIT~1/config']);
+  });
+});
