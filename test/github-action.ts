@@ -15,16 +15,18 @@ export function actionSteps(): Step[] {
 
 /**
  * Runs the action's check in `cwd` (a clone as actions/checkout leaves it) for one event: a
- * `pull_request_target` (`pr`) or a `push` (`push`).
+ * `pull_request_target` (`pr`) or a `push` (`push`). `author` is the pull request's author (or
+ * the push's pusher) in the payload, `actor` GITHUB_ACTOR (who triggered the event); by default the same.
  */
 export function runGateAction(
   cwd: string,
   event: { name: 'pull_request_target'; number: number; base: string; head: string; headRef: string } | { name: 'push'; before: string; after: string; ref: string } | { name: string },
   actor: string,
+  author: string = actor,
 ): Run {
   const payload = event.name === 'pull_request_target' && 'number' in event
-    ? { pull_request: { number: event.number, base: { sha: event.base }, head: { sha: event.head, ref: event.headRef } } }
-    : 'before' in event ? { before: event.before, after: event.after, ref: event.ref } : {};
+    ? { pull_request: { number: event.number, base: { sha: event.base }, head: { sha: event.head, ref: event.headRef }, user: { login: author } } }
+    : 'before' in event ? { before: event.before, after: event.after, ref: event.ref, pusher: { name: author } } : {};
   const file = join(tempDir(), 'event.json');
   writeFileSync(file, JSON.stringify(payload));
   const step = actionSteps().find((s) => s.name === 'Authority check')!;

@@ -414,16 +414,16 @@ describe('the CI job (templates/ci/intent-gate.yml and the action it uses) on a 
   const gh = () => join(root, 'gh.git');
   const ci = () => join(root, 'ci');
   /** The workflow on a pull_request_target event (or, for main, a push event), as GitHub runs it. */
-  function runCi(head: string, headRef: string, actor: string): Run {
+  function runCi(head: string, headRef: string, actor: string, author: string = actor): Run {
     git(repo, 'push', '-q', '--no-verify', '-f', gh(), `${head}:refs/heads/${headRef}`, `${head}:refs/pull/7/head`, '+refs/notes/intents');
     // What actions/checkout (fetch-depth: 0) gives the job: the base, or the pushed commit.
     git(ci(), 'fetch', '-q', '--no-tags', '-f', 'origin', '+refs/heads/*:refs/remotes/origin/*');
     if (headRef === 'main') {
       git(ci(), 'checkout', '-q', '--detach', head);
-      return runGateAction(ci(), { name: 'push', before: mainTip, after: head, ref: 'refs/heads/main' }, actor);
+      return runGateAction(ci(), { name: 'push', before: mainTip, after: head, ref: 'refs/heads/main' }, actor, author);
     }
     git(ci(), 'checkout', '-q', '--detach', mainTip);
-    return runGateAction(ci(), { name: 'pull_request_target', number: 7, base: mainTip, head, headRef }, actor);
+    return runGateAction(ci(), { name: 'pull_request_target', number: 7, base: mainTip, head, headRef }, actor, author);
   }
 
   it('passes an honest pull request and refuses each class with the finding', () => {
@@ -438,6 +438,10 @@ describe('the CI job (templates/ci/intent-gate.yml and the action it uses) on a 
     const ren = runCi(honest, 'intent/INT-002', 'agent-1'); // class 1
     expect(ren.status).toBe(1);
     expect(ren.stdout).toMatch(new RegExp(`REF_NOT_ALLOWED\\s+${honest.slice(0, 12)}`));
+    // A human re-running the check (edit, reopen, "Update branch") does not make the agent's pull request a human's.
+    const rerun = runCi(honest, 'intent/INT-002', 'alice', 'agent-1');
+    expect(rerun.status).toBe(1);
+    expect(rerun.stdout).toMatch(new RegExp(`REF_NOT_ALLOWED\\s+${honest.slice(0, 12)}`));
 
     const c = commit(wt, { 'docs/x.md': 'x\nci sneaky\n' }, 'hook-free', {}, NO_HOOKS); // class 3
     const missing = runCi(c, 'intent/INT-001', 'agent-1');
