@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
 import { IntentError } from '../core/errors.js';
 import { contextCommand, type ToolCall, type Verdict } from './hook-adapters.js';
-import { tailLines } from './transcript-tail.js';
+import { modelOfNewest } from './transcript-tail.js';
 import { type HookAnswer as Answer, type Json, needIn, obj, str } from './payload.js';
 
 /** Gemini CLI's file-writing, shell and file-reading tools (Qwen Code, a fork, shares them: lib/agents/qwen.ts). */
@@ -32,14 +32,7 @@ const need = needIn('Gemini CLI');
 
 /** The model of the newest Gemini turn in a Gemini CLI transcript (JSONL), read from its last megabyte. */
 export function modelFromGeminiTranscript(path: string | undefined): string | undefined {
-  for (const line of tailLines(path, 1 << 20)) {
-    if (!line.includes('"model"')) continue;
-    try {
-      const e = JSON.parse(line) as { type?: string; model?: unknown };
-      if (e.type === 'gemini' && typeof e.model === 'string' && e.model) return e.model;
-    } catch { /* a partial first line */ }
-  }
-  return undefined;
+  return modelOfNewest(path, 'gemini');
 }
 
 /** The text the model got from a tool (llmContent: a string, or parts with text). */

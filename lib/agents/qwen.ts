@@ -19,7 +19,7 @@ import { IntentError } from '../core/errors.js';
 import { hostEnv } from '../core/settings.js';
 import { GEMINI_READ_TOOLS, GEMINI_SHELL_TOOLS, GEMINI_WRITE_TOOLS, responseText } from './gemini.js';
 import { contextCommand, type ToolCall, type Verdict } from './hook-adapters.js';
-import { tailLines } from './transcript-tail.js';
+import { modelOfNewest } from './transcript-tail.js';
 import { claudeShapedAnswer, type HookAnswer as Answer, type Json, needIn, obj, str } from './payload.js';
 
 /** The events this agent's hook program answers (as typed on the command line). */
@@ -31,14 +31,7 @@ const need = needIn('Qwen Code');
 
 /** The model of the newest assistant turn in a Qwen Code transcript (JSONL), read from its last megabyte. */
 export function modelFromQwenTranscript(path: string | undefined): string | undefined {
-  for (const line of tailLines(path, 1 << 20)) {
-    if (!line.includes('"model"')) continue;
-    try {
-      const e = JSON.parse(line) as { type?: string; model?: unknown };
-      if (e.type === 'assistant' && typeof e.model === 'string' && e.model) return e.model;
-    } catch { /* a partial first line */ }
-  }
-  return undefined;
+  return modelOfNewest(path, 'assistant');
 }
 
 function kindOf(tool: string, input: Json): ToolCall['kind'] {

@@ -22,3 +22,15 @@ export function tailLines(path: string | undefined, maxBytes: number): string[] 
     return [];
   }
 }
+
+/** The `model` of the newest entry of type `type` in a transcript whose entries carry it at the top level (Gemini CLI's, Qwen Code's), read from its last megabyte. */
+export function modelOfNewest(path: string | undefined, type: string): string | undefined {
+  for (const line of tailLines(path, 1 << 20)) {
+    if (!line.includes('"model"')) continue;
+    try {
+      const e = JSON.parse(line) as { type?: string; model?: unknown };
+      if (e.type === type && typeof e.model === 'string' && e.model) return e.model;
+    } catch { /* a partial first line */ }
+  }
+  return undefined;
+}
