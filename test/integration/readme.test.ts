@@ -58,51 +58,62 @@ const EDIT = [
   'EOF',
 ].join('\n');
 
+/**
+ * The README's install line (the tarball `npm pack` makes, into a temporary prefix), a host (a bare
+ * repository) with `files` on main and the user's fresh clone `my-project`, then every quickstart
+ * block in one shell, the reader's edit put in. `pathFirst` goes before the installed intent on
+ * PATH (a project's own tools). Returns the shell's run, the folders and the PATH it had.
+ */
+function quickstartRun(files: Record<string, string>, pathFirst: string[] = []): { r: ReturnType<typeof run>; work: string; remote: string; PATH: string } {
+  const work = tempDir();
+  // Install: the README's own line, with the tarball `npm pack` makes (the same name, or the README is stale).
+  const packed = run('npm', ['pack', '--ignore-scripts', '--pack-destination', work], PKG_ROOT);
+  expect(packed.status, packed.stderr).toBe(0);
+  const tgz = readdirSync(work).find((f) => f.endsWith('.tgz'))!;
+  const installBlock = shBlocks(README.slice(README.indexOf('## Install'), README.indexOf('## Quickstart'))).find((b) => b.includes('npm install -g ./'));
+  expect(installBlock, 'the Install section has an `npm install -g ./<tarball>` line').toBeDefined();
+  const installLine = installBlock!.split('\n').find((l) => l.startsWith('npm install -g ./'))!;
+  expect(installLine).toBe(`npm install -g ./${tgz}`);
+  const prefix = join(work, 'prefix');
+  const npmEnv = { npm_config_prefix: prefix, npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+  const inst = run('sh', ['-c', installLine], work, npmEnv);
+  expect(inst.status, inst.stderr).toBe(0);
+  // Only the installed `intent` on PATH (not this checkout's node_modules/.bin).
+  const PATH = [...pathFirst, join(prefix, 'bin'), ...(process.env.PATH ?? '').split(':').filter((p) => !p.includes('node_modules'))].join(':');
+  expect(run('sh', ['-c', 'command -v intent'], work, { PATH }).stdout).toBe(join(prefix, 'bin', 'intent') + '\n');
+
+  // The host: a bare repository with the project on main; the user's fresh clone of it.
+  const seed = join(work, 'seed');
+  writeFiles(seed, files);
+  git(seed, 'init', '-q', '-b', 'main');
+  git(seed, 'add', '-A');
+  git(seed, 'commit', '-q', '-m', 'my-project');
+  const remote = join(work, 'remote.git');
+  git(work, 'clone', '-q', '--bare', seed, remote);
+  git(work, 'clone', '-q', remote, 'my-project');
+
+  const { blocks, push } = quickstart();
+  const script = blocks.join('\n').split('\n').map((l) => (/^# \.\.\. edit files/.test(l) ? EDIT : l));
+  expect(script.filter((l) => l === EDIT), 'the quickstart leaves exactly one edit to the reader').toHaveLength(1);
+  // The push block runs `intent push`. Until the command exists in this build, that block alone is
+  // not run, for the reason asserted here, and the notes and main go with plain git instead.
+  // LEAD: once `intent push` is merged, this fallback must no longer be taken (the assertion fails then).
+  const commands = run('intent', ['--help'], work, { PATH });
+  expect(commands.stdout).toContain('checkout [options] <id>');
+  let pushStep = push;
+  if (!/^ {2}push\b/m.test(commands.stdout)) {
+    expect(push.trim()).toBe('intent push');
+    expect(run('intent', ['push'], work, { PATH }).stderr).toContain("unknown command 'push'");
+    pushStep = 'git push origin main refs/notes/intents   # FALLBACK while `intent push` does not exist';
+    process.stderr.write("readme.test.ts: the quickstart's push block (`intent push`) is not run: this build has no `intent push` command; pushed with git instead.\n");
+  }
+  const r = run('sh', ['-ec', [...script, pushStep].join('\n')], work, { PATH });
+  return { r, work, remote, PATH };
+}
+
 describe("the README's quickstart", () => {
   it('install line, then every block as written: from a fresh clone to an intent merged and pushed', () => {
-    const work = tempDir();
-    // Install: the README's own line, with the tarball `npm pack` makes (the same name, or the README is stale).
-    const packed = run('npm', ['pack', '--ignore-scripts', '--pack-destination', work], PKG_ROOT);
-    expect(packed.status, packed.stderr).toBe(0);
-    const tgz = readdirSync(work).find((f) => f.endsWith('.tgz'))!;
-    const installBlock = shBlocks(README.slice(README.indexOf('## Install'), README.indexOf('## Quickstart'))).find((b) => b.includes('npm install -g ./'));
-    expect(installBlock, 'the Install section has an `npm install -g ./<tarball>` line').toBeDefined();
-    const installLine = installBlock!.split('\n').find((l) => l.startsWith('npm install -g ./'))!;
-    expect(installLine).toBe(`npm install -g ./${tgz}`);
-    const prefix = join(work, 'prefix');
-    const npmEnv = { npm_config_prefix: prefix, npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
-    const inst = run('sh', ['-c', installLine], work, npmEnv);
-    expect(inst.status, inst.stderr).toBe(0);
-    // Only the installed `intent` on PATH (not this checkout's node_modules/.bin).
-    const PATH = [join(prefix, 'bin'), ...(process.env.PATH ?? '').split(':').filter((p) => !p.includes('node_modules'))].join(':');
-    expect(run('sh', ['-c', 'command -v intent'], work, { PATH }).stdout).toBe(join(prefix, 'bin', 'intent') + '\n');
-
-    // The host: a bare repository with the project on main; the user's fresh clone of it.
-    const seed = join(work, 'seed');
-    writeFiles(seed, PROJECT);
-    git(seed, 'init', '-q', '-b', 'main');
-    git(seed, 'add', '-A');
-    git(seed, 'commit', '-q', '-m', 'my-project');
-    const remote = join(work, 'remote.git');
-    git(work, 'clone', '-q', '--bare', seed, remote);
-    git(work, 'clone', '-q', remote, 'my-project');
-
-    const { blocks, push } = quickstart();
-    const script = blocks.join('\n').split('\n').map((l) => (/^# \.\.\. edit files/.test(l) ? EDIT : l));
-    expect(script.filter((l) => l === EDIT), 'the quickstart leaves exactly one edit to the reader').toHaveLength(1);
-    // The push block runs `intent push`. Until the command exists in this build, that block alone is
-    // not run, for the reason asserted here, and the notes and main go with plain git instead.
-    // LEAD: once `intent push` is merged, this fallback must no longer be taken (the assertion fails then).
-    const commands = run('intent', ['--help'], work, { PATH });
-    expect(commands.stdout).toContain('checkout [options] <id>');
-    let pushStep = push;
-    if (!/^ {2}push\b/m.test(commands.stdout)) {
-      expect(push.trim()).toBe('intent push');
-      expect(run('intent', ['push'], work, { PATH }).stderr).toContain("unknown command 'push'");
-      pushStep = 'git push origin main refs/notes/intents   # FALLBACK while `intent push` does not exist';
-      process.stderr.write("readme.test.ts: the quickstart's push block (`intent push`) is not run: this build has no `intent push` command; pushed with git instead.\n");
-    }
-    const r = run('sh', ['-ec', [...script, pushStep].join('\n')], work, { PATH });
+    const { r, work, remote, PATH } = quickstartRun(PROJECT);
     expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
 
     const project = join(work, 'my-project');
@@ -122,6 +133,40 @@ describe("the README's quickstart", () => {
     // Anyone can check it from the history alone.
     const v = run('intent', ['verify', '--all'], project, { PATH });
     expect(v.status, v.stdout + v.stderr).toBe(0);
+  }, 300_000);
+});
+
+describe("the README's quickstart on a project shaped like uuid's", () => {
+  it('npm dependencies in a lockfile, lefthook installed by prepare, an acceptance check that needs node_modules: no step beyond the README', () => {
+    const seed = tempDir();
+    writeFiles(seed, {
+      ...PROJECT,
+      'package.json': JSON.stringify({ name: 'my-project', version: '1.0.0', private: true, scripts: { prepare: 'lefthook install', test: 'node node_modules/dep/cli.js && node --test test/' }, dependencies: { dep: 'file:./vendor/dep' } }, null, 2) + '\n',
+      // (No bin: npm would make a linked package's bin executable, a mode change in the worktree.)
+      'vendor/dep/package.json': JSON.stringify({ name: 'dep', version: '1.0.0' }) + '\n',
+      'vendor/dep/cli.js': '#!/usr/bin/env node\nconsole.log("dep-tool ran");\n',
+      'lefthook.yml': 'pre-commit:\n  commands:\n    mark:\n      run: echo lefthook-pre-commit-ran\n',
+      '.gitignore': 'node_modules/\n',
+    });
+    const lock = run('npm', ['install', '--package-lock-only', '--ignore-scripts', '--no-audit', '--no-fund'], seed);
+    expect(lock.status, lock.stderr).toBe(0);
+    const files: Record<string, string> = {};
+    for (const f of ['package.json', 'package-lock.json', 'vendor/dep/package.json', 'vendor/dep/cli.js', 'lefthook.yml', '.gitignore', 'README.md', 'src/fetch.js', 'test/fetch.test.js']) {
+      files[f] = readFileSync(join(seed, f), 'utf8');
+    }
+    // lefthook is the project's dev dependency; here the one in this package's node_modules, on PATH.
+    const { r, work } = quickstartRun(files, [join(PKG_ROOT, 'node_modules', '.bin')]);
+    expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
+    // intent checkout installed the dependencies in the new worktree (its prepare ran lefthook install, away from intent's hooks).
+    expect(r.stderr).toContain('intent: preparing the worktree: npm ci');
+    expect(r.stderr).toMatch(/intent: prepared the worktree: npm ci \(\d+\.\d s\)/);
+    const project = join(work, 'my-project');
+    const work1 = git(project, 'log', '-1', '--format=%H', '--grep=^Retry on 503$', 'main').trim();
+    expect(git(project, 'notes', '--ref=intents', 'show', work1)).toMatch(/^INT-001 Retry on 503 /);
+    // The acceptance check needed node_modules (the dependency's script) and passed.
+    const logs = readdirSync(join(project, '.git', 'intent', 'checks', 'INT-001'));
+    expect(readFileSync(join(project, '.git', 'intent', 'checks', 'INT-001', logs[0]), 'utf8')).toContain('dep-tool ran');
+    expect(readFileSync(join(project, '.orchestration', 'active_intents.yaml'), 'utf8')).toContain('status: "COMPLETED"');
   }, 300_000);
 });
 
