@@ -3,61 +3,30 @@
 // {{PROJECT}}), through the commands `intent init --agent droid` registers in
 // .factory/settings.json. What the real CLI does end to end is in test/e2e/droid.test.ts; here are
 // the edges the scripted session does not reach, and the payloads that must be refused (fail closed).
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PKG_ROOT, checkoutIntent, forFile, git, governedRepo, intent, run, tempDir, type Run } from '../helpers.js';
-
-type Payload = Record<string, any>;
-const FIXTURES = join(PKG_ROOT, 'test', 'fixtures');
+import { forFile, git, intent, tempDir, type Run } from '../helpers.js';
+import { context, denied, fixturePayload, fixtureSession, hookAnswer, settingsHook, type FixtureSession, type Payload } from './claude-shaped-fixtures.js';
 
 describe('Factory droid hooks with the payloads of droid 0.225.2', () => {
-  let repo: string;
+  let s: FixtureSession;
   let wt: string;
   let home: string;
-  let fx: Record<string, Payload>;
   let n = 0;
-  const fill = (text: string) => text.split('{{ROOT}}').join(wt).split('{{HOME}}').join(home).split('{{PROJECT}}').join('project');
   /** droid's settings: the custom model the fixtures' session ran (`custom:mock-0`). */
   const settings = (models: unknown[]) => writeFileSync(join(home, '.factory', 'settings.json'), JSON.stringify({ customModels: models }));
 
   beforeAll(() => forFile(() => {
-    repo = governedRepo([{ id: 'INT-001', name: 'Droid', scope: ['src/**'] }], { 'README.md': '# r\n', 'src/a.txt': 'one\n', 'docs/x.md': 'x\n' });
-    expect(intent(repo, ['init', '--agent', 'droid']).status).toBe(0);
-    git(repo, 'add', '-A');
-    git(repo, 'commit', '-q', '-m', 'droid hooks');
-    wt = checkoutIntent(repo, 'INT-001');
-    home = tempDir('intent-droid-home-');
-    fx = JSON.parse(fill(readFileSync(join(FIXTURES, 'droid', 'payloads.json'), 'utf8'))).payloads;
-    const transcript = fx['Create.PostToolUse'].transcript_path;
-    mkdirSync(dirname(transcript), { recursive: true });
-    writeFileSync(transcript, fill(readFileSync(join(FIXTURES, 'droid', 'transcript.jsonl'), 'utf8')));
+    s = fixtureSession('droid', 'Droid', 'Create.PostToolUse');
+    ({ wt, home } = s);
     settings([{ model: 'mock-coder', displayName: 'mock', provider: 'generic-chat-completion-api', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'x' }]);
   }));
 
-  function payload(name: string, session: string, change: (p: Payload) => void = () => {}): Payload {
-    const p = structuredClone(fx[name]);
-    if (!p) throw new Error(`no fixture ${name}`);
-    p.session_id = session;
-    change(p);
-    return p;
-  }
-
+  const payload = (name: string, session: string, change?: (p: Payload) => void) => fixturePayload(s, name, session, change);
   /** Runs the command .factory/settings.json registers for the event and tool, with `stdin`, as droid would (HOME is its home). */
-  function hook(event: string, tool: string, stdin: string, cwd = wt): Run {
-    const entry = JSON.parse(readFileSync(join(wt, '.factory', 'settings.json'), 'utf8')).hooks[event].find((e: any) => new RegExp(e.matcher).test(tool));
-    if (!entry) throw new Error(`no ${event} hook matches ${tool}`);
-    return run('sh', ['-c', entry.hooks[0].command], cwd, { HOME: home }, stdin);
-  }
-
-  function answer(p: Payload): any {
-    const r = hook(p.hook_event_name, p.tool_name, JSON.stringify(p));
-    expect(r.status, r.stderr).toBe(0);
-    return r.stdout.trim() ? JSON.parse(r.stdout) : null;
-  }
-
-  const denied = (a: any) => a?.hookSpecificOutput?.permissionDecision === 'deny' ? a.hookSpecificOutput.permissionDecisionReason as string : undefined;
-  const context = (a: any) => a?.hookSpecificOutput?.additionalContext as string | undefined;
+  const hook = (event: string, tool: string, stdin: string, cwd = wt): Run => settingsHook(s, '.factory/settings.json', event, tool, stdin, { cwd, baseEnv: { HOME: home } });
+  const answer = (p: Payload): any => hookAnswer(hook(p.hook_event_name, p.tool_name, JSON.stringify(p)));
 
   function handshake(session: string): void {
     const ctx = intent(wt, ['context', 'INT-001']).stdout;

@@ -6,58 +6,27 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PKG_ROOT, checkoutIntent, forFile, git, governedRepo, intent, run, tempDir, type Run } from '../helpers.js';
-
-type Payload = Record<string, any>;
-const FIXTURES = join(PKG_ROOT, 'test', 'fixtures');
+import { forFile, git, governedRepo, intent, run, tempDir, type Run } from '../helpers.js';
+import { context, denied, fixturePayload, fixtureSession, hookAnswer, settingsHook, type FixtureSession, type Payload } from './claude-shaped-fixtures.js';
 const MODEL = 'qwen/qwen3-coder-plus';
 
 describe('Qwen Code hooks with the payloads of Qwen Code 0.24.4', () => {
+  let s: FixtureSession;
   let repo: string;
   let wt: string;
   let home: string;
-  let fx: Record<string, Payload>;
   let n = 0;
-  const fill = (text: string) => text.split('{{ROOT}}').join(wt).split('{{HOME}}').join(home).split('{{PROJECT}}').join('project');
 
   beforeAll(() => forFile(() => {
-    repo = governedRepo([{ id: 'INT-001', name: 'Qwen', scope: ['src/**'] }], { 'README.md': '# r\n', 'src/a.txt': 'one\n', 'docs/x.md': 'x\n' });
-    expect(intent(repo, ['init', '--agent', 'qwen']).status).toBe(0);
-    git(repo, 'add', '-A');
-    git(repo, 'commit', '-q', '-m', 'qwen hooks');
-    wt = checkoutIntent(repo, 'INT-001');
-    home = tempDir('intent-qwen-home-');
-    fx = JSON.parse(fill(readFileSync(join(FIXTURES, 'qwen', 'payloads.json'), 'utf8'))).payloads;
     // Qwen's transcript (its assistant entries carry the model) where the payloads say it is.
-    const transcript = fx['write_file.PostToolUse'].transcript_path;
-    mkdirSync(dirname(transcript), { recursive: true });
-    writeFileSync(transcript, fill(readFileSync(join(FIXTURES, 'qwen', 'transcript.jsonl'), 'utf8')));
+    s = fixtureSession('qwen', 'Qwen', 'write_file.PostToolUse');
+    ({ repo, wt, home } = s);
   }));
 
-  /** A fixture, changed by `change` (each test uses a session of its own). */
-  function payload(name: string, session: string, change: (p: Payload) => void = () => {}): Payload {
-    const p = structuredClone(fx[name]);
-    if (!p) throw new Error(`no fixture ${name}`);
-    p.session_id = session;
-    change(p);
-    return p;
-  }
-
+  const payload = (name: string, session: string, change?: (p: Payload) => void) => fixturePayload(s, name, session, change);
   /** Runs the command .qwen/settings.json registers for the event and tool, with `stdin`. */
-  function hook(event: string, tool: string, stdin: string, env: Record<string, string | undefined> = {}): Run {
-    const entry = JSON.parse(readFileSync(join(wt, '.qwen', 'settings.json'), 'utf8')).hooks[event].find((e: any) => new RegExp(e.matcher).test(tool));
-    if (!entry) throw new Error(`no ${event} hook matches ${tool}`);
-    return run('sh', ['-c', entry.hooks[0].command], wt, env, stdin);
-  }
-
-  function answer(p: Payload, env: Record<string, string | undefined> = {}): any {
-    const r = hook(p.hook_event_name, p.tool_name, JSON.stringify(p), env);
-    expect(r.status, r.stderr).toBe(0);
-    return r.stdout.trim() ? JSON.parse(r.stdout) : null;
-  }
-
-  const denied = (a: any) => a?.hookSpecificOutput?.permissionDecision === 'deny' ? a.hookSpecificOutput.permissionDecisionReason as string : undefined;
-  const context = (a: any) => a?.hookSpecificOutput?.additionalContext as string | undefined;
+  const hook = (event: string, tool: string, stdin: string, env: Record<string, string | undefined> = {}): Run => settingsHook(s, '.qwen/settings.json', event, tool, stdin, { env });
+  const answer = (p: Payload, env: Record<string, string | undefined> = {}): any => hookAnswer(hook(p.hook_event_name, p.tool_name, JSON.stringify(p), env));
 
   /** The session ran `intent context INT-001` in its shell (the real payload, with intent's real output). */
   function handshake(session: string): void {
