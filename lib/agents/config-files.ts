@@ -194,7 +194,7 @@ function cline(repo: Repo): AgentConfigResult {
   return { agent: 'cline', file: dir, changed };
 }
 
-// --- GitHub Copilot CLI (owned by the copilot work) ----------------------------------------------
+// --- GitHub Copilot CLI ------------------------------------------------------------------------
 
 /**
  * GitHub Copilot CLI 1.0.102: `.github/hooks/intent.json` (`{"version":1,"hooks":{"preToolUse":
@@ -215,7 +215,7 @@ function copilot(repo: Repo): AgentConfigResult {
   return save('copilot', file, JSON.stringify(config, null, 2) + '\n');
 }
 
-// --- OpenCode (owned by the opencode work) -------------------------------------------------------
+// --- OpenCode ----------------------------------------------------------------------------------
 
 /**
  * OpenCode 1.18: an in-process plugin, `.opencode/plugin/intent.js` (OpenCode loads
@@ -230,7 +230,7 @@ function opencode(repo: Repo): AgentConfigResult {
   return save('opencode', file, OPENCODE_PLUGIN);
 }
 
-// --- Qwen Code (owned by the qwen work) ----------------------------------------------------------
+// --- Qwen Code ---------------------------------------------------------------------------------
 
 /**
  * Qwen Code 0.24: `.qwen/settings.json` in Claude Code's shape with Gemini CLI's tool names
@@ -257,7 +257,7 @@ function qwen(repo: Repo): AgentConfigResult {
 /** The `"$version"` Qwen Code 0.24 writes into a settings file that lacks one (its SETTINGS_VERSION). */
 const QWEN_SETTINGS_VERSION = 4;
 
-// --- Factory droid (owned by the qwen work) ------------------------------------------------------
+// --- Factory droid -----------------------------------------------------------------------------
 
 /**
  * Factory droid 0.225: `.factory/settings.json` `hooks` in Claude Code's shape (matchers are

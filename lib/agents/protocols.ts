@@ -19,19 +19,6 @@ import { IntentError } from '../core/errors.js';
 import { tailLines } from './transcript-tail.js';
 
 
-/** The events each agent's adapter answers (as typed on the command line). */
-export const EVENTS: Record<AgentName, readonly string[]> = {
-  'claude-code': ['pre-tool-use', 'post-tool-use', 'post-tool-use-failure'],
-  cursor: ['pre-tool-use', 'before-shell-execution', 'before-read-file', 'before-mcp-execution', 'after-file-edit'],
-  cline: ['pre-tool-use', 'post-tool-use'],
-  gemini: ['before-tool', 'after-tool'],
-  codex: ['pre-tool-use', 'post-tool-use'],
-  copilot: COPILOT_EVENTS,
-  opencode: OPENCODE_EVENTS,
-  qwen: QWEN_EVENTS,
-  droid: DROID_EVENTS,
-};
-
 /** Hook payloads larger than this are refused. */
 export const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 
@@ -100,8 +87,8 @@ export function runAgentHook(agent: string, event: string, read: () => Json): Ho
     return { stdout: '', stderr: `intent: unknown agent "${agent}"; known: ${AGENTS.join(', ')}.\n`, code: 2 };
   }
   const name = agent as AgentName;
-  if (!EVENTS[name].includes(event)) {
-    return { stdout: '', stderr: `intent: ${agent} has no hook event "${event}"; known: ${EVENTS[name].join(', ')}.\n`, code: 2 };
+  if (!PROTOCOLS[name].events.includes(event)) {
+    return { stdout: '', stderr: `intent: ${agent} has no hook event "${event}"; known: ${PROTOCOLS[name].events.join(', ')}.\n`, code: 2 };
   }
   let calls: ToolCall[];
   // GitHub Copilot CLI runs `.claude/settings.json` hooks too: its payloads there are read and answered as Copilot's.
@@ -109,13 +96,13 @@ export function runAgentHook(agent: string, event: string, read: () => Json): Ho
   try {
     const payload = read();
     if (name === 'claude-code' && isCopilotPayload(payload)) as = 'copilot';
-    const parsed = PARSE[as](event, payload);
+    const parsed = PROTOCOLS[as].parse(event, payload);
     calls = parsed === null ? [] : Array.isArray(parsed) ? parsed : [parsed];
   } catch (e) {
     return blocked(as, event, e);
   }
   try {
-    return answer(as, event, combine(calls.map(decide)), calls);
+    return PROTOCOLS[as].answer(event, combine(calls.map(decide)), calls);
   } catch (e) {
     return blocked(as, event, e);
   }
@@ -134,15 +121,12 @@ export function combine(verdicts: Verdict[]): Verdict {
 
 function blocked(agent: AgentName, event: string, e: unknown): HookAnswer {
   const msg = e instanceof IntentError ? e.message : `internal error: ${(e as Error)?.message ?? String(e)}`;
-  // Exit 2 blocks in Claude Code and Cursor; Cline only listens to JSON.
-  if (agent === 'cline') return clineFailure(event, msg);
-  if (agent === 'cursor') return cursorFailure(event, msg);
-  if (agent === 'gemini') return geminiFailure(event, msg);
-  if (agent === 'copilot') return copilotFailure(event, msg);
-  if (agent === 'opencode') return openCodeFailure(event, msg);
-  if (agent === 'qwen') return qwenFailure(event, msg);
-  if (agent === 'droid') return droidFailure(event, msg);
-  return { stdout: '', stderr: `intent: ${msg}\n`, code: event === 'after-file-edit' ? 1 : 2 };
+  return PROTOCOLS[agent].failure(event, msg);
+}
+
+/** Exit 2 with the reason on stderr: how Claude Code and Codex are refused when no decision could be made. */
+function claudeShapedFailure(_event: string, msg: string): HookAnswer {
+  return { stdout: '', stderr: `intent: ${msg}\n`, code: 2 };
 }
 
 // --- parsing ------------------------------------------------------------------------------------
@@ -219,57 +203,63 @@ function kindOf(tool: string, write: Set<string>, shell: Set<string>, read: Set<
   return str(input, 'file_path') ?? str(input, 'path') ?? str(input, 'target_file') ? 'write' : 'other';
 }
 
-const PARSE: Record<AgentName, (event: string, p: Json) => ToolCall | ToolCall[] | null> = {
-  'claude-code'(event, p) {
-    const tool = need(p, 'tool_name', 'Claude Code');
-    const input = obj(p, 'tool_input');
-    if (!input) throw new IntentError('INVALID_INPUT', 'Claude Code payload has no "tool_input" object; refusing it.', { field: 'tool_input' });
-    const kind = kindOf(tool, CLAUDE_WRITE, new Set(['Bash']), CLAUDE_READ, input);
-    const session = need(p, 'session_id', 'Claude Code');
-    const post = event !== 'pre-tool-use';
-    const failed = event === 'post-tool-use-failure';
-    const response = obj(p, 'tool_response');
-    // A subagent's calls carry its id; its model is in its own transcript beside the session's.
-    const agentId = str(p, 'agent_id');
-    const transcript = agentId ? subagentTranscript(str(p, 'transcript_path'), session, agentId) : str(p, 'transcript_path');
-    const needsModel = post && (kind === 'write' || kind === 'delete' || kind === 'shell');
-    return {
-      agent: 'Claude Code',
-      phase: post ? 'post' : 'pre',
-      cwd: need(p, 'cwd', 'Claude Code'),
-      tool,
-      kind,
-      path: str(input, 'file_path') ?? str(input, 'notebook_path') ?? str(input, 'path'),
-      command: str(input, 'command'),
-      modelId: needsModel ? qualifyModel(str(p, 'model') ?? modelFromTranscript(transcript), 'anthropic') : undefined,
-      sessionUrl: `claude-code://session/${encodeURIComponent(session)}${agentId ? `/agent/${encodeURIComponent(agentId)}` : ''}`,
-      failed,
-      session: { agent: 'claude-code', sessionId: session },
-      toolUseId: str(p, 'tool_use_id'),
-      proposal: post && response?.userModified === true ? claudeProposal(tool, input) : undefined,
-      selects: post && !failed ? claudeSelection(tool, input, response) : undefined,
-    };
-  },
-  cursor: parseCursor,
-  cline: parseCline,
-  gemini: (event, p) => parseGemini(event, p, (m) => qualifyModel(m, 'google')),
-  codex: (event, p) => parseCodex(event, p, (m) => qualifyModel(m, 'openai')),
-  copilot: (event, p) => parseCopilot(event, p, qualifyModel),
-  opencode: (event, p) => parseOpenCode(event, p, qualifyModel),
-  qwen: (event, p) => parseQwen(event, p, qualifyModel),
-  droid: (event, p) => parseDroid(event, p, qualifyModel),
-};
-
-// --- answers ------------------------------------------------------------------------------------
-
-function answer(agent: AgentName, event: string, v: Verdict, calls: ToolCall[]): HookAnswer {
-  // Codex answers as Claude Code does (its hooks are Claude Code's shape).
-  if (agent === 'claude-code' || agent === 'codex') return claudeShapedAnswer(event, v, { ask: true });
-  if (agent === 'cursor') return answerCursor(event, v);
-  if (agent === 'gemini') return answerGemini(event, v);
-  if (agent === 'copilot') return answerCopilot(event, v, calls);
-  if (agent === 'opencode') return answerOpenCode(event, v, calls);
-  if (agent === 'qwen') return answerQwen(event, v);
-  if (agent === 'droid') return answerDroid(event, v);
-  return answerCline(event, v, calls);
+function parseClaudeCode(event: string, p: Json): ToolCall {
+  const tool = need(p, 'tool_name', 'Claude Code');
+  const input = obj(p, 'tool_input');
+  if (!input) throw new IntentError('INVALID_INPUT', 'Claude Code payload has no "tool_input" object; refusing it.', { field: 'tool_input' });
+  const kind = kindOf(tool, CLAUDE_WRITE, new Set(['Bash']), CLAUDE_READ, input);
+  const session = need(p, 'session_id', 'Claude Code');
+  const post = event !== 'pre-tool-use';
+  const failed = event === 'post-tool-use-failure';
+  const response = obj(p, 'tool_response');
+  // A subagent's calls carry its id; its model is in its own transcript beside the session's.
+  const agentId = str(p, 'agent_id');
+  const transcript = agentId ? subagentTranscript(str(p, 'transcript_path'), session, agentId) : str(p, 'transcript_path');
+  const needsModel = post && (kind === 'write' || kind === 'delete' || kind === 'shell');
+  return {
+    agent: 'Claude Code',
+    phase: post ? 'post' : 'pre',
+    cwd: need(p, 'cwd', 'Claude Code'),
+    tool,
+    kind,
+    path: str(input, 'file_path') ?? str(input, 'notebook_path') ?? str(input, 'path'),
+    command: str(input, 'command'),
+    modelId: needsModel ? qualifyModel(str(p, 'model') ?? modelFromTranscript(transcript), 'anthropic') : undefined,
+    sessionUrl: `claude-code://session/${encodeURIComponent(session)}${agentId ? `/agent/${encodeURIComponent(agentId)}` : ''}`,
+    failed,
+    session: { agent: 'claude-code', sessionId: session },
+    toolUseId: str(p, 'tool_use_id'),
+    proposal: post && response?.userModified === true ? claudeProposal(tool, input) : undefined,
+    selects: post && !failed ? claudeSelection(tool, input, response) : undefined,
+  };
 }
+
+// --- the agents -------------------------------------------------------------------------------
+
+/** One agent's hook protocol: the events its program answers (as typed on the command line), its payload's parser, its answers. */
+interface Protocol {
+  events: readonly string[];
+  parse(event: string, p: Json): ToolCall | ToolCall[] | null;
+  answer(event: string, v: Verdict, calls: ToolCall[]): HookAnswer;
+  /** The answer when no decision could be made (broken input, an internal error): the call refused. */
+  failure(event: string, message: string): HookAnswer;
+}
+
+const claudeShaped = (event: string, v: Verdict) => claudeShapedAnswer(event, v, { ask: true });
+
+const PROTOCOLS: Record<AgentName, Protocol> = {
+  'claude-code': { events: ['pre-tool-use', 'post-tool-use', 'post-tool-use-failure'], parse: parseClaudeCode, answer: claudeShaped, failure: claudeShapedFailure },
+  cursor: {
+    events: ['pre-tool-use', 'before-shell-execution', 'before-read-file', 'before-mcp-execution', 'after-file-edit'],
+    parse: parseCursor, answer: answerCursor, failure: cursorFailure,
+  },
+  // Cline only listens to JSON.
+  cline: { events: ['pre-tool-use', 'post-tool-use'], parse: parseCline, answer: answerCline, failure: clineFailure },
+  gemini: { events: ['before-tool', 'after-tool'], parse: (event, p) => parseGemini(event, p, (m) => qualifyModel(m, 'google')), answer: answerGemini, failure: geminiFailure },
+  // Codex's hooks are Claude Code's shape, and answered as Claude Code's.
+  codex: { events: ['pre-tool-use', 'post-tool-use'], parse: (event, p) => parseCodex(event, p, (m) => qualifyModel(m, 'openai')), answer: claudeShaped, failure: claudeShapedFailure },
+  copilot: { events: COPILOT_EVENTS, parse: (event, p) => parseCopilot(event, p, qualifyModel), answer: answerCopilot, failure: copilotFailure },
+  opencode: { events: OPENCODE_EVENTS, parse: (event, p) => parseOpenCode(event, p, qualifyModel), answer: answerOpenCode, failure: openCodeFailure },
+  qwen: { events: QWEN_EVENTS, parse: (event, p) => parseQwen(event, p, qualifyModel), answer: answerQwen, failure: qwenFailure },
+  droid: { events: DROID_EVENTS, parse: (event, p) => parseDroid(event, p, qualifyModel), answer: answerDroid, failure: droidFailure },
+};
