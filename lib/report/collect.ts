@@ -13,7 +13,7 @@ import { gitRaw } from '../git/process.js';
 import { openRepo } from '../git/repo.js';
 import { intentStatus, type IntentStatusRow } from '../lifecycle/status.js';
 import type { TraceRecord } from '../trace/record.js';
-import { commitTimes, dropUnreached, parseNote, readNotes, verify } from '../trace/verify.js';
+import { parseNote, reachedCommitTimes, readNotes, verify } from '../trace/verify.js';
 import { creditByHash, type LineCredit, type RecordedRange } from './hash-credit.js';
 import { ruleOf } from './rules.js';
 import type { LineCounts, ReportCommit, ReportData, ReportFile, ReportFinding, ReportIntent, ReportModel } from './types.js';
@@ -58,7 +58,7 @@ export function collectReport(cwd: string, opts: CollectOptions = {}): ReportDat
     if (parsed.record.vcs?.revision === sha && meta && typeof meta.intent_id === 'string' && Array.isArray(parsed.record.files)) records.set(sha, parsed.record);
   }
 
-  dropUnreached(repo.root, records);
+  const times = reachedCommitTimes(repo.root, records);
   const log = listRange(repo.root, range);
   const findingsByCommit = new Map<string, number>();
   for (const f of checked.findings) if (f.commit) findingsByCommit.set(f.commit, (findingsByCommit.get(f.commit) ?? 0) + 1);
@@ -110,7 +110,6 @@ export function collectReport(cwd: string, opts: CollectOptions = {}): ReportDat
     const b = contents.get(oid);
     if (b && !b.subarray(0, 8000).includes(0)) files.set(p, b);
   }
-  const times = commitTimes(repo.root, [...records.keys()]);
   const ranges: RecordedRange[] = [];
   for (const [sha, rec] of records) {
     const intent = rec.metadata[METADATA_KEY].intent_id;

@@ -16,7 +16,7 @@ import { bareLines, blockIndex, partialBlocks, type RangeLines } from './block-c
 import { openRepo } from '../git/repo.js';
 import type { TraceRecord } from './record.js';
 import { METADATA_KEY, NOTES_REF } from '../core/version.js';
-import { commitTimes, dropUnreached, parseNote, readNotes } from './verify.js';
+import { parseNote, reachedCommitTimes, readNotes } from './verify.js';
 
 /** Who wrote one line. */
 export interface BlameLine {
@@ -66,8 +66,7 @@ export function blame(cwd: string, file: string): { path: string; lines: BlameLi
     const parsed = parseNote(text);
     if (typeof parsed !== 'string' && parsed.record.vcs?.revision === sha) records.set(sha, parsed.record);
   }
-  dropUnreached(repo.root, records);
-  const times = commitTimes(repo.root, [...records.keys()]);
+  const times = reachedCommitTimes(repo.root, records);
   const byHash = new Map<string, Candidate>();
   const lengths = new Set<number>();
   const multiLine: { key: string; start: number; end: number; hash: string; cand: Candidate }[] = [];

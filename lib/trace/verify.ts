@@ -266,19 +266,26 @@ export function listNotes(repo: Where, notes: string): [string, string][] {
 
 /**
  * Leaves out the records of commits no ref reaches (reset away, not fetched): a line is credited
- * the same way in the author's clone, after gc, and in a teammate's fresh clone.
+ * the same way in the author's clone, after gc, and in a teammate's fresh clone. Returns the
+ * committer times of those kept (three git processes in all).
  */
-export function dropUnreached<T>(cwd: string, records: Map<string, T>): void {
-  const keep = new Set(reachableCommits(cwd, [...records.keys()]));
-  for (const sha of [...records.keys()]) if (!keep.has(sha)) records.delete(sha);
+export function reachedCommitTimes<T>(cwd: string, records: Map<string, T>): Map<string, number> {
+  const keep = reachableCommits(cwd, [...records.keys()]);
+  const kept = new Set(keep);
+  for (const sha of [...records.keys()]) if (!kept.has(sha)) records.delete(sha);
+  return timesOf(cwd, keep);
 }
 
 /** Committer times (unix seconds) of many commits: one git process. Unknown commits are left out. */
 export function commitTimes(cwd: string, shas: string[]): Map<string, number> {
-  const out = new Map<string, number>();
   // Only the commits this clone has: git log stops at the first it lacks (a note of a commit reset
   // away and gc'ed, or fetched from a clone that had it), and would give no time at all.
-  const present = existingCommits(cwd, shas);
+  return timesOf(cwd, existingCommits(cwd, shas));
+}
+
+/** The committer times of `present`, commits the clone has (one `git log --no-walk`). */
+function timesOf(cwd: string, present: readonly string[]): Map<string, number> {
+  const out = new Map<string, number>();
   if (!present.length) return out;
   const res = gitRaw(['log', '--no-walk=unsorted', '--stdin', '--no-notes', '--format=%H %ct'], { cwd, input: present.join('\n') + '\n' });
   for (const l of res.stdout.split('\n')) {
