@@ -79,12 +79,44 @@ export async function withProjectHooksKept<T>(repo: Repo, opts: { scratch: boole
   }
 }
 
+/** How long one set-up command may run (an install that waits on a network that never answers). */
+export const SETUP_TIMEOUT_MS = 30 * 60 * 1000;
+
+/**
+ * `sh -c command` in its own process group, its output to `out`; its exit code, 127 when it could
+ * not start, null when killed: at `timeoutMs` the group is stopped (SIGTERM, SIGKILL 2 s later),
+ * and with intent when intent is interrupted (SIGINT, SIGTERM), so no install outlives it.
+ */
+function runBounded(command: string, cwd: string, env: NodeJS.ProcessEnv, out: 2 | 'ignore', timeoutMs: number): Promise<number | null> {
+  return new Promise((resolve) => {
+    const child = spawn('sh', ['-c', command], { cwd, env, stdio: ['ignore', out, out], detached: true });
+    const kill = (signal: NodeJS.Signals) => { try { process.kill(-child.pid!, signal); } catch { /* gone */ } };
+    let killer: NodeJS.Timeout | undefined;
+    const timer = setTimeout(() => { kill('SIGTERM'); killer = setTimeout(() => kill('SIGKILL'), 2000); }, timeoutMs);
+    const onSignal = (signal: NodeJS.Signals) => {
+      kill('SIGKILL');
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    const done = (code: number | null) => {
+      clearTimeout(timer);
+      if (killer) clearTimeout(killer);
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      resolve(code);
+    };
+    child.on('error', () => done(127));
+    child.on('exit', (c) => done(c));
+  });
+}
+
 /** Prepares the new worktree `wt` (see the top of this file); `output` gets the commands' output (default: nowhere). */
 export async function prepareWorktree(
   repo: Repo,
   wt: string,
   setting: Config['worktreeSetup'],
-  opts: { skip?: boolean; output?: 'stderr' | 'ignore'; progress?: (line: string) => void } = {},
+  opts: { skip?: boolean; output?: 'stderr' | 'ignore'; progress?: (line: string) => void; timeoutMs?: number } = {},
 ): Promise<SetupResult> {
   const out: SetupResult = { source: 'none', copied: [], ran: [], failed: null, hooksRestored: [] };
   if (opts.skip || setting === false) return { ...out, source: 'off' };
@@ -111,11 +143,7 @@ export async function prepareWorktree(
     for (const command of run) {
       opts.progress?.(`preparing the worktree: ${command}`);
       const t0 = Date.now();
-      const code = await new Promise<number | null>((resolve) => {
-        const child = spawn('sh', ['-c', command], { cwd: wt, env, stdio: ['ignore', opts.output === 'stderr' ? 2 : 'ignore', opts.output === 'stderr' ? 2 : 'ignore'] });
-        child.on('error', () => resolve(127));
-        child.on('exit', (c) => resolve(c));
-      });
+      const code = await runBounded(command, wt, env, opts.output === 'stderr' ? 2 : 'ignore', opts.timeoutMs ?? SETUP_TIMEOUT_MS);
       out.ran.push({ command, exit_code: code, ms: Date.now() - t0 });
       if (code !== 0) {
         out.failed = command;

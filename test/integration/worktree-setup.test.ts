@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PKG_ROOT, git, intent, run, tempDir, writeFiles } from '../helpers.js';
+import { PKG_ROOT, git, intent, run, tempDir, until, writeFiles } from '../helpers.js';
 
 const BIN = join(PKG_ROOT, 'node_modules', '.bin');
 /** lefthook on PATH, as a project's devDependency puts it there for its scripts. */
@@ -144,5 +144,24 @@ describe('the worktree intent checkout makes runs the project', () => {
       expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'CONFIG_INVALID' });
       expect(JSON.parse(r.stdout).error.message).toContain(says);
     }
+  });
+});
+
+describe('a set-up command that does not finish', () => {
+  it('is stopped at its bound, with everything it started, and reported as failed', async () => {
+    const { prepareWorktree } = await import('../../lib/lifecycle/worktree-setup.js');
+    const { openRepo } = await import('../../lib/git/repo.js');
+    const repo = join(tempDir('intent-setup-bound-'), 'r');
+    git(tempDir(), 'init', '-q', '-b', 'main', repo);
+    writeFiles(repo, { 'a.txt': 'a\n' });
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'a');
+    const pidFile = join(repo, 'child.pid');
+    const r = await prepareWorktree(openRepo(repo), repo, { copy: [], run: [`sleep 60 & echo $! > ${pidFile}; wait`] }, { timeoutMs: 500 });
+    expect(r.failed).toBe(`sleep 60 & echo $! > ${pidFile}; wait`);
+    expect(r.ran[0].exit_code).toBeNull();
+    // The grandchild (sleep) went with the group.
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    await until(() => { try { process.kill(pid, 0); return false; } catch { return true; } }, 'the set-up\'s sleep is gone', 10_000);
   });
 });
