@@ -2,8 +2,9 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, realpathSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { gate } from '../authority/gate.js';
+import { readNotesFor } from '../authority/objects.js';
 import { METADATA_KEY, NOTES_REF } from '../core/version.js';
-import { parseNote, readNotes } from '../trace/verify.js';
+import { parseNote } from '../trace/verify.js';
 import { BRANCH_PREFIX } from '../intents/active.js';
 import { assertNotAgent } from '../core/agent-env.js';
 import { IntentError } from '../core/errors.js';
@@ -397,10 +398,10 @@ export function carriedInto(repo: Repo, id: string, branch: string, into: string
   if (!pending.size) return null;
   const since = gitRaw(['rev-list', `${base}..${into}`], { cwd: repo.mainRoot }).stdout.split('\n').filter(Boolean);
   if (!since.length) return null;
-  const notes = readNotes(repo, NOTES_REF);
-  let last: string | null = null;
+  // Only the notes of those commits (one listing of the notes tree, one read of the wanted blobs).
+  const notes = readNotesFor(repo.mainRoot, NOTES_REF, since);
   for (const sha of [...since].reverse()) {
-    const text = notes.get(sha);
+    const text = notes.get(sha)?.text;
     if (!text) continue;
     const parsed = parseNote(text);
     if (typeof parsed === 'string') continue;
@@ -408,8 +409,7 @@ export function carriedInto(repo: Repo, id: string, branch: string, into: string
     const from = meta?.carried?.from;
     if (meta?.intent_id !== id || !Array.isArray(from)) continue;
     for (const f of from) if (typeof f === 'string') pending.delete(f);
-    last = sha;
-    if (!pending.size) return last;
+    if (!pending.size) return sha;
   }
   return null;
 }
