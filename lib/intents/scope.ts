@@ -116,12 +116,10 @@ export function fold(name: string): string {
 }
 
 /**
- * A path component git itself refuses to check out (fsck's hasDotgit): `.git` in any case, with
- * trailing dots or spaces (Windows drops them), or its NTFS short name `git~1`.
+ * A path with a component git itself refuses to check out (fsck's hasDotgit): `.git` in any case,
+ * with trailing dots or spaces (Windows drops them), or its NTFS short name `git~1`.
  */
-export function isDotGit(component: string): boolean {
-  return /^\.git[. ]*$/i.test(component) || /^git~\d+$/i.test(component);
-}
+const DOT_GIT = /(?:^|\/)(?:\.git[. ]*|git~\d+)(?:\/|$)/i;
 
 interface Matcher {
   /** The leading literal segments of each of the glob's patterns (see literalStarts). */
@@ -232,7 +230,7 @@ export function outOfScope(
   for (const p of paths) {
     const name = matchName(p);
     // A `.git` in the path is refused whatever the scope (git refuses to check it out; it would be a repository's config).
-    if (name.split('/').some(isDotGit)) { bad.push(p); continue; }
+    if (DOT_GIT.test(name)) { bad.push(p); continue; }
     const top = FOLDABLE.test(name) ? fold(name) : name;
     if (protectOrchestration && (top === '.orchestration' || top.startsWith('.orchestration/'))) { bad.push(p); continue; }
     if (ignore && ignore.matches(name)) continue;
