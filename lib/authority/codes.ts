@@ -7,7 +7,8 @@ export type AuthorityCode =
   | 'PROTECTED_DELETED' | 'NOT_FAST_FORWARD'
   | 'NOTES_DELETED' | 'NOTES_NOT_FAST_FORWARD' | 'NOTES_NOT_NOTES_COMMIT' | 'NOTE_DUPLICATE'
   | 'NOTE_REWRITTEN' | 'NOTE_REMOVED' | 'NOTES_REF_MULTIPLE' | 'CARRY_NOT_ALLOWED' | 'CARRY_MISMATCH'
-  | 'NOTE_INTENT_MISMATCH' | 'INTENT_NOT_ALLOWED' | 'INTENT_NOT_ACTIVE' | 'UNGOVERNED';
+  | 'NOTE_INTENT_MISMATCH' | 'INTENT_NOT_ALLOWED' | 'INTENT_NOT_ACTIVE' | 'UNGOVERNED'
+  | 'NOTE_NOT_BROUGHT' | 'NOTE_NOT_ON_BRANCH';
 
 /** Every code `intent gate` can refuse with. */
 export type GateCode = AuthorityCode | Finding['code'];
@@ -29,7 +30,7 @@ const RESTORE = (c: NextContext) =>
 const NEXT: Record<GateCode, (c: NextContext) => string> = {
   AUTHORITY_INVALID: (c) => `an administrator fixes .orchestration/authority.yaml on ${c.base}`,
   IDENTITY_REQUIRED: () => 'push through the server\'s authentication (it sets REMOTE_USER); in CI pass --pusher with the authenticated actor',
-  REF_NOT_ALLOWED: () => `push only refs/heads/intent/<your intent> and ${NOTES_REF}; a human identity pushes other refs`,
+  REF_NOT_ALLOWED: () => `push only refs/heads/intent/<your intent> with refs/notes/intent/<your intent> (intent push does); ${NOTES_REF} is written by the server, and a human identity pushes other refs`,
   PROTECTED_DELETED: (c) => `protected branches are kept: push a new commit on ${c.ref ?? c.base} instead`,
   NOT_FAST_FORWARD: (c) => `protected history is append-only: git pull --no-rebase origin ${branchOf(c.ref) ?? c.base}, then push again`,
   NOTES_DELETED: () => `keep ${NOTES_REF}: push it, never delete it (intent sync merges it with the server's)`,
@@ -45,8 +46,10 @@ const NEXT: Record<GateCode, (c: NextContext) => string> = {
   INTENT_NOT_ALLOWED: () => 'push only commits of the intents authority.yaml gives your identity',
   INTENT_NOT_ACTIVE: (c) => `a human marks ${c.intent ?? 'the intent'} IN_PROGRESS in .orchestration/active_intents.yaml on ${c.base} (intent checkout, commit, push ${c.base}), then push again; for an abandoned intent, drop its branch instead (git branch -D ${branchOf(c.ref) ?? 'intent/<ID>'})`,
   UNGOVERNED: () => 'commit in the intent\'s worktree so the hooks record a note (or intent repair), or have a human push it',
-  NOTE_MISSING: (c) => `push the branch with its notes: git push origin ${branchOf(c.ref) ?? '<branch>'} ${NOTES_REF} (no note here? intent repair first)`,
-  NOTES_ABSENT: (c) => `push the branch with its notes: git push origin ${branchOf(c.ref) ?? '<branch>'} ${NOTES_REF}`,
+  NOTE_MISSING: (c) => `push the branch with its notes: intent push, from ${branchOf(c.ref) ?? 'the branch'}'s worktree (git notes --ref=intents list ${short(c.commit)} shows nothing? the commit was made with the hooks off: intent repair there first)`,
+  NOTES_ABSENT: (c) => `push the branch with its notes: intent push, from ${branchOf(c.ref) ?? 'the branch'}'s worktree`,
+  NOTE_NOT_BROUGHT: (c) => `push notes only with their commits (intent push builds that push); ${short(c.commit)}'s record reaches ${NOTES_REF} when its own branch is pushed, or when the server carries it`,
+  NOTE_NOT_ON_BRANCH: (c) => `refs/notes/intent/<ID> takes notes of intent/<ID>'s own commits only: push ${short(c.commit)}'s note with the branch that holds it (intent push from that worktree)`,
   NOTE_UNPARSABLE: RECORD,
   NOTE_INVALID: RECORD,
   NOTE_MISPLACED: RECORD,

@@ -9,7 +9,8 @@ import { parseNote } from '../trace/note-records.js';
 import { METADATA_KEY, NOTES_REF } from '../core/version.js';
 import type { TraceRecord } from '../trace/record.js';
 import { nextStep, type GateCode } from './codes.js';
-import { listNewCommits, nonNotesCommits, notesChanges, reachableFrom, readNotesFor, refsContaining, unreachedFrom, type NewCommit } from './objects.js';
+import { reachableFrom, unreachedFrom } from '../git/commits.js';
+import { listNewCommits, nonNotesCommits, notesChanges, readNotesFor, refsContaining, type NewCommit } from './objects.js';
 import { identityKey, readBasePolicy, REGISTRY_FILE, type BasePolicy } from './policy.js';
 
 export type { GateCode } from './codes.js';
@@ -58,6 +59,11 @@ export interface GateOptions {
    * the identity rules are left to the server; everything else is judged as the server would.
    */
   identity?: 'known' | 'unknown';
+  /**
+   * Where this repository keeps a ref of the server's as the server has it (default: the same
+   * name; pre-push: `refs/heads/X` as `refs/remotes/<remote>/X`, as last fetched).
+   */
+  serverRef?: (ref: string) => string;
   /** Where to read notes when the push updates no notes ref (default: refs/notes/intents). */
   notes?: string;
   /**
@@ -206,10 +212,11 @@ function refsPhase(ctx: Ctx): GateFinding[] {
     const created = ZERO.test(u.old);
     if (ctx.role === 'agent') {
       const id = intentOfRef(u.ref) ?? intentOfNotesRef(u.ref);
-      const allowedRef = !deletion && (u.ref === NOTES_REF || (id !== null && mayPush(ctx, id)));
+      const allowedRef = !deletion && id !== null && mayPush(ctx, id);
       if (!allowedRef) {
         const own = ctx.allowed!.flatMap((i) => [`refs/heads/${BRANCH_PREFIX}${i}`, `${INTENT_NOTES_PREFIX}${i}`]);
-        out.push(refFinding(ctx, u, 'REF_NOT_ALLOWED', `agent ${ctx.pusher} may not ${deletion ? 'delete' : 'update'} ${u.ref}: it may push only ${own.join(', ')} and ${NOTES_REF}.`));
+        const why = u.ref === NOTES_REF ? ` (${NOTES_REF} is the authority's: the server copies each checked record there)` : '';
+        out.push(refFinding(ctx, u, 'REF_NOT_ALLOWED', `agent ${ctx.pusher} may not ${deletion ? 'delete' : 'update'} ${u.ref}${why}: it may push only ${own.join(', ')}.`));
       }
     }
     if (isNotesRef(u.ref)) {
@@ -248,8 +255,23 @@ function notesRefPhase(ctx: Ctx, commits: Map<string, NewCommit>): { findings: G
     out.push(finding(ctx, { commit: b.commit, ref: NOTES, intent: null, code: 'NOTES_NOT_NOTES_COMMIT', message: `${short(b.commit)} is not a notes commit (${b.problem}): ${NOTES} may hold only notes.` }));
   }
   if (bad.length) return { findings: out, late, carried };
+  const changes = notesChanges(cwd, oldTip, u.new);
+  const ownIntent = intentOfNotesRef(NOTES);
+  if (ownIntent !== null) {
+    // An intent's notes ref speaks for that intent's branch: every note it adds or changes is of a
+    // commit intent/<ID> reaches once this push is in (no inert notes, none for another branch).
+    const branch = `refs/heads/${BRANCH_PREFIX}${ownIntent}`;
+    const pushed = opts.updates.find((x) => x.ref === branch);
+    const tip = pushed ? (ZERO.test(pushed.new) ? null : pushed.new) : revParse(cwd, (opts.serverRef ?? same)(branch));
+    const written = changes.filter((c) => c.kind !== 'removed');
+    const onBranch = tip ? reachableFrom(cwd, written.map((c) => c.sha), [tip]) : new Set<string>();
+    for (const c of written) {
+      if (onBranch.has(c.sha)) continue;
+      out.push(finding(ctx, { commit: c.sha, ref: NOTES, intent: ownIntent, code: 'NOTE_NOT_ON_BRANCH', message: `${NOTES} ${c.kind === 'added' ? 'adds' : 'changes'} the note of ${short(c.sha)}, which ${BRANCH_PREFIX}${ownIntent} does not reach${tip ? '' : ' (the server has no such branch)'}: an intent's notes ref holds the notes of its own branch's commits only.` }));
+    }
+  }
   // Notes of the commits this push brings are read and judged with them (phase 4).
-  const elsewhere = notesChanges(cwd, oldTip, u.new).filter((c) => !commits.has(c.sha));
+  const elsewhere = changes.filter((c) => !commits.has(c.sha));
   const written = elsewhere.filter((c) => c.kind !== 'removed').map((c) => c.sha);
   for (const [sha, note] of readNotesFor(cwd, u.new, written)) {
     if (note.paths.length > 1) out.push(duplicateFinding(ctx, sha, note.paths, NOTES));
@@ -257,7 +279,17 @@ function notesRefPhase(ctx: Ctx, commits: Map<string, NewCommit>): { findings: G
   const absent = unreachedFrom(cwd, elsewhere.map((c) => c.sha), opts.serverRefs ?? ['--exclude=refs/notes/*', '--all']);
   const had = elsewhere.filter((c) => !absent.has(c.sha));
   const onProtected = reachableFrom(cwd, had.map((c) => c.sha), ctx.protectedTips);
+  if (ownIntent === null) {
+    // The shared ref takes records with their commits, and carried records for protected history;
+    // a note of a commit the push does not bring (one the server lacks, or one on an intent's
+    // branch) is the authority's to write, from the intent's own notes ref.
+    for (const c of elsewhere) {
+      if (c.kind === 'removed' || onProtected.has(c.sha)) continue;
+      out.push(finding(ctx, { commit: c.sha, ref: NOTES, intent: null, code: 'NOTE_NOT_BROUGHT', message: `${NOTES} ${c.kind === 'added' ? 'adds' : 'changes'} the note of ${short(c.sha)}, a commit this push does not bring${absent.has(c.sha) ? ' and the server does not have' : ' (the server has it on a branch that is not protected)'}: ${NOTES} takes a record only with its commit, or carried onto a protected branch.` }));
+    }
+  }
   for (const c of had) {
+    if (ownIntent === null && !onProtected.has(c.sha) && c.kind !== 'removed') continue; // refused above
     if (onProtected.has(c.sha) && c.kind === 'added') {
       // Only a carried record may be added to protected history (phase 4 judges it).
       carried.add(c.sha);
@@ -290,7 +322,7 @@ function commitsPhase(ctx: Ctx, commits: Map<string, NewCommit>, late: Map<strin
   const { cwd, opts, policy } = ctx;
   const out: GateFinding[] = [];
   const u = ctx.notesUpdate;
-  const notesRev = u && !ZERO.test(u.new) ? u.new : opts.notes ?? NOTES_REF;
+  const notesRev = u && !ZERO.test(u.new) ? u.new : opts.notes ?? ownNotesOf(ctx) ?? NOTES_REF;
   const lateInfo = listNewCommits(cwd, [], [], [...late.keys()]);
   for (const [sha, info] of lateInfo) info.refs = late.get(sha) ?? [];
   const notes = readNotesFor(cwd, notesRev, [...commits.keys(), ...lateInfo.keys()]);
@@ -335,7 +367,9 @@ function commitsPhase(ctx: Ctx, commits: Map<string, NewCommit>, late: Map<strin
     for (const f of sink) out.push(finding(ctx, { ...f, ref }));
     for (const record of valid) {
       const id = record.metadata[METADATA_KEY].intent_id;
-      if (isCarried) {
+      // A carried record is re-derived from its sources wherever it arrives: with its squash
+      // commit in the same push as much as added later to protected history.
+      if (isCarried || record.metadata[METADATA_KEY].carried) {
         for (const p of checkCarried(cwd, c.sha, record, notesRev)) at('CARRY_MISMATCH', p, id);
       }
       for (const r of intentRefs) {
@@ -362,7 +396,11 @@ function commitsPhase(ctx: Ctx, commits: Map<string, NewCommit>, late: Map<strin
   return { findings: out, items, arrivals, governed };
 }
 
-/** Phase 5: facts from the objects, judged by the base's scope and .intentignore. */
+/**
+ * Phase 5: facts from the objects, judged by the base's scope and .intentignore. `.orchestration/`
+ * is off limits to every governed commit, whoever pushes it and whichever merge brings it: only a
+ * commit made outside any intent (no note, no trailer: a human's) changes the registry.
+ */
 function contentPhase(ctx: Ctx, items: { commit: CommitInfo; record: TraceRecord }[], arrivals: Map<string, Arrival>): GateFinding[] {
   const { cwd, policy } = ctx;
   const sink: Finding[] = [];
@@ -373,7 +411,6 @@ function contentPhase(ctx: Ctx, items: { commit: CommitInfo; record: TraceRecord
       const intent = policy.intents.get(arrivals.get(commit.sha)?.intent ?? record.metadata[METADATA_KEY].intent_id);
       return intent ? { id: intent.id, scope: compileScope(intent.owned_scope), globs: intent.owned_scope, where: `${ctx.label}:${REGISTRY_FILE}` } : null;
     },
-    protectOrchestration: (sha) => ctx.role === 'agent' || !!arrivals.get(sha)?.onIntentRef,
   });
   const out = sink.map((f) => finding(ctx, { ...f, ref: arrivals.get(f.commit ?? '')?.ref ?? null }));
   out.push(...scopeHistory(ctx, items, arrivals));
@@ -452,6 +489,28 @@ function registryVersions(cwd: string, base: string): string[] {
   const log = gitRaw(['log', '--no-color', '--format=', '--raw', '--no-abbrev', '--no-renames', base, '--', REGISTRY_FILE], { cwd });
   const oids = [...log.stdout.matchAll(/^:\d+ \d+ [0-9a-f]+ ([0-9a-f]+) [AMT]/gm)].map((m) => m[1]);
   return [...readBlobs(cwd, oids).values()].map((b) => b.toString('utf8'));
+}
+
+/**
+ * Where a push that carries no notes ref reads its commits' notes: the intent's own notes ref
+ * when every updated code ref is that intent's branch (what `intent push` writes), else null.
+ */
+function ownNotesOf(ctx: Ctx): string | null {
+  const ids = new Set(ctx.opts.updates.filter((u) => !ZERO.test(u.new) && !isNotesRef(u.ref)).map((u) => intentOfRef(u.ref)));
+  if (ids.size !== 1) return null;
+  const [id] = [...ids];
+  if (id === null) return null;
+  const ref = (ctx.opts.serverRef ?? same)(`${INTENT_NOTES_PREFIX}${id}`);
+  return revParse(ctx.cwd, ref) ? ref : null;
+}
+
+function same(ref: string): string {
+  return ref;
+}
+
+function revParse(cwd: string, ref: string): string | null {
+  const r = gitRaw(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd });
+  return r.status === 0 ? r.stdout.trim() : null;
 }
 
 function isAncestor(cwd: string, a: string, b: string): boolean {

@@ -197,33 +197,7 @@ export function readNotesFor(cwd: string, notes: string, shas: string[]): Map<st
   return out;
 }
 
-/**
- * Which of `shas` no ref selected by `refArgs` (rev-list arguments such as
- * `--exclude=refs/notes/* --all`) reaches: commits the server does not have yet. Shas that name
- * no commit here are returned as unreached.
- */
-export function unreachedFrom(cwd: string, shas: string[], refArgs: string[]): Set<string> {
-  const present = new Set(existingCommits(cwd, shas));
-  const out = new Set(shas.filter((s) => !present.has(s)));
-  if (!present.size) return out;
-  const res = gitRaw(['rev-list', '--not', ...refArgs, '--not', '--stdin'], { cwd, input: [...present].join('\n') + '\n' });
-  if (res.status !== 0) throw new Error(`git rev-list --not ${refArgs.join(' ')}: ${res.stderr.trim()}`);
-  for (const s of res.stdout.split('\n')) if (present.has(s)) out.add(s);
-  return out;
-}
-
 /** The refs under `prefix` (e.g. refs/heads/) whose history contains `sha`. */
 export function refsContaining(cwd: string, sha: string, prefix: string): string[] {
   return gitRaw(['for-each-ref', '--format=%(refname)', '--contains', sha, prefix], { cwd }).stdout.split('\n').filter(Boolean);
-}
-
-/** Which of `shas` are reachable from any of `refs` (refs that do not exist are skipped). */
-export function reachableFrom(cwd: string, shas: string[], refs: string[]): Set<string> {
-  const out = new Set<string>();
-  if (!shas.length) return out;
-  const tips = refs.filter((r) => gitRaw(['rev-parse', '--verify', '--quiet', `${r}^{commit}`], { cwd }).status === 0);
-  if (!tips.length) return out;
-  const unreached = unreachedFrom(cwd, shas, tips);
-  for (const s of shas) if (!unreached.has(s)) out.add(s);
-  return out;
 }

@@ -37,6 +37,8 @@ export function checkPush(cwd: string, remote: string, stdin: string): { updates
     updates, base, baseLabel, settled, pusher: null, identity: 'unknown' as const,
     // Without remote-tracking refs nothing is known to be on the server: no note change is judged here.
     serverRefs: hasTracking ? [`--remotes=${remote}`] : [],
+    serverRef: (ref: string) => ref.startsWith('refs/heads/') ? `${tracking}${ref.slice('refs/heads/'.length)}`
+      : ref.startsWith('refs/notes/') ? `refs/notes/remotes/${remote}/${ref.slice('refs/notes/'.length)}` : ref,
   };
   const r = gate(cwd, opts);
   // A push without notes: the server reads its own notes, which this clone knows only as last

@@ -5,8 +5,8 @@
  * gate accepted the push (templates/server/post-receive), or CI. `refs/notes/intents` only grows:
  * a note is added where the commit has none; where it has one, the two merge as `cat_sort_uniq`
  * merges them, and only when both name the same intent. A note whose records do not all name
- * the ref's intent is left out (a ref for INT-001 speaks for INT-001 only), and so is a note for
- * a commit another intent's note already covers. The update is a compare-and-swap: a push that
+ * the ref's intent is left out (a ref for INT-001 speaks for INT-001 only), and so are a note for
+ * a commit `intent/<ID>` does not reach and one for a commit another intent's note already covers. The update is a compare-and-swap: a push that
  * moves `refs/notes/intents` meanwhile makes the fold read again and retry.
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,7 +16,9 @@ import { sleepSync } from '../core/files.js';
 import { withLock } from '../core/lock.js';
 import { NOTES_REF } from '../core/version.js';
 import { readBlobs } from '../git/blobs.js';
+import { reachableFrom } from '../git/commits.js';
 import { git, gitRaw } from '../git/process.js';
+import { BRANCH_PREFIX } from '../intents/active.js';
 import { catSortUniq, notesCommit } from './notes-tree.js';
 import { listNotes } from './verify.js';
 import { noteIntent } from './push.js';
@@ -102,11 +104,21 @@ function foldOnce(cwd: string, scratch: string, refs: string[]): FoldResult {
 function plan(cwd: string, base: string | null, refs: string[]): { changes: [string, string][]; added: number; merged: number; skipped: FoldResult['skipped'] } {
   const existing = new Map(base ? listNotes({ root: cwd, mainRoot: null }, base) : []);
   const incoming = refs.map((ref) => ({ ref, id: ref.slice(INTENT_NOTES_PREFIX.length), notes: listNotes({ root: cwd, mainRoot: null }, ref) }));
-  const fresh = incoming.flatMap((i) => i.notes.filter(([c, blob]) => existing.get(c) !== blob).map(([c, blob]) => ({ ...i, c, blob })));
+  const skipped: FoldResult['skipped'] = [];
+  // A ref for INT-001 speaks for intent/INT-001's commits only (the gate refuses any other note
+  // there; this holds on a server whose notes were written before it did).
+  const fresh = incoming.flatMap((i) => {
+    const candidates = i.notes.filter(([c, blob]) => existing.get(c) !== blob);
+    const onBranch = reachableFrom(cwd, candidates.map(([c]) => c), [`refs/heads/${BRANCH_PREFIX}${i.id}`]);
+    return candidates.filter(([c]) => {
+      if (onBranch.has(c)) return true;
+      skipped.push({ ref: i.ref, commit: c, why: `${BRANCH_PREFIX}${i.id} does not reach it` });
+      return false;
+    }).map(([c, blob]) => ({ ...i, c, blob }));
+  });
   const texts = readBlobs(cwd, [...new Set(fresh.flatMap((f) => [f.blob, existing.get(f.c) ?? '']).filter(Boolean))]);
   const text = (oid: string) => texts.get(oid)?.toString('utf8') ?? '';
   const out = new Map<string, string>(); // commit → new note text or blob
-  const skipped: FoldResult['skipped'] = [];
   let added = 0;
   let merged = 0;
   for (const f of fresh) {

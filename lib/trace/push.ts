@@ -1,17 +1,22 @@
 /**
  * `intent push [remote]`: pushes the current branch together with its notes, in one atomic push
- * (the server's gate sees the commits and their notes at once), fetching and merging and trying
- * again, with a jittered backoff, when the notes ref moved meanwhile. On an intent's branch
- * (`intent/<ID>`, its worktree) either way below carries the notes; on any other branch (`main`
- * in the main worktree, after `intent done --merge`) the shared ref does.
+ * (the server's gate sees the commits and their notes at once), fetching and trying again, with a
+ * jittered backoff, when the notes ref moved meanwhile.
  *
- * Two ways to carry the notes (docs/decisions.md, "Notes that scale with the number of agents"):
- * - `intent` (per-intent): the notes of the branch's commits go to `refs/notes/intent/<ID>`, a
- *   ref only this intent's pushes write, so pushes of different intents never contend; the
- *   server's post-receive (or CI) folds it into `refs/notes/intents` (lib/trace/notes-fold.ts).
- * - `shared`: every push moves `refs/notes/intents` itself (fetch, `cat_sort_uniq` merge, push):
- *   what `git push origin intent/<ID> refs/notes/intents` did by hand; every push contends.
- * The mode comes from `--notes`, else `git config intent.pushNotes`, else `shared`.
+ * Agents propose, the authority disposes (docs/threat-model.md): on an intent's branch
+ * (`intent/<ID>`, its worktree) the notes of the branch's commits go to `refs/notes/intent/<ID>`,
+ * a ref only this intent's pushes write, so pushes of different intents never contend; the
+ * server's post-receive (or CI) copies the checked records into `refs/notes/intents`
+ * (lib/trace/notes-fold.ts), which agents may not write. On any other branch (`main` in the main
+ * worktree, after `intent done --merge`: a human's push) the notes go to `refs/notes/intents`,
+ * built on the server's own: the records of the commits the push brings, and carried records
+ * for the branch's history the server has no note for, nothing else (no other clone's work).
+ * `--notes shared` (or `git config intent.pushNotes shared`) pushes an intent branch's notes to
+ * `refs/notes/intents` the same way, for a server whose gate predates per-intent refs.
+ *
+ * An intent branch rewritten after it was pushed (amend, rebase) is pushed with a lease: it
+ * replaces the remote branch only when the remote's tip is one this branch had
+ * (`--force-with-lease --force-if-includes`), never someone else's work.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -72,6 +77,13 @@ export function pushIntent(cwd: string, opts: { remote?: string; mode?: NotesMod
     throw new IntentError('PUSH_FAILED', `no remote named "${remote}" in ${repo.mainRoot}${remotes.length ? ` (remotes: ${remotes.join(', ')}). Name one: intent push <remote>.` : '; it has no remotes. Add one with `git remote add origin <url>`.'}`, { remote, remotes, reason: 'unknown-remote' });
   }
   const mode: NotesMode = id === null ? 'shared' : (opts.mode ?? configuredMode(repo));
+  if (id !== null) {
+    const tracking = `refs/remotes/${remote}/${branch}`;
+    if (!gitRaw(['rev-parse', '--verify', '--quiet', tracking], { cwd: repo.root }).stdout.trim()) {
+      // No remote-tracking ref: learn whether the remote has the branch, so the lease has something to hold.
+      gitRaw(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', remote, `+refs/heads/${branch}:${tracking}`], { cwd: repo.root });
+    }
+  }
   const retries = opts.retries ?? 8;
   if (!Number.isInteger(retries) || retries < 0) throw new IntentError('INVALID_INPUT', `retries must be a whole number ≥ 0, got ${retries}`, { retries });
   const tip = git(['rev-parse', 'HEAD'], { cwd: repo.root }).trim();
@@ -98,10 +110,11 @@ export function pushIntent(cwd: string, opts: { remote?: string; mode?: NotesMod
           if (merged.size && existsSync(dirname(ledgerPath(repo)))) appendMissingRecords(repo, merged);
         });
       }
-      notes = merged.size;
-      source = gitRaw(['rev-parse', '-q', '--verify', `${NOTES_REF}^{commit}`], { cwd: repo.root }).stdout.trim() || null;
+      const prepared = sharedNotesCommit(repo, remote, branch, tip, remoteTip);
+      source = prepared?.commit ?? null;
+      notes = prepared?.notes ?? 0;
     }
-    const out = pushOnce(repo, remote, branch, tip, source, notesRef);
+    const out = pushOnce(repo, remote, branch, tip, source, notesRef, id !== null);
     if (out.ok) return { remote, intent: id, branch, mode, notesRef, attempts: attempt, notes, commit: tip };
     if (!out.retryable) {
       throw new IntentError('PUSH_FAILED', `could not push ${branch} and ${notesRef} to ${remote}: ${out.message}${out.hint ? `${out.message.includes('\n') ? '\n' : ' '}${out.hint}` : ''}`, { remote, attempts: attempt, reason: out.reason, stderr: out.stderr });
@@ -117,8 +130,8 @@ export function pushIntent(cwd: string, opts: { remote?: string; mode?: NotesMod
 
 function configuredMode(repo: Repo): NotesMode {
   const v = gitRaw(['config', '--get', 'intent.pushNotes'], { cwd: repo.root }).stdout.trim();
-  if (v === '' || v === 'shared') return 'shared';
-  if (v === 'intent') return 'intent';
+  if (v === '' || v === 'intent') return 'intent';
+  if (v === 'shared') return 'shared';
   throw new IntentError('CONFIG_INVALID', `git config intent.pushNotes is "${v}": it takes "intent" (a notes ref per intent) or "shared" (refs/notes/intents). Fix it with git config intent.pushNotes intent.`, { value: v });
 }
 
@@ -165,6 +178,43 @@ function intentNotesCommit(repo: Repo, remote: string, id: string, tip: string):
   return { commit: notesCommit(cwd, stateDir(repo), parent, changes, `intent push: notes of ${id}`), notes: changes.length };
 }
 
+/**
+ * The notes commit to push to refs/notes/intents from `branch`: the remote's (`remoteTip`, null
+ * when it has none) with the local records of the commits this push brings (those the remote's
+ * `branch` does not reach; a note both have and that differs: merged as `cat_sort_uniq` merges),
+ * and the carried records of the branch's history the remote has no note for (`intent carry`
+ * run here). Nothing of another branch: the server takes a record only with its commit. Null
+ * when there is nothing to add.
+ */
+function sharedNotesCommit(repo: Repo, remote: string, branch: string, tip: string, remoteTip: string | null): { commit: string; notes: number } | null {
+  const cwd = repo.root;
+  const tracking = `refs/remotes/${remote}/${branch}`;
+  gitRaw(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', remote, `+refs/heads/${branch}:${tracking}`], { cwd });
+  const theirTip = gitRaw(['rev-parse', '--verify', '--quiet', `${tracking}^{commit}`], { cwd }).stdout.trim() || null;
+  const local = new Map(listNotes({ root: cwd, mainRoot: null }, NOTES_REF));
+  if (!local.size) return null;
+  const theirs = remoteTip ? new Map(listNotes({ root: cwd, mainRoot: null }, remoteTip)) : new Map<string, string>();
+  const revs = (args: string[]) => new Set(git(['rev-list', ...args, '--'], { cwd }).split('\n').filter(Boolean));
+  const brought = revs([tip, ...(theirTip ? [`^${theirTip}`] : [])]);
+  const had = theirTip ? revs([theirTip]) : new Set<string>();
+  const wanted = [...local.keys()].filter((c) => local.get(c) !== theirs.get(c) && (brought.has(c) || (had.has(c) && !theirs.has(c))));
+  const texts = readBlobs(cwd, wanted.flatMap((c) => [local.get(c)!, ...(theirs.has(c) ? [theirs.get(c)!] : [])]));
+  const text = (oid: string) => texts.get(oid)?.toString('utf8') ?? '';
+  const changes: [string, string][] = [];
+  for (const c of wanted) {
+    const mine = local.get(c)!;
+    if (!brought.has(c)) {
+      // History the server has: only a carried record may be added there.
+      const parsed = parseNote(text(mine));
+      if (typeof parsed === 'string' || !parsed.records.length || parsed.records.some((r) => !r.metadata?.[METADATA_KEY]?.carried)) continue;
+      changes.push([c, mine]);
+    } else if (!theirs.has(c)) changes.push([c, mine]);
+    else changes.push([c, git(['hash-object', '-w', '--stdin'], { cwd, input: catSortUniq(text(theirs.get(c)!), text(mine)) }).trim()]);
+  }
+  if (!changes.length) return null;
+  return { commit: notesCommit(cwd, stateDir(repo), remoteTip, changes, `intent push: notes of ${branch}`), notes: changes.length };
+}
+
 /** Why a single push failed for good: PUSH_FAILED's data.reason, but for the reasons of the whole command. */
 type PushRefusal = Exclude<ErrorData['PUSH_FAILED']['reason'], 'unknown-remote' | 'fetch-failed' | 'retries-exhausted'>;
 
@@ -175,9 +225,11 @@ type PushOutcome =
   | { ok: false; retryable: false; reason: PushRefusal; message: string; hint?: string; stderr: string };
 
 /** One atomic push of the branch and (when there is one) the notes commit; reads --porcelain. */
-function pushOnce(repo: Repo, remote: string, branch: string, tip: string, notes: string | null, notesRef: string): PushOutcome {
+function pushOnce(repo: Repo, remote: string, branch: string, tip: string, notes: string | null, notesRef: string, leased: boolean): PushOutcome {
   const specs = [`${tip}:refs/heads/${branch}`, ...(notes ? [`${notes}:${notesRef}`] : [])];
-  const r = gitRaw(['push', '--atomic', '--porcelain', remote, ...specs], { cwd: repo.root });
+  // An intent branch may be replaced by its own rewrite (amend, rebase), never over work it never had.
+  const lease = leased ? [`--force-with-lease=refs/heads/${branch}`, '--force-if-includes'] : [];
+  const r = gitRaw(['push', '--atomic', '--porcelain', ...lease, remote, ...specs], { cwd: repo.root });
   const rows = r.stdout.split('\n').filter((l) => l.includes('\t')).map((l) => l.split('\t'));
   const row = (dst: string) => rows.find((x) => x[1]?.endsWith(`:${dst}`));
   const b = row(`refs/heads/${branch}`);
@@ -198,7 +250,10 @@ function pushOnce(repo: Repo, remote: string, branch: string, tip: string, notes
     return { ok: false, retryable: false, reason: 'refused-by-server', message: `the server's gate refused it${why ? `:${why}` : ''}`, hint: 'Fix what it names, then push again.', stderr: r.stderr };
   }
   if (branchRefused && /^\[rejected\]/.test(branchSummary)) {
-    return { ok: false, retryable: false, reason: 'branch-behind', message: `${branch} ${branchSummary}`, hint: `The remote's ${branch} has commits yours does not: fetch and rebase (or merge) them, then push again.`, stderr: r.stderr };
+    const hint = leased
+      ? `The remote's ${branch} has commits this branch never had (someone else pushed to it): look at them (git fetch ${remote}; git log ${branch}..${remote}/${branch}), merge or rebase onto them, then push again. A rewrite of what you pushed yourself (amend, rebase) is pushed as it is.`
+      : `The remote's ${branch} has commits yours does not: fetch and rebase (or merge) them, then push again.`;
+    return { ok: false, retryable: false, reason: 'branch-behind', message: `${branch} ${branchSummary}`, hint, stderr: r.stderr };
   }
   if (!rows.length && /^intent: push refused/m.test(r.stderr)) {
     return { ok: false, retryable: false, reason: 'refused-by-pre-push', message: `this clone's pre-push check refused it:${r.stderr.split('\n').filter((l) => l.trim() && !l.startsWith('error:')).map((l) => `\n  ${l}`).join('')}`, stderr: r.stderr };

@@ -7,7 +7,9 @@ import { sleepSync } from '../core/files.js';
 import { git, gitRaw } from '../git/process.js';
 import { withLock } from '../core/lock.js';
 import { NOTES_LOCK_TIMEOUT } from '../git/notes.js';
+import { reachableFrom } from '../git/commits.js';
 import { openRepo, stateDir, type Repo } from '../git/repo.js';
+import { notesCommit } from './notes-tree.js';
 import { NOTES_REF } from '../core/version.js';
 
 /**
@@ -51,7 +53,8 @@ export function notesFetchRefspec(remote: string): string {
 /**
  * Exchanges refs/notes/intents with `remote`: fetches the remote's notes into
  * refs/notes/remotes/<remote>/intents, merges them into the local notes (strategy `cat_sort_uniq`), and
- * pushes the result without force. When the push is refused because the remote moved meanwhile,
+ * offers the remote the records it lacks for commits it holds (`notesToOffer`), without force.
+ * When the push is refused because the remote moved meanwhile,
  * fetches, merges and pushes again, up to `retries` more times with a short random backoff.
  * Only the merge holds the notes lock (the one the post-commit hook writes notes under), never
  * the network.
@@ -91,7 +94,9 @@ export function syncNotes(cwd: string, opts: { remote?: string; retries?: number
       return tip;
     }) : revParse(repo, NOTES_REF);
     if (!localTip || localTip === remoteTip) return { remote, fetched, merged: merged.size, pushed: false, attempts: attempt };
-    const push = pushNotes(repo, remote);
+    const offer = notesToOffer(repo, remote, remoteTip ? tracking : null, remoteTip);
+    if (!offer) return { remote, fetched, merged: merged.size, pushed: false, attempts: attempt };
+    const push = pushNotes(repo, remote, offer);
     if (push.ok) return { remote, fetched, merged: merged.size, pushed: push.updated, attempts: attempt };
     if (!push.retryable) {
       throw new IntentError(
@@ -223,13 +228,32 @@ interface PushOutcome {
 }
 
 /**
- * `git push <remote> refs/notes/intents:refs/notes/intents`, never forced; reads --porcelain.
+ * The notes commit sync offers the remote: its own notes (`remoteTip`, fetched to `tracking`) with
+ * the local notes that differ from its own (records it lacks, merged as `cat_sort_uniq` merges),
+ * of commits it holds on a branch as last fetched: a carried record `intent carry` made here, a
+ * note of a branch pushed without it. Nothing of a commit the remote lacks: a gate takes a record
+ * only with its commit (it travels with its branch, by `intent push`). Null: nothing to offer.
+ */
+function notesToOffer(repo: Repo, remote: string, tracking: string | null, remoteTip: string | null): string | null {
+  const cwd = repo.root;
+  const theirs = tracking ? listNotes(repo, tracking) : new Map<string, string>();
+  const mine = [...listNotes(repo, NOTES_REF)].filter(([c, blob]) => theirs.get(c) !== blob);
+  if (!mine.length) return null;
+  const refs = git(['for-each-ref', '--format=%(refname)', `refs/remotes/${remote}/`], { cwd }).split('\n').filter(Boolean);
+  const held = reachableFrom(cwd, mine.map(([c]) => c), refs);
+  const changes = mine.filter(([c]) => held.has(c));
+  if (!changes.length) return null;
+  return notesCommit(cwd, stateDir(repo), remoteTip, changes, `intent sync: ${changes.length} note${changes.length === 1 ? '' : 's'}`);
+}
+
+/**
+ * `git push <remote> <offer>:refs/notes/intents`, never forced; reads --porcelain.
  * `--no-verify`: a notes-only push carries no commits for pre-push checks (the notes commits a
  * merge makes are judged by the server), and a pre-push hook that syncs notes must not re-enter itself.
  */
-function pushNotes(repo: Repo, remote: string): PushOutcome {
-  const r = gitRaw(['push', '--porcelain', '--no-verify', remote, `${NOTES_REF}:${NOTES_REF}`], { cwd: repo.root });
-  const status = r.stdout.split('\n').find((l) => l.split('\t')[1] === `${NOTES_REF}:${NOTES_REF}`);
+function pushNotes(repo: Repo, remote: string, offer: string): PushOutcome {
+  const r = gitRaw(['push', '--porcelain', '--no-verify', remote, `${offer}:${NOTES_REF}`], { cwd: repo.root });
+  const status = r.stdout.split('\n').find((l) => l.split('\t')[1]?.endsWith(`:${NOTES_REF}`));
   const [flag, , summary = ''] = status?.split('\t') ?? [];
   if (r.status === 0 && flag !== undefined && flag !== '!') {
     return { ok: true, updated: flag !== '=', retryable: false, message: summary, stderr: r.stderr };

@@ -379,8 +379,6 @@ export interface ContentPolicy {
   ignore?: Scope | null;
   /** The scope in force for a commit (default: the scope its note recorded); null: none checked. */
   scopeOf?: (record: TraceRecord, commit: CommitInfo) => { id: string; globs: readonly string[]; scope: Scope; where: string } | null;
-  /** Whether `.orchestration/` is off limits for a commit (default: always). */
-  protectOrchestration?: (sha: string) => boolean;
 }
 
 /** Ranges and hashes against the committed bytes, and paths against the scope in force. */
@@ -448,7 +446,7 @@ export function checkContent(repo: Where, items: { commit: CommitInfo; record: T
     const globs = meta.scope.filter((g) => typeof g === 'string');
     const inForce = policy.scopeOf ? policy.scopeOf(record, commit) : { id, globs, scope: compileScope(globs), where: 'the note' };
     if (!inForce) continue;
-    const bad = outOfScope(touched, inForce.scope, ignore, policy.protectOrchestration?.(commit.sha) ?? true);
+    const bad = outOfScope(touched, inForce.scope, ignore, true);
     for (const p of bad) {
       at({ path: p, code: 'SCOPE_VIOLATION', message: `${short(commit.sha)}: Scope Violation: ${inForce.id} is not authorized to edit ${p} (scope in force${inForce.where === 'the note' ? '' : ` on ${inForce.where}`}: ${inForce.globs.join(', ') || 'none'}).` });
     }

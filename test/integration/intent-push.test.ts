@@ -204,18 +204,22 @@ describe('intent push', () => {
     expect(both.stderr).not.toContain('WARNING');
     expect(notesOn(srv, 'refs/notes/intents')).toContain(c);
 
-    // The notes first, the branch later: the server folded them into refs/notes/intents; this clone
-    // last fetched them on the per-intent ref only (its refs/notes/remotes/origin/intents is older).
+    // The notes first, the branch later: an intent's notes ref takes notes of its branch's commits
+    // only, so the server (and this clone's pre-push, with the branch as last fetched) refuses an
+    // inert note; pushed with the branch, it is taken.
     const d = work('src/4/b.ts');
     git(wt, 'update-ref', 'refs/notes/intent/INT-004', 'refs/notes/intents');
-    const notes = run('git', ['push', 'origin', 'refs/notes/intent/INT-004'], wt, HOOK_ENV);
-    expect(notes.status, notes.stderr).toBe(0);
-    git(wt, 'fetch', '-q', 'origin', '+refs/notes/intent/INT-004:refs/notes/remotes/origin/intent/INT-004');
-    expect(run('git', ['notes', '--ref=refs/notes/remotes/origin/intents', 'list', d], wt).status, 'the shared notes as last fetched lack it').not.toBe(0);
-    const branch = run('git', ['push', 'origin', 'intent/INT-004'], wt, HOOK_ENV);
-    expect(branch.status, branch.stderr).toBe(0);
-    expect(branch.stderr).not.toContain('WARNING');
+    const early = run('git', ['push', 'origin', 'refs/notes/intent/INT-004'], wt, HOOK_ENV);
+    expect(early.status).not.toBe(0);
+    expect(early.stderr).toMatch(new RegExp(`NOTE_NOT_ON_BRANCH\\s+${d.slice(0, 12)}`));
+    const server = run('git', ['push', '--no-verify', 'origin', 'refs/notes/intent/INT-004'], wt);
+    expect(server.status).not.toBe(0);
+    expect(server.stderr).toMatch(new RegExp(`NOTE_NOT_ON_BRANCH\\s+${d.slice(0, 12)}`));
+    const together = run('git', ['push', 'origin', 'intent/INT-004', 'refs/notes/intent/INT-004'], wt, HOOK_ENV);
+    expect(together.status, together.stderr).toBe(0);
+    expect(together.stderr).not.toContain('WARNING');
     expect(git(srv, 'rev-parse', 'refs/heads/intent/INT-004').trim()).toBe(d);
+    expect(notesOn(srv, 'refs/notes/intents')).toContain(d);
 
     // A commit whose note is nowhere on the server: still the warning, and the server refuses it.
     const e = work('src/4/c.ts');

@@ -29,15 +29,20 @@ describe('intent notes fold', () => {
 
     const out = fold(repo);
     expect(out).toMatchObject({ added: 2, merged: 0, refs: ['refs/notes/intent/INT-001', 'refs/notes/intent/INT-002'] });
-    expect(out.skipped).toEqual([{ ref: 'refs/notes/intent/INT-002', commit: c1, why: "its note is not (only) INT-002's" }]);
+    expect(out.skipped).toEqual([{ ref: 'refs/notes/intent/INT-002', commit: c1, why: 'intent/INT-002 does not reach it' }]);
     expect(git(repo, 'log', '--notes=intents', '-1', c1)).toContain('INT-001');
     expect(git(repo, 'log', '--notes=intents', '-1', c2)).toContain('INT-002');
     const tip = git(repo, 'rev-parse', 'refs/notes/intents').trim();
     expect(fold(repo)).toMatchObject({ added: 0, merged: 0, tip });
 
-    // A note for INT-001's commit rewritten in INT-002's ref as INT-002's: another intent's note stays as it is.
+    // A note for INT-001's commit rewritten in INT-002's ref as INT-002's: left out while
+    // intent/INT-002 does not reach the commit, and, once it does (a merge), because another
+    // intent's note has it: another intent's note stays as it is.
     const forged = git(repo, 'notes', '--ref=intents', 'show', c1).replace(/INT-001/g, 'INT-002');
     run('git', ['notes', '--ref=refs/notes/intent/INT-002', 'add', '-f', '-F', '-', c1], repo, {}, forged);
+    expect(fold(repo, ['refs/notes/intent/INT-002']).skipped).toEqual([{ ref: 'refs/notes/intent/INT-002', commit: c1, why: 'intent/INT-002 does not reach it' }]);
+    const merge = git(repo, 'commit-tree', '-p', c2, '-p', c1, '-m', 'merge', `${c2}^{tree}`).trim();
+    git(repo, 'update-ref', 'refs/heads/intent/INT-002', merge);
     const again = fold(repo, ['refs/notes/intent/INT-002']);
     expect(again.skipped).toEqual([{ ref: 'refs/notes/intent/INT-002', commit: c1, why: 'refs/notes/intents has a note of another intent for it' }]);
     expect(git(repo, 'rev-parse', 'refs/notes/intents').trim()).toBe(tip);

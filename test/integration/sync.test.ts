@@ -120,6 +120,9 @@ describe('intent init: the notes fetch refspec', () => {
 
     const wt = checkoutIntent(a, 'INT-001');
     const c = commit(wt, { 'src/a/x.ts': 'x\n' });
+    // A record travels with its commit: not before the remote has it.
+    expect(sync(a)).toEqual({ remote: 'origin', fetched: false, merged: 0, pushed: false, attempts: 1 });
+    git(wt, 'push', '-q', '--no-verify', 'origin', 'intent/INT-001');
     expect(sync(a)).toEqual({ remote: 'origin', fetched: false, merged: 0, pushed: true, attempts: 1 });
     const fetched = run('git', ['fetch'], b);
     expect(fetched.status, fetched.stderr).toBe(0);
@@ -187,6 +190,7 @@ describe('intent sync', () => {
         const c = commit(wt, { [`src/${dir}/r${round}.ts`]: `round ${round}\n` });
         expected.set(c.sha, c.note);
       }
+      for (const [wt, id] of [[wtA, 'INT-001'], [wtB, 'INT-002']] as const) git(wt, 'push', '-q', '--no-verify', 'origin', `intent/${id}`);
       const tipBefore = run('git', ['rev-parse', '-q', '--verify', NOTES], remote).stdout.trim();
       // A commits in its worktree while A and B sync: the merge must not drop that note.
       writeFiles(wtA, { [`src/a/during${round}.ts`]: `during ${round}\n` });
@@ -209,6 +213,7 @@ describe('intent sync', () => {
       if (tipBefore) expect(run('git', ['merge-base', '--is-ancestor', tipBefore, NOTES], remote).status).toBe(0);
       for (const r of [sa, sb]) expect((JSON.parse(r.stdout) as SyncJson).attempts).toBeLessThanOrEqual(6);
     }
+    git(wtA, 'push', '-q', '--no-verify', 'origin', 'intent/INT-001');
     sync(a);
     sync(b);
     sync(a);
@@ -223,7 +228,9 @@ describe('intent sync', () => {
     expect(sync(a)).toEqual({ remote: 'origin', fetched: false, merged: 0, pushed: false, attempts: 1 });
     expect(run('git', ['rev-parse', '-q', '--verify', NOTES], remote).status).not.toBe(0);
 
-    const c = commit(checkoutIntent(a, 'INT-001'), { 'src/a/x.ts': 'x\n' });
+    const wt = checkoutIntent(a, 'INT-001');
+    const c = commit(wt, { 'src/a/x.ts': 'x\n' });
+    git(wt, 'push', '-q', '--no-verify', 'origin', 'intent/INT-001');
     expect(sync(a)).toEqual({ remote: 'origin', fetched: false, merged: 0, pushed: true, attempts: 1 });
     expect(notesOf(remote)).toEqual(new Map([[c.sha, c.note]]));
 
@@ -262,7 +269,8 @@ describe('intent sync', () => {
     const added = run('git', ['notes', '--ref=intents', 'add', '-m', `${sumA}\n${jsonA}`, base], c, { GIT_COMMITTER_DATE: '2026-02-01T00:00:00Z' });
     expect(added.status, added.stderr).toBe(0);
     const [ours, theirs] = [git(c, 'rev-parse', NOTES).trim(), git(remote, 'rev-parse', NOTES).trim()];
-    expect(sync(c)).toMatchObject({ fetched: true, merged: 1, pushed: true });
+    // After the merge C holds what the remote holds: nothing to offer.
+    expect(sync(c)).toMatchObject({ fetched: true, merged: 1, pushed: false });
     expect(run('git', ['merge-base', ours, theirs], c).status, 'the two notes histories had no common base').toBe(1);
     expect(notesOf(c).get(base)).toBe(both);
     expect(notesOf(remote).get(base)).toBe(both);
@@ -347,7 +355,9 @@ describe('intent sync', () => {
 
   it('a push the server refuses fails at once with its reason; a remote that keeps moving fails after the retries', () => {
     const { remote, a } = twoClones();
-    commit(checkoutIntent(a, 'INT-001'), { 'src/a/x.ts': 'x\n' });
+    const wt1 = checkoutIntent(a, 'INT-001');
+    commit(wt1, { 'src/a/x.ts': 'x\n' });
+    git(wt1, 'push', '-q', '--no-verify', 'origin', 'intent/INT-001');
     const hook = join(remote, 'hooks', 'pre-receive');
     writeFileSync(hook, '#!/bin/sh\necho "notes are frozen today" >&2\nexit 1\n');
     chmodSync(hook, 0o755);
@@ -360,8 +370,10 @@ describe('intent sync', () => {
 
     // An update hook that moves the ref under every push (to a commit without ours): each attempt loses the race.
     writeFileSync(hook, '#!/bin/sh\nexit 0\n');
-    git(a, 'push', '-q', 'origin', `${NOTES}:${NOTES}`);
-    commit(checkoutIntent(a, 'INT-002'), { 'src/b/y.ts': 'y\n' });
+    git(a, 'push', '-q', '--no-verify', 'origin', `${NOTES}:${NOTES}`);
+    const wt2 = checkoutIntent(a, 'INT-002');
+    commit(wt2, { 'src/b/y.ts': 'y\n' });
+    git(wt2, 'push', '-q', '--no-verify', 'origin', 'intent/INT-002');
     const update = join(remote, 'hooks', 'update');
     writeFileSync(update, '#!/bin/sh\nold=$(git rev-parse "$1")\nc=$(git commit-tree -p "$old" -m moved "$old^{tree}")\ngit update-ref "$1" "$c"\n');
     chmodSync(update, 0o755);
