@@ -4,6 +4,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { openRepo } from '../lib/git/repo.js';
+import { pushNotes, type NotesMode } from '../lib/trace/push.js';
 import { CLI, PKG_ROOT, git, type Run } from './helpers.js';
 
 /** A running server; `url` gives a push URL for an identity (null: anonymous). */
@@ -31,13 +33,18 @@ export async function startGitServer(root: string): Promise<GitServer> {
   };
 }
 
-/** A bare repository `name` under the server's root with the pre-receive template installed. */
+/**
+ * A bare repository `name` under the server's root with the server templates installed as the
+ * docs say: pre-receive (the gate) and post-receive (the notes fold and carry).
+ */
 export function serverRepo(root: string, name: string): string {
   const bare = join(root, name);
   git(root, 'init', '-q', '--bare', '-b', 'main', bare);
   git(bare, 'config', 'http.receivepack', 'true'); // lets anonymous pushes reach the hook
-  copyFileSync(join(PKG_ROOT, 'templates', 'server', 'pre-receive'), join(bare, 'hooks', 'pre-receive'));
-  chmodSync(join(bare, 'hooks', 'pre-receive'), 0o755);
+  for (const hook of ['pre-receive', 'post-receive']) {
+    copyFileSync(join(PKG_ROOT, 'templates', 'server', hook), join(bare, 'hooks', hook));
+    chmodSync(join(bare, 'hooks', hook), 0o755);
+  }
   return bare;
 }
 
@@ -57,4 +64,16 @@ export function codesOf(text: string): string[] {
 export function verdict(r: Run): Verdict {
   const text = r.stdout + r.stderr;
   return { ok: r.status === 0, codes: codesOf(text), text };
+}
+
+/**
+ * The notes half of what `intent push` sends from the branch checked out at `cwd`, as a push
+ * spec (`<notes commit>:<notes ref>`), built by the product's own code on the remote's notes:
+ * for an intent branch its refs/notes/intent/<ID>, for another branch refs/notes/intents with
+ * the records of the commits the push brings. [] when there is nothing to send.
+ */
+export function notesSpec(cwd: string, remote: string, mode: NotesMode = 'intent'): string[] {
+  const repo = openRepo(cwd);
+  const p = pushNotes(repo, remote, repo.branch!, git(cwd, 'rev-parse', 'HEAD').trim(), mode);
+  return p ? [`${p.commit}:${p.ref}`] : [];
 }

@@ -346,7 +346,7 @@ function commitsPhase(ctx: Ctx, commits: Map<string, NewCommit>, late: Map<strin
       continue;
     }
     if (note === null) {
-      at('NOTE_MISSING', `${short(c.sha)} on ${ref} is governed (${expected ? `${BRANCH_PREFIX}${expected}` : `Intent-Id: ${c.trailer}`}) but has no note on ${NOTES_REF}.`, expected ?? c.trailer);
+      at('NOTE_MISSING', `${short(c.sha)} on ${ref} is governed (${expected ? `${BRANCH_PREFIX}${expected}` : `Intent-Id: ${c.trailer}`}) but has no note on ${u && !ZERO.test(u.new) ? u.ref : /^[0-9a-f]{40,64}$/.test(notesRev) ? 'the notes given' : notesRev}.`, expected ?? c.trailer);
       continue;
     }
     const isCarried = carried.has(c.sha);

@@ -34,7 +34,8 @@ export function checkPush(cwd: string, remote: string, stdin: string): { updates
   const branch = branches[0] ?? 'main';
   const baseLabel = hasTracking ? `refs/heads/${branch} (${remote}'s, as last fetched)` : `refs/heads/${branch} (this clone's: ${remote} has not been fetched)`;
   const opts = {
-    updates, base, baseLabel, settled, pusher: null, identity: 'unknown' as const,
+    // The pushed commits' notes as this clone has them (the server's view is the warning below).
+    updates, base, baseLabel, settled, pusher: null, identity: 'unknown' as const, notes: NOTES_REF,
     // Without remote-tracking refs nothing is known to be on the server: no note change is judged here.
     serverRefs: hasTracking ? [`--remotes=${remote}`] : [],
     serverRef: (ref: string) => ref.startsWith('refs/heads/') ? `${tracking}${ref.slice('refs/heads/'.length)}`

@@ -92,28 +92,10 @@ export function pushIntent(cwd: string, opts: { remote?: string; mode?: NotesMod
   let notes = 0;
   for (let attempt = 1; attempt <= retries + 1; attempt++) {
     if (attempt > 1) sleepSync(jitterMs(attempt));
-    let source: string | null;
-    if (mode === 'intent' && id !== null) {
-      const prepared = intentNotesCommit(repo, remote, id, tip);
-      if (prepared === undefined) { last = 'a concurrent fetch held the remote-tracking ref'; continue; }
-      source = prepared?.commit ?? null;
-      notes = prepared?.notes ?? 0;
-    } else {
-      const tracking = trackingRef(remote);
-      const remoteTip = fetchNotes(repo, remote, tracking);
-      if (remoteTip === undefined) { last = 'a concurrent fetch held the remote-tracking ref'; continue; }
-      const merged = new Set<string>();
-      if (remoteTip) {
-        withLock(join(stateDir(repo), 'record.lock'), () => {
-          mergeNotes(repo, tracking, remoteTip, merged);
-          // As intent sync does: the ledger holds every record of this clone's notes, merged-in ones too.
-          if (merged.size && existsSync(dirname(ledgerPath(repo)))) appendMissingRecords(repo, merged);
-        });
-      }
-      const prepared = sharedNotesCommit(repo, remote, branch, tip, remoteTip);
-      source = prepared?.commit ?? null;
-      notes = prepared?.notes ?? 0;
-    }
+    const prepared = pushNotes(repo, remote, branch, tip, mode);
+    if (prepared === undefined) { last = 'a concurrent fetch held the remote-tracking ref'; continue; }
+    const source = prepared?.commit ?? null;
+    notes = prepared?.notes ?? 0;
     const out = pushOnce(repo, remote, branch, tip, source, notesRef, id !== null);
     if (out.ok) return { remote, intent: id, branch, mode, notesRef, attempts: attempt, notes, commit: tip };
     if (!out.retryable) {
@@ -126,6 +108,33 @@ export function pushIntent(cwd: string, opts: { remote?: string; mode?: NotesMod
     `gave up after ${retries + 1} attempt${retries ? 's' : ''}: ${last}. Nothing was lost; run \`intent push ${remote}\` again${mode === 'shared' ? ', or push notes per intent (intent push --notes intent) so that other intents\' pushes do not contend' : ''}.`,
     { remote, attempts: retries + 1, reason: 'retries-exhausted' },
   );
+}
+
+/**
+ * The notes commit `intent push` sends with `branch` at `tip` (and where: refs/notes/intent/<ID>
+ * in mode `intent`, else refs/notes/intents), built on the remote's current one, which it
+ * fetches. Null: nothing to send; undefined: a concurrent fetch held the remote-tracking ref.
+ * Exported for the tests that judge the same push through every tier.
+ */
+export function pushNotes(repo: Repo, remote: string, branch: string, tip: string, mode: NotesMode): { commit: string; notes: number; ref: string } | null | undefined {
+  const id = branch.startsWith(BRANCH_PREFIX) ? branch.slice(BRANCH_PREFIX.length) : null;
+  if (mode === 'intent' && id !== null) {
+    const prepared = intentNotesCommit(repo, remote, id, tip);
+    return prepared ? { ...prepared, ref: intentNotesRef(id) } : prepared;
+  }
+  const tracking = trackingRef(remote);
+  const remoteTip = fetchNotes(repo, remote, tracking);
+  if (remoteTip === undefined) return undefined;
+  const merged = new Set<string>();
+  if (remoteTip) {
+    withLock(join(stateDir(repo), 'record.lock'), () => {
+      mergeNotes(repo, tracking, remoteTip, merged);
+      // As intent sync does: the ledger holds every record of this clone's notes, merged-in ones too.
+      if (merged.size && existsSync(dirname(ledgerPath(repo)))) appendMissingRecords(repo, merged);
+    });
+  }
+  const prepared = sharedNotesCommit(repo, remote, branch, tip, remoteTip);
+  return prepared ? { ...prepared, ref: NOTES_REF } : null;
 }
 
 function configuredMode(repo: Repo): NotesMode {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordCommit } from '../../lib/trace/record-commit.js';
 import { checkoutIntent, git, intent, registryYaml, removeTree, run, writeFiles, type Run } from '../helpers.js';
-import { codesOf, serverRepo, startGitServer, verdict, type GitServer, type Verdict } from '../git-server.js';
+import { codesOf, notesSpec, serverRepo, startGitServer, verdict, type GitServer, type Verdict } from '../git-server.js';
 
 const INTENTS = [
   { id: 'INT-001', scope: ['src/**'], status: 'IN_PROGRESS' },
@@ -61,11 +61,16 @@ function parseSpec(cwd: string, spec: string): [string, string] {
 function judge(cwd: string, who: string, specs: string[]): Verdicts {
   git(cwd, 'fetch', '-q', '--no-tags', who, '+refs/heads/*:refs/remotes/' + who + '/*');
   const base = serverSha('refs/heads/main')!;
-  const carriesNotes = specs.some((s) => s.replace(/^\+/, '').split(':').pop() === 'refs/notes/intents');
-  let notes = 'refs/notes/intents';
-  if (!carriesNotes && serverSha('refs/notes/intents')) {
-    git(cwd, 'fetch', '-q', '--no-tags', who, '+refs/notes/intents:refs/notes/server-view');
-    notes = 'refs/notes/server-view';
+  const notesSpecs = specs.filter((s) => s.replace(/^\+/, '').split(':').pop()!.startsWith('refs/notes/'));
+  let notes = notesSpecs.length ? parseSpec(cwd, notesSpecs[0])[0] : 'refs/notes/intents';
+  if (!notesSpecs.length) {
+    // The server reads the pushed intent branch's own notes ref, else refs/notes/intents.
+    const id = specs.map((s) => /(?:^|:)(?:refs\/heads\/)?intent\/([^:]+)$/.exec(s.replace(/^\+/, ''))?.[1]).find(Boolean);
+    const own = id && serverSha(`refs/notes/intent/${id}`) ? `refs/notes/intent/${id}` : serverSha('refs/notes/intents') ? 'refs/notes/intents' : null;
+    if (own) {
+      git(cwd, 'fetch', '-q', '--no-tags', who, `+${own}:refs/notes/server-view`);
+      notes = 'refs/notes/server-view';
+    }
   }
   const ciRuns: Run[] = [];
   for (const spec of specs) {
@@ -126,14 +131,40 @@ function notesCommit(cwd: string, entries: Record<string, string>, parents: stri
   return git(cwd, 'commit-tree', tree, ...parents.flatMap((p) => ['-p', p]), '-m', 'notes').trim();
 }
 
-/** The notes tree of refs/notes/intents as path → blob. */
-function notesEntries(cwd: string): Record<string, string> {
+/** The notes tree of a notes commit as path → blob. */
+function notesEntries(cwd: string, rev: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const line of git(cwd, 'ls-tree', '-r', 'refs/notes/intents').split('\n')) {
+  for (const line of git(cwd, 'ls-tree', '-r', rev).split('\n')) {
     const m = /^\d+ blob ([0-9a-f]+)\t(.+)$/.exec(line);
     if (m) out[m[2]] = m[1];
   }
   return out;
+}
+
+/** The notes commit `rev` with `commit`'s note moved to its fan-out path (and replaced by `as`), on the same parents. */
+function refan(cwd: string, rev: string, commit: string, as?: string): string {
+  const entries = notesEntries(cwd, rev);
+  const note = entries[commit];
+  expect(note, `${rev} has ${commit}'s note at its flat path`).toBeDefined();
+  delete entries[commit];
+  entries[`${commit.slice(0, 2)}/${commit.slice(2)}`] = as ?? note;
+  return notesCommit(cwd, entries, git(cwd, 'log', '-1', '--format=%P', rev).trim().split(' ').filter(Boolean));
+}
+
+/** A notes commit on `parent` (null: none) adding or replacing the notes `changes` ([commit, blob]). */
+function notesCommitOn(cwd: string, parent: string | null, changes: [string, string][]): string {
+  const entries = parent ? notesEntries(cwd, parent) : {};
+  for (const [c, b] of changes) {
+    for (const k of Object.keys(entries)) if (k.replace(/\//g, '') === c) delete entries[k];
+    entries[c] = b;
+  }
+  return notesCommit(cwd, entries, parent ? [parent] : []);
+}
+
+/** `rev` under a notes ref name, for `git notes --ref` (which takes refs only). */
+function asRef(cwd: string, rev: string): string {
+  git(cwd, 'update-ref', 'refs/notes/test-view', rev);
+  return 'refs/notes/test-view';
 }
 
 function blob(cwd: string, text: string): string {
@@ -172,15 +203,25 @@ afterAll(() => {
 // One clone and one server over time: each case pushes onto what the cases before it pushed (an
 // amend after the first push, an abandoned intent's commit, the notes the server already checked),
 // as a team's repository goes. The order is the scenario, so it is kept under --sequence.shuffle.
+// Agents push their branch with their intent's notes ref (what `intent push` builds, notesSpec);
+// the server's post-receive folds the checked records into refs/notes/intents.
 describe('one clone and one server over time', { shuffle: false }, () => {
+  /** The branch and what `intent push` would send with it. */
+  const withNotes = (wt: string, who: string, branch: string) => [branch, ...notesSpec(wt, who)];
+
   describe('honest flows: accepted by pre-push, pre-receive and CI alike', () => {
-    it('two intents worked in parallel in one clone, each pushed on its own with the shared notes', () => {
-      commit(wts['INT-001'], { 'src/a.ts': 'a\none\n' }, 'INT-001 one');
+    it('two intents worked in parallel in one clone, each pushed with its own notes ref', () => {
+      const mine = commit(wts['INT-001'], { 'src/a.ts': 'a\none\n' }, 'INT-001 one');
       const theirs = commit(wts['INT-002'], { 'docs/x.md': 'x\none\n' }, 'INT-002 one');
-      // INT-001's push carries INT-002's note, for a commit the server does not have yet: inert.
-      expectAccepted(judge(wts['INT-001'], 'agent-1', ['intent/INT-001', 'refs/notes/intents']));
-      expectAccepted(judge(wts['INT-002'], 'agent-2', ['intent/INT-002', 'refs/notes/intents']));
+      const spec = notesSpec(wts['INT-001'], 'agent-1');
+      expect(spec[0]).toMatch(/:refs\/notes\/intent\/INT-001$/);
+      // INT-001's push carries its own commit's record only, not the clone's note of INT-002's.
+      expect(Object.keys(notesEntries(wts['INT-001'], spec[0].split(':')[0])).map((k) => k.replace(/\//g, ''))).toEqual([mine]);
+      expectAccepted(judge(wts['INT-001'], 'agent-1', ['intent/INT-001', ...spec]));
+      expectAccepted(judge(wts['INT-002'], 'agent-2', withNotes(wts['INT-002'], 'agent-2', 'intent/INT-002')));
       expect(serverSha('refs/heads/intent/INT-002')).toBe(theirs);
+      // The server folded both records into the ref every clone reads.
+      for (const c of [mine, theirs]) expect(run('git', ['notes', '--ref=intents', 'list', c], srv).status, c).toBe(0);
     });
 
     it('an amend, and a rebase onto a newer main, before the first push', () => {
@@ -193,8 +234,8 @@ describe('one clone and one server over time', { shuffle: false }, () => {
       expect(run('git', ['push', '-q', 'alice', 'main'], repo).status).toBe(0);
       expect(run('git', ['rebase', '-q', 'main'], wt).status).toBe(0);
       expect(git(wt, 'notes', '--ref=intents', 'show', 'HEAD')).toContain('INT-003');
-      // The notes hold the amended-away and the pre-rebase commits' notes: inert, never pushed commits.
-      expectAccepted(judge(wt, 'agent-3', ['intent/INT-003', 'refs/notes/intents']));
+      // This clone's notes hold the amended-away and the pre-rebase commits' notes: never sent.
+      expectAccepted(judge(wt, 'agent-3', withNotes(wt, 'agent-3', 'intent/INT-003')));
     });
 
     it('intent abandon of an intent with an unpushed commit blocks nobody', () => {
@@ -203,18 +244,21 @@ describe('one clone and one server over time', { shuffle: false }, () => {
       const a = intent(repo, ['abandon', 'INT-004']);
       expect(a.status, a.stderr).toBe(0);
       git(repo, 'commit', '-q', '-am', 'INT-004 abandoned');
-      expectAccepted(judge(repo, 'alice', ['main', 'refs/notes/intents']));
+      expectAccepted(judge(repo, 'alice', withNotes(repo, 'alice', 'main')));
       commit(wts['INT-001'], { 'src/a.ts': 'a\none\ntwo\n' }, 'INT-001 two');
-      expectAccepted(judge(wts['INT-001'], 'agent-1', ['intent/INT-001', 'refs/notes/intents']));
+      expectAccepted(judge(wts['INT-001'], 'agent-1', withNotes(wts['INT-001'], 'agent-1', 'intent/INT-001')));
     });
 
     it('intent sync right after committing, then the branch', () => {
       const wt = wts['INT-002'];
       const c = commit(wt, { 'docs/x.md': 'x\none\ntwo\n' }, 'INT-002 two');
-      const s = intent(wt, ['sync', 'agent-2']);
+      const before = serverSha('refs/notes/intents');
+      const s = intent(wt, ['sync', 'agent-2', '--json']);
       expect(s.status, s.stderr + s.stdout).toBe(0);
-      expect(serverSha('refs/notes/intents')).toBe(sha(wt, 'refs/notes/intents'));
-      expectAccepted(judge(wt, 'agent-2', ['intent/INT-002', 'refs/notes/intents']));
+      // The record travels with its commit: sync offers the server nothing for a commit it lacks.
+      expect(JSON.parse(s.stdout)).toMatchObject({ pushed: false });
+      expect(serverSha('refs/notes/intents')).toBe(before);
+      expectAccepted(judge(wt, 'agent-2', withNotes(wt, 'agent-2', 'intent/INT-002')));
       expect(serverSha('refs/heads/intent/INT-002')).toBe(c);
     });
 
@@ -224,73 +268,66 @@ describe('one clone and one server over time', { shuffle: false }, () => {
       git(wt, 'fetch', '-q', 'agent-2', '+refs/notes/intents:refs/notes/remotes/agent-2/intents');
       const v = judge(wt, 'agent-2', ['intent/INT-002']);
       expectRefused(v, 'NOTE_MISSING', ['server', 'ci']);
-      expect(v.server.text).toContain('next: push the branch with its notes: git push origin intent/INT-002 refs/notes/intents');
+      expect(v.server.text).toContain("next: push the branch with its notes: intent push, from intent/INT-002's worktree");
       // Locally the notes exist, the server's (as last fetched) lack them: a warning with the way out.
       expect(v.local.ok, v.local.text).toBe(true);
       expect(v.local.text).toContain(`intent: WARNING: 1 pushed commit has no note on agent-2's refs/notes/intents as last fetched (${c.slice(0, 12)})`);
-      expectAccepted(judge(wt, 'agent-2', ['intent/INT-002', 'refs/notes/intents']));
+      expectAccepted(judge(wt, 'agent-2', withNotes(wt, 'agent-2', 'intent/INT-002')));
     });
 
     it('an amend after the push, force-pushed with its note', () => {
       const wt = wts['INT-001'];
       expect(run('git', ['commit', '-q', '--amend', '-m', 'INT-001 two, reworded'], wt).status).toBe(0);
-      expectAccepted(judge(wt, 'agent-1', ['+intent/INT-001', 'refs/notes/intents']));
+      const [branch, ...notes] = withNotes(wt, 'agent-1', 'intent/INT-001');
+      expectAccepted(judge(wt, 'agent-1', [`+${branch}`, ...notes]));
     });
 
     it('the same note at its flat path or at a fan-out path (as git writes it past a few dozen notes)', () => {
       const wt = wts['INT-001'];
       const c = commit(wt, { 'src/a.ts': 'a\none\ntwo\nfanned\n' }, 'INT-001 fanned out');
-      const entries = notesEntries(wt);
-      const note = entries[c];
-      delete entries[c];
-      entries[`${c.slice(0, 2)}/${c.slice(2)}`] = note;
-      git(wt, 'update-ref', 'refs/notes/intents', notesCommit(wt, entries, [sha(wt, 'refs/notes/intents')]));
-      expect(git(wt, 'notes', '--ref=intents', 'show', c)).toContain('INT-001');
-      expectAccepted(judge(wt, 'agent-1', ['intent/INT-001', 'refs/notes/intents']));
+      const [spec] = notesSpec(wt, 'agent-1');
+      const fanned = refan(wt, spec.split(':')[0], c);
+      expect(git(wt, 'notes', `--ref=${asRef(wt, fanned)}`, 'list', c).trim()).not.toBe('');
+      expectAccepted(judge(wt, 'agent-1', ['intent/INT-001', `${fanned}:refs/notes/intent/INT-001`]));
 
       // A note at a fan-out path is judged, not skipped: a forged one there is refused.
       const d = commit(wt, { 'src/a.ts': 'a\none\ntwo\nfanned\nforged\n' }, 'INT-001 forged at a fan-out path');
       const forged = git(wt, 'notes', '--ref=intents', 'show', d).replace(/sha256:[0-9a-f]{64}/, `sha256:${'0'.repeat(64)}`);
-      const e2 = notesEntries(wt);
-      delete e2[d];
-      e2[`${d.slice(0, 2)}/${d.slice(2)}`] = blob(wt, forged);
-      git(wt, 'update-ref', 'refs/notes/intents', notesCommit(wt, e2, [sha(wt, 'refs/notes/intents')]));
-      expectRefused(judge(wt, 'agent-1', ['intent/INT-001', 'refs/notes/intents']), 'HASH_MISMATCH');
+      const [spec2] = notesSpec(wt, 'agent-1');
+      const bad = refan(wt, spec2.split(':')[0], d, blob(wt, forged));
+      expectRefused(judge(wt, 'agent-1', ['intent/INT-001', `${bad}:refs/notes/intent/INT-001`]), 'HASH_MISMATCH');
       git(wt, 'reset', '-q', '--hard', 'HEAD~1');
     });
   });
 
   describe('attacks of issue 25: refused by pre-receive and CI alike, with the same code', () => {
-    it('1: a notes commit that merges an out-of-scope commit, then that commit pushed on the intent branch', () => {
+    it("1: a notes commit that merges an out-of-scope commit, then that commit pushed on the intent branch", () => {
       const wt = wts['INT-001'];
-      const notesTip = sha(wt, 'refs/notes/intents');
+      const notesTip = serverSha('refs/notes/intent/INT-001')!;
       const x = commit(wt, { 'docs/x.md': 'x\nout of scope\n' }, 'out of scope, no note', NO_HOOKS);
       const merged = git(wt, 'commit-tree', `${notesTip}^{tree}`, '-p', notesTip, '-p', x, '-m', 'Notes added by git notes').trim();
-      git(wt, 'update-ref', 'refs/notes/intents', merged);
-      expectRefused(judge(wt, 'agent-1', ['refs/notes/intents']), 'NOTES_NOT_NOTES_COMMIT', ['local', 'server']);
-      git(wt, 'update-ref', 'refs/notes/intents', notesTip);
+      expectRefused(judge(wt, 'agent-1', [`${merged}:refs/notes/intent/INT-001`]), 'NOTES_NOT_NOTES_COMMIT', ['local', 'server']);
       // Reachable from another ref the server has (a human's branch) makes it nothing for this ref.
       expect(run('git', ['push', '-q', '--no-verify', 'alice', `${x}:refs/heads/feature/x`], wt).status).toBe(0);
-      expectRefused(judge(wt, 'agent-1', ['intent/INT-001', 'refs/notes/intents']), 'NOTE_MISSING');
+      expectRefused(judge(wt, 'agent-1', withNotes(wt, 'agent-1', 'intent/INT-001')), 'NOTE_MISSING');
       git(wt, 'reset', '-q', '--hard', 'HEAD~1');
     });
 
     it('2: a second note for one commit at a fan-out path', () => {
       const wt = wts['INT-001'];
       const c = commit(wt, { 'src/a.ts': 'a\none\ntwo\nfanned\nthree\n' }, 'INT-001 three');
-      const notesTip = sha(wt, 'refs/notes/intents');
-      const honest = git(wt, 'notes', '--ref=intents', 'show', c);
-      const entries = notesEntries(wt);
+      const [spec] = notesSpec(wt, 'agent-1');
+      const own = spec.split(':')[0];
+      const honest = git(wt, 'notes', `--ref=${asRef(wt, own)}`, 'show', c);
+      const entries = notesEntries(wt, own);
       entries[`${c.slice(0, 2)}/${c.slice(2)}`] = blob(wt, honest.replace(/INT-001/g, 'INT-002'));
-      git(wt, 'update-ref', 'refs/notes/intents', notesCommit(wt, entries, [notesTip]));
-      expect(git(wt, 'notes', '--ref=intents', 'show', c)).toContain('INT-002'); // git shows both
-      expectRefused(judge(wt, 'agent-1', ['refs/notes/intents']), 'NOTE_DUPLICATE', ['local', 'server']);
-      expectRefused(judge(wt, 'agent-1', ['intent/INT-001', 'refs/notes/intents']), 'NOTE_DUPLICATE');
-      // Nothing landed: another agent's honest push goes through.
-      git(wt, 'update-ref', 'refs/notes/intents', notesTip);
+      const dup = notesCommit(wt, entries, git(wt, 'log', '-1', '--format=%P', own).trim().split(' ').filter(Boolean));
+      expect(git(wt, 'notes', `--ref=${asRef(wt, dup)}`, 'show', c)).toContain('INT-002'); // git shows both
+      expectRefused(judge(wt, 'agent-1', ['intent/INT-001', `${dup}:refs/notes/intent/INT-001`]), 'NOTE_DUPLICATE');
+      // Nothing landed: another agent's honest push goes through, and so does the honest one.
       commit(wts['INT-002'], { 'docs/x.md': 'x\none\ntwo\nthree\n' }, 'INT-002 three');
-      expectAccepted(judge(wts['INT-002'], 'agent-2', ['intent/INT-002', 'refs/notes/intents']));
-      expectAccepted(judge(wt, 'agent-1', ['intent/INT-001', 'refs/notes/intents']));
+      expectAccepted(judge(wts['INT-002'], 'agent-2', withNotes(wts['INT-002'], 'agent-2', 'intent/INT-002')));
+      expectAccepted(judge(wt, 'agent-1', ['intent/INT-001', spec]));
     });
 
     it("3: an intent branch reset onto another intent's pushed commits and force-pushed", () => {
@@ -298,7 +335,10 @@ describe('one clone and one server over time', { shuffle: false }, () => {
       const keep = sha(wt);
       const theirs = serverSha('refs/heads/intent/INT-002')!;
       git(wt, 'reset', '-q', '--hard', theirs);
-      const v = judge(wt, 'agent-1', ['+intent/INT-001', 'refs/notes/intents']);
+      // Their notes are not INT-001's to send: the branch arrives without records, or with theirs copied.
+      expectRefused(judge(wt, 'agent-1', [`+intent/INT-001`, ...notesSpec(wt, 'agent-1')]), 'NOTE_MISSING', ['server', 'ci']);
+      const copied = notesCommitOn(wt, serverSha('refs/notes/intent/INT-001'), [[theirs, git(wt, 'rev-parse', `refs/notes/intents:${theirs}`).trim()]]);
+      const v = judge(wt, 'agent-1', ['+intent/INT-001', `${copied}:refs/notes/intent/INT-001`]);
       expectRefused(v, 'NOTE_INTENT_MISMATCH');
       expect(v.server.text).toContain(theirs.slice(0, 12));
       git(wt, 'reset', '-q', '--hard', keep);
@@ -314,23 +354,74 @@ describe('one clone and one server over time', { shuffle: false }, () => {
         expect(r.status, r.stdout).toBe(1);
         expect(codesOf(r.stdout)).toContain('IDENTITY_REQUIRED');
       }
-      const anon = run('git', ['push', '--no-verify', server.url(null, 'flows.git'), 'intent/INT-001', 'refs/notes/intents'], wt);
+      const spec = notesSpec(wt, 'agent-1');
+      const anon = run('git', ['push', '--no-verify', server.url(null, 'flows.git'), 'intent/INT-001', ...spec], wt);
       expect(anon.status).not.toBe(0);
       expect(codesOf(anon.stderr)).toContain('IDENTITY_REQUIRED');
-      expectAccepted(judge(wt, 'agent-1', ['intent/INT-001', 'refs/notes/intents']));
+      expectAccepted(judge(wt, 'agent-1', ['intent/INT-001', ...spec]));
     });
 
-    it('a note removed for a commit the server checked is refused; one for a commit it never had is not', () => {
+    it('a note removed for a commit the server checked is refused; a clone\'s whole notes ref is not what a push sends', () => {
       const wt = wts['INT-001'];
       const pushed = serverSha('refs/heads/intent/INT-001')!;
-      const notesTip = sha(wt, 'refs/notes/intents');
-      git(wt, 'notes', '--ref=intents', 'remove', pushed);
-      expectRefused(judge(wt, 'agent-1', ['refs/notes/intents']), 'NOTE_REMOVED', ['local', 'server']);
-      git(wt, 'update-ref', 'refs/notes/intents', notesTip);
-      // INT-004's abandoned commit never reached the server: dropping its note is housekeeping.
+      git(wt, 'fetch', '-q', 'agent-1', '+refs/notes/intent/INT-001:refs/notes/remotes/agent-1/intent/INT-001');
+      const tip = sha(wt, 'refs/notes/remotes/agent-1/intent/INT-001');
+      const entries = notesEntries(wt, tip);
+      for (const k of Object.keys(entries)) if (k.replace(/\//g, '') === pushed) delete entries[k];
+      expectRefused(judge(wt, 'agent-1', [`${notesCommit(wt, entries, [tip])}:refs/notes/intent/INT-001`]), 'NOTE_REMOVED', ['local', 'server']);
+      // This clone's refs/notes/intents holds INT-004's note of a commit the server never had: a
+      // human pushing it would give the server a record without its commit.
       const abandoned = sha(repo, 'intent/INT-004');
-      git(repo, 'notes', '--ref=intents', 'remove', abandoned);
-      expectAccepted(judge(repo, 'alice', ['refs/notes/intents']));
+      git(repo, 'fetch', '-q', 'alice', '+refs/notes/intents:refs/notes/remotes/alice/intents');
+      const inert = notesCommitOn(repo, sha(repo, 'refs/notes/remotes/alice/intents'), [[abandoned, git(repo, 'rev-parse', `refs/notes/intents:${abandoned}`).trim()]]);
+      expectRefused(judge(repo, 'alice', [`${inert}:refs/notes/intents`]), 'NOTE_NOT_BROUGHT', ['local', 'server']);
+    });
+  });
+
+  describe('attacks of issue 39: agents propose, the authority disposes', () => {
+    it('an agent may not write refs/notes/intents, nor another intent\'s notes ref', () => {
+      const wt = wts['INT-001'];
+      commit(wt, { 'src/a.ts': 'a\none\ntwo\nfanned\nthree\nfour\nfive\n' }, 'INT-001 five');
+      const c = sha(wt);
+      git(wt, 'fetch', '-q', 'agent-1', '+refs/notes/intents:refs/notes/remotes/agent-1/intents');
+      const onShared = notesCommitOn(wt, sha(wt, 'refs/notes/remotes/agent-1/intents'), [[c, git(wt, 'rev-parse', `refs/notes/intents:${c}`).trim()]]);
+      const shared = judge(wt, 'agent-1', ['intent/INT-001', `${onShared}:refs/notes/intents`]);
+      expectRefused(shared, 'REF_NOT_ALLOWED', ['server']);
+      expect(shared.server.text).toContain('refs/notes/intents is the authority');
+      const [spec] = notesSpec(wt, 'agent-1');
+      git(wt, 'fetch', '-q', 'agent-1', '+refs/notes/intent/INT-002:refs/notes/remotes/agent-1/intent/INT-002');
+      const onTheirs = notesCommitOn(wt, sha(wt, 'refs/notes/remotes/agent-1/intent/INT-002'), [[c, git(wt, 'rev-parse', `refs/notes/intents:${c}`).trim()]]);
+      expectRefused(judge(wt, 'agent-1', [`${onTheirs}:refs/notes/intent/INT-002`]), 'REF_NOT_ALLOWED', ['server']);
+      expectAccepted(judge(wt, 'agent-1', ['intent/INT-001', spec]));
+    });
+
+    it("a record for another agent's unpushed commit, planted in the agent's own notes ref", () => {
+      // agent-1 sees agent-2's local commit in the shared clone and sends a record for it first.
+      const theirs = commit(wts['INT-002'], { 'docs/x.md': 'x\none\ntwo\nthree\nfour\n' }, 'INT-002 four');
+      const forged = git(repo, 'notes', '--ref=intents', 'show', theirs).replace(/"model_id":"[^"]*"/g, '"model_id":"forged/model"');
+      const planted = notesCommitOn(wts['INT-001'], serverSha('refs/notes/intent/INT-001'), [[theirs, blob(repo, forged)]]);
+      const v = judge(wts['INT-001'], 'agent-1', [`${planted}:refs/notes/intent/INT-001`]);
+      expectRefused(v, 'NOTE_NOT_ON_BRANCH', ['local', 'server']);
+      // agent-2's honest push lands its own record, and that is the one main's readers get.
+      expectAccepted(judge(wts['INT-002'], 'agent-2', withNotes(wts['INT-002'], 'agent-2', 'intent/INT-002')));
+      expect(git(srv, 'notes', '--ref=intents', 'show', theirs)).not.toContain('forged/model');
+    });
+
+    it('an agent commit that edits the registry, merged by a human with git merge and pushed with main', () => {
+      const wt = wts['INT-001'];
+      const file = join(wt, '.orchestration', 'active_intents.yaml');
+      writeFileSync(file, readFileSync(file, 'utf8').replace('- src/**', '- "**"'));
+      writeFiles(wt, { 'docs/widened.md': 'INT-001 was here\n' });
+      git(wt, 'add', '-A');
+      git(wt, ...NO_HOOKS, 'commit', '-q', '-m', 'INT-001 widens itself');
+      const c = sha(wt);
+      recordCommit(wt, process.env, { rev: c, intentId: 'INT-001' });
+      git(repo, 'merge', '-q', '--no-ff', '--no-edit', 'intent/INT-001');
+      const v = judge(repo, 'alice', withNotes(repo, 'alice', 'main'));
+      expectRefused(v, 'SCOPE_VIOLATION');
+      expect(v.server.text).toContain('.orchestration/active_intents.yaml');
+      git(repo, 'reset', '-q', '--hard', 'HEAD~1');
+      git(wt, 'reset', '-q', '--hard', 'HEAD~1');
     });
   });
 
@@ -338,32 +429,33 @@ describe('one clone and one server over time', { shuffle: false }, () => {
     it('its branch is refused by every tier in the same words until a human pushes main with it IN_PROGRESS', () => {
       const wt = checkoutIntent(repo, 'INT-005'); // the local registry says IN_PROGRESS, uncommitted
       commit(wt, { 'bench/b.ts': 'b\n' }, 'INT-005 work');
-      const v = judge(wt, 'agent-5', ['intent/INT-005', 'refs/notes/intents']);
+      const v = judge(wt, 'agent-5', withNotes(wt, 'agent-5', 'intent/INT-005'));
       expectRefused(v, 'INTENT_NOT_ACTIVE');
       for (const t of [v.local, v.server]) expect(t.text).toContain('INT-005 is PENDING on refs/heads/main');
       expect(v.server.text).toContain('next: a human marks INT-005 IN_PROGRESS in .orchestration/active_intents.yaml on main');
       git(repo, 'commit', '-q', '-m', 'Start INT-005', '.orchestration/active_intents.yaml');
       expectAccepted(judge(repo, 'alice', ['main']));
-      expectAccepted(judge(wt, 'agent-5', ['intent/INT-005', 'refs/notes/intents']));
+      expectAccepted(judge(wt, 'agent-5', withNotes(wt, 'agent-5', 'intent/INT-005')));
     });
   });
 
   describe('a human pushes main with the registry and the merged work at once', () => {
-    it('the base as the push leaves it decides (the README quickstart: git push origin main refs/notes/intents)', () => {
+    it('the base as the push leaves it decides (the README quickstart: intent push from main)', () => {
       const file = join(repo, '.orchestration', 'active_intents.yaml');
       writeFileSync(file, readFileSync(file, 'utf8') + registryYaml([{ id: 'INT-006', scope: ['tools/**'], status: 'IN_PROGRESS' }]).replace(/^active_intents:\n/, ''));
       git(repo, 'commit', '-q', '-m', 'Register INT-006', '.orchestration/active_intents.yaml');
       const wt = checkoutIntent(repo, 'INT-006');
       const c = commit(wt, { 'tools/t.ts': 't\n' }, 'INT-006 work');
       git(repo, 'merge', '-q', '--no-ff', '--no-edit', 'intent/INT-006');
-      const v = judge(repo, 'alice', ['main', 'refs/notes/intents']);
+      const v = judge(repo, 'alice', withNotes(repo, 'alice', 'main'));
       expectAccepted(v);
       expect(git(srv, 'merge-base', '--is-ancestor', c, 'main').length).toBe(0);
+      expect(git(srv, 'notes', '--ref=intents', 'show', c)).toContain('INT-006');
       // An out-of-scope commit in the same kind of push is still refused: the new registry's scope decides.
       const d = commit(wt, { 'README.md': '# flows\nout of INT-006\n' }, 'INT-006 out of scope', NO_HOOKS);
       recordCommit(wt, process.env, { rev: d, intentId: 'INT-006' });
       git(repo, 'merge', '-q', '--no-ff', '--no-edit', 'intent/INT-006');
-      expectRefused(judge(repo, 'alice', ['main', 'refs/notes/intents']), 'SCOPE_VIOLATION');
+      expectRefused(judge(repo, 'alice', withNotes(repo, 'alice', 'main')), 'SCOPE_VIOLATION');
       git(repo, 'reset', '-q', '--hard', 'HEAD~1');
     });
   });
