@@ -12,6 +12,7 @@ import { repair } from '../../lib/trace/repair.js';
 import { summaryLine } from '../../lib/trace/record.js';
 import { runGateAction } from '../github-action.js';
 import { serverRepo, startGitServer, type GitServer } from '../git-server.js';
+import { notesCommit } from '../../lib/trace/notes-tree.js';
 import { checkoutIntent, git, intent, registryYaml, removeTree, run, writeFiles, type Run } from '../helpers.js';
 
 const AUTHORITY = 'agents:\n  agent-1: ["INT-001"]\n  agent-3: ["INT-003"]\n';
@@ -46,8 +47,43 @@ function humanRepo(dir: string, intents: typeof INTENTS): string {
   return dir;
 }
 
+/**
+ * `git push` as `who`. `refs/notes/intents` in `refspecs` stands for this clone's notes as a push
+ * that the server's refs can take: for an agent pushing an intent branch, what `intent push`
+ * sends (that intent's notes ref, with this clone's records of the branch's new commits, on the
+ * server's); otherwise this clone's notes tree as a fast-forward of the server's refs/notes/intents
+ * (the server's post-receive writes that ref too, so the clone's own tip is behind it).
+ */
 function push(cwd: string, who: string | null, refspecs: string[], opts: { verify?: boolean; name?: string } = {}): Run {
-  return run('git', ['push', ...(opts.verify ? [] : ['--no-verify']), url(who, opts.name), ...refspecs], cwd);
+  const bare = join(root, opts.name ?? 'srv.git');
+  const specs = refspecs.flatMap((x) => (x === 'refs/notes/intents' ? [notesFor(cwd, who, refspecs, bare)] : [x]));
+  return run('git', ['push', ...(opts.verify ? [] : ['--no-verify']), url(who, opts.name), ...specs], cwd);
+}
+
+function notesFor(cwd: string, who: string | null, refspecs: string[], bare: string): string {
+  const fetched = (ref: string, as: string) => {
+    run('git', ['update-ref', '-d', as], cwd);
+    return run('git', ['fetch', '-q', '--no-tags', bare, `+${ref}:${as}`], cwd).status === 0 ? sha(cwd, as) : null;
+  };
+  const branch = refspecs.map((x) => /^(.*):refs\/heads\/intent\/(.+)$/.exec(x) ?? /^()intent\/(.+)$/.exec(x)).find(Boolean);
+  if (who && /^agent-/i.test(who) && branch) {
+    const [, src, id] = branch;
+    const parent = fetched(`refs/notes/intent/${id}`, 'refs/notes/test-server-own');
+    const main = fetched('refs/heads/main', 'refs/test/server-main');
+    const tip = src || `intent/${id}`;
+    const commits = git(cwd, 'rev-list', tip, ...(main ? [`^${main}`] : [])).split('\n').filter(Boolean);
+    const theirs = parent ? notesList(cwd, 'refs/notes/test-server-own') : new Map<string, string>();
+    const mine = notesList(cwd, 'refs/notes/intents');
+    const changes = commits.filter((c) => mine.has(c) && mine.get(c) !== theirs.get(c)).map((c): [string, string] => [c, mine.get(c)!]);
+    return `${notesCommit(cwd, join(root, 'scratch'), parent, changes, 'as intent push sends them')}:refs/notes/intent/${id}`;
+  }
+  const parent = fetched('refs/notes/intents', 'refs/notes/test-server');
+  const tree = sha(cwd, 'refs/notes/intents^{tree}');
+  return `${git(cwd, 'commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', "this clone's notes").trim()}:refs/notes/intents`;
+}
+
+function notesList(cwd: string, ref: string): Map<string, string> {
+  return new Map(git(cwd, 'notes', `--ref=${ref}`, 'list').split('\n').filter(Boolean).map((l) => l.split(' ').reverse() as [string, string]));
 }
 
 function sha(cwd: string, rev = 'HEAD'): string {
@@ -148,7 +184,8 @@ describe('setup', () => {
   it('accepted the honest push of a governed commit, its notes and the merge into main', () => {
     expect(sha(srv, 'main')).toBe(mainTip);
     expect(sha(srv, 'intent/INT-001')).toBe(governed);
-    expect(sha(srv, 'refs/notes/intents')).toBe(notesTip);
+    // The server's post-receive copied the checked record into the ref every clone reads.
+    expect(git(srv, 'notes', '--ref=intents', 'show', governed)).toBe(git(repo, 'notes', '--ref=intents', 'show', governed));
   });
 });
 
@@ -342,7 +379,7 @@ describe('class 3: "governed" decided by reachability', () => {
 describe('class 4: the server accepts history and notes it never checked', () => {
   it('deleting or force-pushing refs/notes/intents', () => {
     fresh();
-    expectRefused(push(repo, 'alice', [':refs/notes/intents']), 'NOTES_DELETED', notesTip);
+    expectRefused(push(repo, 'alice', [':refs/notes/intents']), 'NOTES_DELETED', sha(srv, 'refs/notes/intents'));
     const tree = sha(repo, 'refs/notes/intents^{tree}');
     const orphan = git(repo, 'commit-tree', tree, '-m', 'rewritten notes').trim();
     git(repo, 'update-ref', 'refs/notes/intents', orphan);
@@ -483,18 +520,22 @@ describe('the honest flow on a fresh server', () => {
     ok(run('git', ['push', 'origin', 'main'], h));
     commit(w, { 'src/a.ts': 'a\none\n' }, 'one');
     commit(w, { 'src/b.ts': 'b\n' }, 'two');
-    ok(run('git', ['push', 'agent', 'intent/INT-001', 'refs/notes/intents'], w));
+    ok(intent(w, ['push', 'agent']));
     const req = JSON.parse(intent(w, ['expand', 'INT-001', 'docs/**', '--reason', 'docs', '--json']).stdout).id as string;
     ok(intent(h, ['approve', req]));
     git(h, 'commit', '-q', '-am', 'approve docs for INT-001');
     ok(run('git', ['push', 'origin', 'main'], h));
     commit(w, { 'docs/x.md': 'x\ndocumented\n' }, 'three');
-    ok(run('git', ['push', 'agent', 'intent/INT-001', 'refs/notes/intents'], w));
+    ok(intent(w, ['push', 'agent']));
     ok(intent(h, ['done', 'INT-001', '--merge']));
     git(h, 'commit', '-q', '-am', 'INT-001 completed');
-    ok(run('git', ['push', 'origin', 'main', 'refs/notes/intents'], h));
+    ok(intent(h, ['push', 'origin']));
     expect(sha(bare, 'main')).toBe(sha(h, 'main'));
     expect(sha(bare, 'intent/INT-001')).toBe(sha(h, 'intent/INT-001'));
-    expect(sha(bare, 'refs/notes/intents')).toBe(sha(h, 'refs/notes/intents'));
+    // Every record main's history has here, the server has, byte for byte.
+    const onMain = git(h, 'rev-list', 'main').split('\n').filter(Boolean);
+    const mine = onMain.filter((c) => run('git', ['notes', '--ref=intents', 'list', c], h).status === 0);
+    expect(mine.length).toBe(3);
+    for (const c of mine) expect(git(bare, 'notes', '--ref=intents', 'show', c), c).toBe(git(h, 'notes', '--ref=intents', 'show', c));
   });
 });
