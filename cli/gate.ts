@@ -1,10 +1,12 @@
 import { runGate } from '../lib/authority/index.js';
+import { IntentError } from '../lib/core/index.js';
 import { emit } from './output.js';
 
 /** `intent gate`: the authority check of a push (pre-receive) or a CI range; exit 0 accepted, 1 refused. */
 export async function run(opts: {
-  cwd: string; preReceive: boolean; base?: string; ref?: string; old?: string; new?: string; pusher?: string; notes?: string; json: boolean;
+  cwd: string; preReceive: boolean; base?: string; ref?: string; old?: string; new?: string; pusher?: string; notes?: string; settled?: string[]; json: boolean;
 }): Promise<void> {
+  if (opts.settled && !opts.preReceive) throw new IntentError('USAGE', '--settled goes with --pre-receive (CI mode settles on --base).', {});
   const stdin = opts.preReceive ? await readStdin() : undefined;
   const r = runGate({ ...opts, preReceive: stdin });
   emit(opts.json, { ok: r.findings.length === 0, ...r }, () => {

@@ -19,6 +19,12 @@ export interface GateRequest {
   pusher?: string;
   /** CI mode: where the notes are (default refs/notes/intents). */
   notes?: string;
+  /**
+   * Pre-receive mode: the history judged before (default: the protected branches as they are).
+   * The notes audit passes main as of its last run, so what reached main since is judged as the
+   * push that brought it.
+   */
+  settled?: string[];
   env?: NodeJS.ProcessEnv;
 }
 
@@ -29,7 +35,8 @@ export function runGate(req: GateRequest): GateResult & { updates: RefUpdate[]; 
   const who = req.pusher !== undefined ? (req.pusher.trim() ? { name: req.pusher.trim(), from: '--pusher' } : null) : pusherFromEnv(env);
   if (req.preReceive !== undefined) {
     const updates = parseUpdates(req.preReceive);
-    const r = gate(req.cwd, { updates, base: req.base ?? 'refs/heads/main', pusher: who?.name ?? null });
+    const settled = req.settled?.map((r) => resolve(req.cwd, r, '--settled'));
+    const r = gate(req.cwd, { updates, base: req.base ?? 'refs/heads/main', pusher: who?.name ?? null, ...(settled ? { settled } : {}) });
     return { ...r, updates, pusherFrom: who?.from ?? null };
   }
   if (!req.base || !req.ref) {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { runGateAction } from '../github-action.js';
-import { CLI, PKG_ROOT, bypassCommit, checkoutIntent, git, governedRepo, noteOf, run, tempDir, writeFiles } from '../helpers.js';
+import { CLI, PKG_ROOT, bypassCommit, checkoutIntent, git, governedRepo, intent, noteOf, run, tempDir, writeFiles } from '../helpers.js';
 
 /** A governed repository with a bare `origin`, main pushed, and an intent worktree. */
 function withRemote(): { bare: string; repo: string; wt: string } {
@@ -139,30 +139,58 @@ describe('GitHub Actions notes audit (templates/ci/intent-notes-audit.yml)', () 
     git(tempDir(), 'clone', '-q', bare, ci);
     const tag = () => run('git', ['rev-parse', '-q', '--verify', 'refs/tags/intent-notes-audited'], bare).stdout.trim();
     const notesTip = () => git(bare, 'rev-parse', 'refs/notes/intents').trim();
-    const first = runGateAction(ci, { name: 'schedule' }, 'someone');
+    // Each scheduled run checks out main as it is then.
+    const audit = (name: string) => {
+      git(ci, 'fetch', '-q', 'origin');
+      git(ci, 'reset', '-q', '--hard', 'origin/main');
+      return runGateAction(ci, { name }, 'someone');
+    };
+    const first = audit('schedule');
     expect(first.status, first.stderr + first.stdout).toBe(0);
     expect(first.stdout).toContain('first notes audit');
     expect(tag()).toBe(notesTip());
 
-    // An agent's honest work: a new commit and its note, pushed with the intent's branch.
-    commit(wt, { 'src/c.ts': 'c\n' }, 'two');
-    git(wt, 'push', '-q', 'origin', 'intent/INT-001', 'refs/notes/intents');
-    const honest = runGateAction(ci, { name: 'workflow_dispatch' }, 'someone');
+    // An agent's honest work: a new commit, pushed with its intent's own notes ref (refs/notes/intents
+    // does not move); a human merges it and pushes main with its records: both judged with main's move.
+    const c2 = commit(wt, { 'src/c.ts': 'c\n' }, 'two');
+    expect(intent(wt, ['push']).status).toBe(0);
+    expect(run('git', ['notes', '--ref=intents', 'list', c2], bare).status, 'the shared ref has no record of an unmerged commit').not.toBe(0);
+    git(repo, 'merge', '-q', '--no-edit', 'intent/INT-001');
+    const pushed = intent(repo, ['push']);
+    expect(pushed.status, pushed.stderr).toBe(0);
+    const honest = audit('workflow_dispatch');
     expect(honest.status, honest.stderr + honest.stdout).toBe(0);
     expect(honest.stdout).toContain('accepted');
     expect(tag()).toBe(notesTip());
     const audited = tag();
 
+    // A record of an intent branch's commit written straight to refs/notes/intents (an agent
+    // pushing the shared ref past the absent host check): not one that came with its commit.
+    const c3 = commit(wt, { 'src/d.ts': 'd\n' }, 'three');
+    git(wt, 'push', '-q', '--no-verify', 'origin', 'intent/INT-001');
+    git(wt, 'fetch', '-q', 'origin', '+refs/notes/intents:refs/notes/remotes/origin/intents');
+    const blobOf = git(wt, 'rev-parse', `refs/notes/intents:${c3}`).trim();
+    git(wt, 'update-ref', 'refs/notes/forge', 'refs/notes/remotes/origin/intents');
+    git(wt, 'notes', '--ref=refs/notes/forge', 'add', '-C', blobOf, c3);
+    git(wt, 'push', '-q', '--no-verify', 'origin', 'refs/notes/forge:refs/notes/intents');
+    const stray = audit('schedule');
+    expect(stray.status, stray.stdout).toBe(1);
+    expect(stray.stdout).toMatch(new RegExp(`NOTE_NOT_BROUGHT\\s+${c3.slice(0, 12)}`));
+    expect(tag()).toBe(audited);
+    git(wt, 'push', '-q', '--no-verify', '-f', 'origin', `${audited}:refs/notes/intents`);
+
     // A note of main's history rewritten and pushed past the (absent) host check.
     const note = noteOf(wt, c1)!.raw.replace(/sha256:[0-9a-f]{64}/, 'sha256:' + 'f'.repeat(64));
-    git(wt, 'notes', '--ref=intents', 'add', '-f', '-m', note.replace(/\n$/, ''), c1);
-    git(wt, 'push', '-q', '--no-verify', 'origin', 'refs/notes/intents');
-    const bad = runGateAction(ci, { name: 'schedule' }, 'someone');
+    git(wt, 'fetch', '-q', 'origin', '+refs/notes/intents:refs/notes/remotes/origin/intents');
+    git(wt, 'update-ref', 'refs/notes/forge', 'refs/notes/remotes/origin/intents');
+    git(wt, 'notes', '--ref=refs/notes/forge', 'add', '-f', '-m', note.replace(/\n$/, ''), c1);
+    git(wt, 'push', '-q', '--no-verify', 'origin', 'refs/notes/forge:refs/notes/intents');
+    const bad = audit('schedule');
     expect(bad.status).toBe(1);
     expect(bad.stdout).toContain('NOTE_REWRITTEN');
     expect(bad.stdout).toContain(c1.slice(0, 12));
     expect(tag(), 'the baseline does not move past a refused change').toBe(audited);
     // And it keeps failing until the note is put back.
-    expect(runGateAction(ci, { name: 'schedule' }, 'someone').status).toBe(1);
+    expect(audit('schedule').status).toBe(1);
   });
 });
