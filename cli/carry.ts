@@ -2,8 +2,8 @@ import { carry } from '../lib/trace/index.js';
 import { emit } from './output.js';
 
 /** `intent carry <commit>... --from <rev>...`: records for a host's squash, rebase or merge commits. */
-export function run(opts: { cwd: string; targets: string[]; from: string[]; prHead?: string; dryRun: boolean; json: boolean }): void {
-  const r = carry(opts.cwd, { targets: opts.targets, from: opts.from, prHead: opts.prHead, dryRun: opts.dryRun });
+export function run(opts: { cwd: string; targets: string[]; from: string[]; prHead?: string; sourceNotes?: string[]; dryRun: boolean; json: boolean }): void {
+  const r = carry(opts.cwd, { targets: opts.targets, from: opts.from, prHead: opts.prHead, sourceNotes: opts.sourceNotes, dryRun: opts.dryRun });
   emit(opts.json, r, () => {
     const governed = r.sources.filter((s) => s.governed).length;
     const lines = [`intent carry: ${r.sources.length} source commit${r.sources.length === 1 ? '' : 's'} (${governed} with a record${governed < r.sources.length ? `, ${r.sources.length - governed} ungoverned` : ''}).`];

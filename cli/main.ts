@@ -180,6 +180,7 @@ program
   .argument('<commit...>', 'the new commits, e.g. main (a squash commit), main~2 main~1 main (a rebase), a merge commit')
   .option('--from <rev...>', 'the replaced commits: a range (old-base..branch-tip), commits, or the ids of commits already gone (their notes remain)')
   .option('--pr-head <rev>', "instead of --from: the pull request's head; the one commit given is what the merge button made (merge_commit_sha), and carry finds the shape (squash, rebase, merge commit, squash in a merge commit)")
+  .option('--source-notes <ref...>', "also read the sources' records from these notes refs (e.g. refs/notes/intent/INT-001, where a merged pull request's records are) where refs/notes/intents has none")
   .option('--dry-run', 'say what would be carried; write nothing')
   .option('--json', 'print {"commits":[{"commit","shape","status","intent","lines":{"added","explained","ai","unexplained"}}],"sources":[...]} as JSON')
   .addHelpText(
@@ -192,17 +193,17 @@ program
       '  intent carry main --from "$BASE..$PR_HEAD" --dry-run --json\n' +
       '  intent carry "$MERGE_COMMIT_SHA" --pr-head "$PR_HEAD_SHA"      # CI after the merge button (templates/ci/intent-carry.yml)',
   )
-  .action(async (targets: string[], opts: { from?: string[]; prHead?: string; dryRun?: boolean; json?: boolean }) =>
-    (await import('./carry.js')).run({ cwd: process.cwd(), targets, from: opts.from ?? [], prHead: opts.prHead, dryRun: !!opts.dryRun, json: !!opts.json }));
+  .action(async (targets: string[], opts: { from?: string[]; prHead?: string; sourceNotes?: string[]; dryRun?: boolean; json?: boolean }) =>
+    (await import('./carry.js')).run({ cwd: process.cwd(), targets, from: opts.from ?? [], prHead: opts.prHead, sourceNotes: opts.sourceNotes, dryRun: !!opts.dryRun, json: !!opts.json }));
 
 program
   .command('push')
   .description("push the current branch (an intent's, or main after intent done --merge) with its notes in one atomic push (fetch, merge, retry with jitter)")
   .argument('[remote]', 'the remote (default: the branch\'s upstream remote, else origin)')
-  .option('--notes <mode>', 'intent: a notes ref per intent (refs/notes/intent/<ID>, folded by the server; no contention between intents); shared: refs/notes/intents (default: git config intent.pushNotes, else shared)')
+  .option('--notes <mode>', "on an intent's branch: intent (its notes ref refs/notes/intent/<ID>, which the server copies into refs/notes/intents; the default) or shared (refs/notes/intents itself, for a server whose gate predates per-intent refs; agents may not); default: git config intent.pushNotes, else intent")
   .option('--retries <n>', 'how many more times to try when the notes ref moved meanwhile (default 8)')
   .option('--json', 'print {"remote","intent","branch","mode","notesRef","attempts","notes","commit"} as JSON')
-  .addHelpText('after', '\nExit codes: 0 pushed, 1 refused or failed, 2 usage.\nExamples:\n  intent push                             # in an intent worktree: intent/<ID> and its notes\n  intent push                             # in the main worktree after intent done --merge: main and the notes\n  intent push origin --json\n  intent push --notes intent              # the server folds refs/notes/intent/<ID> (templates/server/post-receive)\n  git config intent.pushNotes intent      # make that the default')
+  .addHelpText('after', '\nExit codes: 0 pushed, 1 refused or failed, 2 usage.\nExamples:\n  intent push                             # in an intent worktree: intent/<ID> with refs/notes/intent/<ID>; after an amend or rebase, with a lease\n  intent push                             # in the main worktree after intent done --merge: main and the records it brings\n  intent push origin --json\n  intent push --notes shared              # an old server whose gate has no per-intent refs')
   .action(async (remote: string | undefined, opts: { notes?: string; retries?: string; json?: boolean }) =>
     (await import('./push.js')).run({ cwd: process.cwd(), remote, notes: opts.notes, retries: opts.retries, json: !!opts.json }));
 
@@ -211,11 +212,12 @@ program
   .description('notes maintenance on a server or in CI')
   .addHelpText('after', '\nExamples:\n  intent notes fold                  # fold every refs/notes/intent/* into refs/notes/intents\n  intent notes fold --help')
   .command('fold')
-  .description('fold the per-intent notes refs (refs/notes/intent/<ID>) into refs/notes/intents: added where a commit has no note, merged with the same intent\'s note, nothing else')
+  .description('fold the per-intent notes refs (refs/notes/intent/<ID>) into refs/notes/intents: a record of intent/<ID>\'s own commits added where the commit has no note, nothing else')
   .argument('[ref...]', 'the refs to fold (default: every refs/notes/intent/*)')
-  .option('--json', 'print {"tip","added","merged","skipped":[{"ref","commit","why"}],"refs","attempts"} as JSON')
-  .addHelpText('after', '\nExamples:\n  intent notes fold                                # in the server repository (templates/server/post-receive)\n  intent notes fold refs/notes/intent/INT-001 --json')
-  .action(async (refs: string[], opts: { json?: boolean }) => (await import('./notes.js')).run({ cwd: process.cwd(), refs, json: !!opts.json }));
+  .option('--tip <rev>', "fold one ref's notes of the commits <rev> reaches (a merged pull request's head, its branch deleted) instead of those intent/<ID> reaches")
+  .option('--json', 'print {"tip","added","skipped":[{"ref","commit","why"}],"refs","attempts"} as JSON')
+  .addHelpText('after', '\nExamples:\n  intent notes fold                                # in the server repository (templates/server/post-receive)\n  intent notes fold refs/notes/intent/INT-001 --json\n  intent notes fold refs/notes/intent/INT-001 --tip "$HEAD_SHA"   # CI, after the pull request was checked (templates/ci/intent-carry.yml)')
+  .action(async (refs: string[], opts: { tip?: string; json?: boolean }) => (await import('./notes.js')).run({ cwd: process.cwd(), refs, tip: opts.tip, json: !!opts.json }));
 
 program
   .command('repair')

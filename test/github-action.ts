@@ -1,7 +1,7 @@
 // Runs this repository's GitHub Action (action.yml, "Authority check") as a runner would: bash with
 // -eo pipefail, GITHUB_ACTION_PATH at the package (already built: the action's install step is
 // `npm ci`, which .ci/run itself runs), the event payload in GITHUB_EVENT_PATH.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { PKG_ROOT, run, tempDir, type Run } from './helpers.js';
@@ -36,4 +36,19 @@ export function runGateAction(
   return run('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run!], cwd, {
     GITHUB_ACTION_PATH: PKG_ROOT, GITHUB_EVENT_NAME: event.name, GITHUB_EVENT_PATH: file, GITHUB_ACTOR: actor, ...env,
   });
+}
+
+/**
+ * Runs the `run:` script of the step named `step` of a workflow template (templates/ci/<file>) in
+ * `cwd` as a runner would (bash -eo pipefail), with `env` for the step's `${{ ... }}` values and
+ * `intent` on PATH (this package's build, as the template's install step leaves it).
+ */
+export function runWorkflowStep(file: string, job: string, step: string, cwd: string, env: Record<string, string>): Run {
+  const wf = parse(readFileSync(join(PKG_ROOT, 'templates', 'ci', file), 'utf8'));
+  const s = (wf.jobs[job].steps as Step[]).find((x) => x.name === step);
+  if (!s?.run) throw new Error(`${file}: no step "${step}" with a run script in job ${job}`);
+  const bin = join(tempDir(), 'intent-bin');
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(join(bin, 'intent'), `#!/bin/sh\nexec "${process.execPath}" "${join(PKG_ROOT, 'dist', 'bin', 'intent.js')}" "$@"\n`, { mode: 0o755 });
+  return run('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', s.run], cwd, { ...env, PATH: `${bin}:${process.env.PATH}` });
 }

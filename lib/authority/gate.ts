@@ -370,7 +370,8 @@ function commitsPhase(ctx: Ctx, commits: Map<string, NewCommit>, late: Map<strin
       // A carried record is re-derived from its sources wherever it arrives: with its squash
       // commit in the same push as much as added later to protected history.
       if (isCarried || record.metadata[METADATA_KEY].carried) {
-        for (const p of checkCarried(cwd, c.sha, record, notesRev)) at('CARRY_MISMATCH', p, id);
+        // Its sources' records: on the notes judged, else on the intent's own notes ref.
+        for (const p of checkCarried(cwd, c.sha, record, notesRev, [(opts.serverRef ?? same)(`${INTENT_NOTES_PREFIX}${id}`)])) at('CARRY_MISMATCH', p, id);
       }
       for (const r of intentRefs) {
         const want = intentOfRef(r)!;

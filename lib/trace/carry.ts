@@ -74,7 +74,7 @@ interface Where {
  * names. A merge target whose second parent is a commit without a note that is not a source
  * (GitLab's squash commit inside its merge commit) has that commit carried first.
  */
-export function carry(cwd: string, opts: { targets: string[]; from: string[]; prHead?: string; dryRun?: boolean; now?: Date }): CarryResult {
+export function carry(cwd: string, opts: { targets: string[]; from: string[]; prHead?: string; dryRun?: boolean; now?: Date; sourceNotes?: string[] }): CarryResult {
   if (!opts.targets.length) throw new IntentError('USAGE', 'name the new commits to carry records onto, e.g. intent carry main --from <old-base>..<branch-tip>.', {});
   const where = locate(cwd);
   if (opts.prHead !== undefined) {
@@ -83,7 +83,7 @@ export function carry(cwd: string, opts: { targets: string[]; from: string[]; pr
     opts = { ...opts, targets: found.targets, from: found.from };
   }
   if (!opts.from.length) throw new IntentError('USAGE', 'name the commits the new ones replace with --from, e.g. --from main~1..intent/INT-001 (or their ids when the branch is gone).', {});
-  const notes = readNotes({ root: where.root, mainRoot: null }, NOTES_REF);
+  const notes = notesWithFallback(where, NOTES_REF, opts.sourceNotes ?? []);
   const sources = resolveSources(where, opts.from, notes);
   const sourceSet = new Set(sources.map((s) => s.sha));
   const targets = expandTargets(where, opts.targets.map((t) => commitOf(where, t, 'the commit to carry onto')), sourceSet, notes);
@@ -109,11 +109,11 @@ export function carry(cwd: string, opts: { targets: string[]; from: string[]; pr
  * credits to that model. (Ranges and hashes against the commit are `checkContent`'s.) Returns
  * the problems, none when the record holds.
  */
-export function checkCarried(cwd: string, sha: string, record: TraceRecord, notesRev: string = NOTES_REF): string[] {
+export function checkCarried(cwd: string, sha: string, record: TraceRecord, notesRev: string = NOTES_REF, also: string[] = []): string[] {
   const carried = record.metadata?.[METADATA_KEY]?.carried;
   if (!carried || !Array.isArray(carried.from) || !carried.from.length) return [`${short(sha)}: its record names no sources (metadata.carried.from).`];
   const where = locate(cwd);
-  const notes = readNotes({ root: where.root, mainRoot: null }, notesRev);
+  const notes = notesWithFallback(where, notesRev, also);
   let sources: Source[];
   try {
     sources = resolveSources(where, carried.from.filter((s) => /^[0-9a-f]{40,64}$/.test(s)), notes);
@@ -250,6 +250,16 @@ function plan(
     record.metadata[METADATA_KEY].carried = { shape, from: sources.map((s) => s.sha) };
     return { summary, record };
   });
+}
+
+/**
+ * The notes of `primary`, with those of `also` (e.g. the intent's own refs/notes/intent/<ID>,
+ * where a host's merged pull request keeps its records) for commits `primary` has none for.
+ */
+function notesWithFallback(where: Where, primary: string, also: string[]): Map<string, string> {
+  const notes = readNotes({ root: where.root, mainRoot: null }, primary);
+  for (const ref of also) for (const [c, text] of readNotes({ root: where.root, mainRoot: null }, ref)) if (!notes.has(c)) notes.set(c, text);
+  return notes;
 }
 
 /** Writes the notes (and, in a clone with a ledger, its lines) under the notes lock. */

@@ -90,6 +90,7 @@ export function pushIntent(cwd: string, opts: { remote?: string; mode?: NotesMod
   const notesRef = mode === 'intent' && id !== null ? intentNotesRef(id) : NOTES_REF;
   let last = '';
   let notes = 0;
+  let leaseChecked = false;
   for (let attempt = 1; attempt <= retries + 1; attempt++) {
     if (attempt > 1) sleepSync(jitterMs(attempt));
     const prepared = pushNotes(repo, remote, branch, tip, mode);
@@ -98,6 +99,12 @@ export function pushIntent(cwd: string, opts: { remote?: string; mode?: NotesMod
     notes = prepared?.notes ?? 0;
     const out = pushOnce(repo, remote, branch, tip, source, notesRef, id !== null);
     if (out.ok) return { remote, intent: id, branch, mode, notesRef, attempts: attempt, notes, commit: tip };
+    if (!out.retryable && id !== null && !leaseChecked) {
+      // The lease holds the remote-tracking ref; a branch the host deleted after merging it leaves
+      // that ref stale (git then refuses the branch and sends the notes alone). Once: ask the remote.
+      leaseChecked = true;
+      if (forgetDeletedBranch(repo, remote, branch)) continue;
+    }
     if (!out.retryable) {
       throw new IntentError('PUSH_FAILED', `could not push ${branch} and ${notesRef} to ${remote}: ${out.message}${out.hint ? `${out.message.includes('\n') ? '\n' : ' '}${out.hint}` : ''}`, { remote, attempts: attempt, reason: out.reason, stderr: out.stderr });
     }
@@ -135,6 +142,16 @@ export function pushNotes(repo: Repo, remote: string, branch: string, tip: strin
   }
   const prepared = sharedNotesCommit(repo, remote, branch, tip, remoteTip);
   return prepared ? { ...prepared, ref: NOTES_REF } : null;
+}
+
+/** When the remote has no `branch` and this clone still tracks one: drops the stale remote-tracking ref; true if it did. */
+function forgetDeletedBranch(repo: Repo, remote: string, branch: string): boolean {
+  const tracking = `refs/remotes/${remote}/${branch}`;
+  if (gitRaw(['rev-parse', '--verify', '--quiet', tracking], { cwd: repo.root }).status !== 0) return false;
+  const ls = gitRaw(['ls-remote', '--exit-code', remote, `refs/heads/${branch}`], { cwd: repo.root });
+  if (ls.status !== 2) return false; // 2: no such ref there
+  gitRaw(['update-ref', '-d', tracking], { cwd: repo.root });
+  return true;
 }
 
 function configuredMode(repo: Repo): NotesMode {

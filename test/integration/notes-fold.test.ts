@@ -1,6 +1,6 @@
 // `intent notes fold`: the per-intent notes refs folded into refs/notes/intents, in a real
-// repository: notes added where a commit has none, merged with the same intent's note, and
-// nothing taken that the ref's intent cannot speak for.
+// repository: notes added where a commit has none, never changed where it has one, and nothing
+// taken that the ref's intent cannot speak for.
 import { describe, expect, it } from 'vitest';
 import { checkoutIntent, git, governedRepo, intent, run, writeFiles } from '../helpers.js';
 
@@ -28,12 +28,12 @@ describe('intent notes fold', () => {
     git(repo, 'update-ref', '-d', 'refs/notes/intents');
 
     const out = fold(repo);
-    expect(out).toMatchObject({ added: 2, merged: 0, refs: ['refs/notes/intent/INT-001', 'refs/notes/intent/INT-002'] });
+    expect(out).toMatchObject({ added: 2, refs: ['refs/notes/intent/INT-001', 'refs/notes/intent/INT-002'] });
     expect(out.skipped).toEqual([{ ref: 'refs/notes/intent/INT-002', commit: c1, why: 'intent/INT-002 does not reach it' }]);
     expect(git(repo, 'log', '--notes=intents', '-1', c1)).toContain('INT-001');
     expect(git(repo, 'log', '--notes=intents', '-1', c2)).toContain('INT-002');
     const tip = git(repo, 'rev-parse', 'refs/notes/intents').trim();
-    expect(fold(repo)).toMatchObject({ added: 0, merged: 0, tip });
+    expect(fold(repo)).toMatchObject({ added: 0, tip });
 
     // A note for INT-001's commit rewritten in INT-002's ref as INT-002's: left out while
     // intent/INT-002 does not reach the commit, and, once it does (a merge), because another

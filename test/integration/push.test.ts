@@ -2,7 +2,8 @@ import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { runGateAction } from '../github-action.js';
+import { writeFile } from '../../lib/agents/adapter.js';
+import { runGateAction, runWorkflowStep } from '../github-action.js';
 import { CLI, PKG_ROOT, bypassCommit, checkoutIntent, git, governedRepo, intent, noteOf, run, tempDir, writeFiles } from '../helpers.js';
 
 /** A governed repository with a bare `origin`, main pushed, and an intent worktree. */
@@ -192,5 +193,91 @@ describe('GitHub Actions notes audit (templates/ci/intent-notes-audit.yml)', () 
     expect(tag(), 'the baseline does not move past a refused change').toBe(audited);
     // And it keeps failing until the note is put back.
     expect(audit('schedule').status).toBe(1);
+  });
+});
+
+describe('GitHub Actions carry (templates/ci/intent-carry.yml) after a merge button', () => {
+  it("copies the pull request's checked records from its intent's notes ref: carried onto a squash, folded for a merge commit's parents; the notes audit accepts both", () => {
+    const { bare, repo, wt } = withRemote();
+    const MODEL = 'anthropic/claude-sonnet-4-5';
+    const agentCommit = (path: string, content: string, message: string) => {
+      writeFile({ worktree: wt, path, content, tool: 'write_to_file', modelId: MODEL, conversationUrl: 'roo-code://task/t1' });
+      git(wt, 'commit', '-q', '-m', message);
+      return git(wt, 'rev-parse', 'HEAD').trim();
+    };
+    // The audit's baseline, before any pull request.
+    const ci = join(tempDir(), 'audit');
+    git(tempDir(), 'clone', '-q', bare, ci);
+    const audit = () => {
+      git(ci, 'fetch', '-q', 'origin');
+      git(ci, 'reset', '-q', '--hard', 'origin/main');
+      return runGateAction(ci, { name: 'schedule' }, 'someone');
+    };
+    expect(audit().status).toBe(0);
+
+    // Pull request 1: the agent pushes its branch with its own notes ref; the host squashes it,
+    // keeps refs/pull/1/head and deletes the branch.
+    const base1 = git(repo, 'rev-parse', 'main').trim();
+    const c1 = agentCommit('src/a.ts', 'a\nm1\nm2\n', 'model writes');
+    expect(intent(wt, ['push']).status).toBe(0);
+    expect(run('git', ['rev-parse', '-q', '--verify', 'refs/notes/intents'], bare).status, 'nothing on the shared ref').not.toBe(0);
+    const host = join(tempDir(), 'host');
+    git(tempDir(), 'clone', '-q', bare, host);
+    const HOST = ['-c', 'core.hooksPath=/dev/null', '-c', 'user.name=Host', '-c', 'user.email=host@example.com'];
+    git(host, ...HOST, 'merge', '-q', '--squash', 'origin/intent/INT-001');
+    git(host, ...HOST, 'commit', '-q', '-m', 'Auth (#1)');
+    const squash = git(host, 'rev-parse', 'HEAD').trim();
+    git(host, 'push', '-q', 'origin', 'main', `${c1}:refs/pull/1/head`, ':refs/heads/intent/INT-001');
+
+    const job = (n: number, merged: string, head: string, base: string) => {
+      const dir = join(tempDir(), `carry-${n}`);
+      git(tempDir(), 'clone', '-q', bare, dir);
+      const r = runWorkflowStep('intent-carry.yml', 'carry', "Carry the pull request's records onto what the merge made", dir, {
+        MERGED: merged, HEAD_SHA: head, HEAD_REF: 'intent/INT-001', BASE_SHA: base, AUTHOR: 'agent-1', PR: String(n),
+      });
+      expect(r.status, r.stdout + r.stderr).toBe(0);
+    };
+    job(1, squash, c1, base1);
+    const carried = git(bare, 'notes', '--ref=intents', 'show', squash);
+    expect(carried).toContain('carried (squash)');
+    expect(carried).toContain(MODEL);
+    const a1 = audit();
+    expect(a1.status, a1.stdout + a1.stderr).toBe(0);
+
+    // Pull request 2, merged with a merge commit: its commit is on main now, with its own record.
+    git(wt, 'fetch', '-q', 'origin');
+    git(wt, 'reset', '-q', '--hard', 'origin/main');
+    const base2 = git(wt, 'rev-parse', 'HEAD').trim();
+    const c2 = agentCommit('src/b.ts', 'b1\n', 'model adds b');
+    const p2 = intent(wt, ['push']);
+    expect(p2.status, `c1 ${c1} c2 ${c2} squash ${squash}\n${p2.stderr}`).toBe(0);
+    git(host, 'fetch', '-q', 'origin');
+    git(host, ...HOST, 'merge', '-q', '--no-ff', '-m', 'Merge pull request #2', 'origin/intent/INT-001');
+    const merge = git(host, 'rev-parse', 'HEAD').trim();
+    git(host, 'push', '-q', 'origin', 'main', `${c2}:refs/pull/2/head`);
+    job(2, merge, c2, base2);
+    expect(git(bare, 'notes', '--ref=intents', 'show', c2)).toBe(git(wt, 'notes', '--ref=intents', 'show', c2));
+    const a2 = audit();
+    expect(a2.status, a2.stdout + a2.stderr).toBe(0);
+
+    // A record forged in the intent's notes ref after the gate passed: the job judges it again and copies nothing.
+    const c3 = agentCommit('src/c.ts', 'c1\n', 'model adds c');
+    expect(intent(wt, ['push']).status).toBe(0);
+    git(wt, 'fetch', '-q', 'origin', '+refs/notes/intent/INT-001:refs/notes/remotes/origin/intent/INT-001');
+    git(wt, 'update-ref', 'refs/notes/forge', 'refs/notes/remotes/origin/intent/INT-001');
+    const forged = git(wt, 'notes', '--ref=intents', 'show', c3).replace(/sha256:[0-9a-f]{64}/, `sha256:${'0'.repeat(64)}`);
+    run('git', ['notes', '--ref=refs/notes/forge', 'add', '-f', '-F', '-', c3], wt, {}, forged);
+    git(wt, 'push', '-q', '--no-verify', 'origin', 'refs/notes/forge:refs/notes/intent/INT-001');
+    git(host, 'fetch', '-q', 'origin');
+    git(host, ...HOST, 'merge', '-q', '--no-ff', '-m', 'Merge pull request #3', 'origin/intent/INT-001');
+    git(host, 'push', '-q', 'origin', 'main', `${c3}:refs/pull/3/head`);
+    const dir = join(tempDir(), 'carry-3');
+    git(tempDir(), 'clone', '-q', bare, dir);
+    const r = runWorkflowStep('intent-carry.yml', 'carry', "Carry the pull request's records onto what the merge made", dir, {
+      MERGED: git(host, 'rev-parse', 'HEAD').trim(), HEAD_SHA: c3, HEAD_REF: 'intent/INT-001', BASE_SHA: git(host, 'rev-parse', 'HEAD^1').trim(), AUTHOR: 'agent-1', PR: '3',
+    });
+    expect(r.status).not.toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`HASH_MISMATCH\\s+${c3.slice(0, 12)}`));
+    expect(run('git', ['notes', '--ref=intents', 'list', c3], bare).status).not.toBe(0);
   });
 });
