@@ -6,10 +6,14 @@
 //   shared  every push moves refs/notes/intents (fetch, cat_sort_uniq merge, atomic push, jittered retry)
 //   intent  every push moves refs/notes/intent/<ID> (only that intent's pushes write it); the server's
 //           post-receive folds it into refs/notes/intents (templates/server/post-receive)
-// Prints one JSON line: attempts per push (mean, max), pushes that gave up, wall time, and whether
-// every commit's note is in the server's refs/notes/intents at the end.
+//   default no configuration at all: what `intent push` does by itself (per intent since issue 39)
+// With --one-clone every agent works in a worktree of one clone (the docs' recommended layout),
+// each pushing through its own identity's remote. At the end a human merges every intent branch
+// into main and runs `intent push`. Prints one JSON line: attempts per push (mean, max), pushes that
+// gave up, wall time, and whether every commit's note is in the server's refs/notes/intents after
+// that merge.
 //
-//   node bench/notes-push.mjs <agents> <commits> <shared|intent> [retries]
+//   node bench/notes-push.mjs <agents> <commits> <shared|intent|default> [retries] [--one-clone]
 // Needs `npm run build` first (it runs dist/bin/intent.js).
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,11 +23,13 @@ import { fileURLToPath } from 'node:url';
 import { snapshotPackage } from './util.mjs';
 
 const SOURCE = fileURLToPath(new URL('..', import.meta.url));
-const [agents = 6, commits = 4] = process.argv.slice(2, 4).map(Number);
-const mode = process.argv[4] ?? 'intent';
-const retries = Number(process.argv[5] ?? (mode === 'shared' ? 100 : 8));
-if (!['shared', 'intent'].includes(mode) || !(agents > 0) || !(commits > 0)) {
-  process.stderr.write('usage: node bench/notes-push.mjs <agents> <commits> <shared|intent> [retries]\n');
+const oneClone = process.argv.includes('--one-clone');
+const argv = process.argv.slice(2).filter((a) => a !== '--one-clone');
+const [agents = 6, commits = 4] = argv.slice(0, 2).map(Number);
+const mode = argv[2] ?? 'intent';
+const retries = Number(argv[3] ?? (mode === 'shared' ? 100 : 8));
+if (!['shared', 'intent', 'default'].includes(mode) || !(agents > 0) || !(commits > 0)) {
+  process.stderr.write('usage: node bench/notes-push.mjs <agents> <commits> <shared|intent|default> [retries] [--one-clone]\n');
   process.exit(2);
 }
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'intent-bench-notes-')));
@@ -92,15 +98,22 @@ try {
   git(human, 'commit', '-q', '-m', 'register');
   git(human, 'push', '-q', url('alice'), 'main');
 
-  // Each agent: its own clone, intent init, its intent's worktree (set up 4 at a time).
+  // Each agent: its own clone (or, --one-clone, a worktree of one clone with a remote per
+  // identity), intent init, its intent's worktree (set up 4 at a time).
   const t0 = performance.now();
   const wts = new Array(agents);
-  await pool(4, ids, async (id, i) => {
-    const dir = join(root, `agent-${i + 1}`);
+  const shared = join(root, 'team');
+  if (oneClone) {
+    git(root, 'clone', '-q', url('alice'), shared);
+    intent(shared, 'init');
+    for (let i = 0; i < agents; i++) git(shared, 'remote', 'add', `agent-${i + 1}`, url(`agent-${i + 1}`));
+    if (mode !== 'default') git(shared, 'config', 'intent.pushNotes', mode);
+  }
+  await pool(oneClone ? 1 : 4, ids, async (id, i) => {
+    const dir = oneClone ? shared : join(root, `agent-${i + 1}`);
     const steps = [
-      ['git', ['clone', '-q', url(`agent-${i + 1}`), dir], root],
-      [process.execPath, [CLI, 'init'], dir],
-      ['git', ['config', 'intent.pushNotes', mode], dir],
+      ...(oneClone ? [] : [['git', ['clone', '-q', url(`agent-${i + 1}`), dir], root], [process.execPath, [CLI, 'init'], dir]]),
+      ...(oneClone || mode === 'default' ? [] : [['git', ['config', 'intent.pushNotes', mode], dir]]),
       [process.execPath, [CLI, 'checkout', id, '--json'], dir],
     ];
     let out = '';
@@ -116,8 +129,8 @@ try {
   // All agents at once: commit, push, K times each.
   const script = (i) => `set -e\nmkdir -p src/a${i + 1}\nk=1\nwhile [ $k -le ${commits} ]; do\n` +
     `  printf 'export const v%s = %s;\\n' $k $k >> src/a${i + 1}/f.ts\n  git add -A\n  git commit -q -m "agent ${i + 1} commit $k"\n` +
-    `  s=$(date +%s%N)\n  "${process.execPath}" "${CLI}" push --retries ${retries} --json > ../push-${i + 1}-$k.json || true\n` +
-    `  e=$(date +%s%N)\n  echo $(( (e - s) / 1000000 )) >> ../push-${i + 1}.ms\n  k=$((k+1))\ndone\n`;
+    `  s=$(date +%s%N)\n  "${process.execPath}" "${CLI}" push ${oneClone ? `agent-${i + 1} ` : ''}--retries ${retries} --json > "${root}/push-${i + 1}-$k.json" || true\n` +
+    `  e=$(date +%s%N)\n  echo $(( (e - s) / 1000000 )) >> "${root}/push-${i + 1}.ms"\n  k=$((k+1))\ndone\n`;
   const t1 = performance.now();
   const runs = await Promise.all(wts.map((wt, i) => spawnAsync('sh', ['-c', script(i)], wt)));
   const wall = performance.now() - t1;
@@ -127,20 +140,25 @@ try {
   let gaveUp = 0;
   for (let i = 0; i < agents; i++) {
     for (let k = 1; k <= commits; k++) {
-      const out = JSON.parse(readFileSync(join(wts[i], '..', `push-${i + 1}-${k}.json`), 'utf8'));
+      const out = JSON.parse(readFileSync(join(root, `push-${i + 1}-${k}.json`), 'utf8'));
       if (out.error) {
         gaveUp++;
         attempts.push(out.error.data?.attempts ?? retries + 1);
       } else attempts.push(out.attempts);
     }
   }
-  const pushMs = wts.flatMap((wt, i) => readFileSync(join(wt, '..', `push-${i + 1}.ms`), 'utf8').split('\n').filter(Boolean).map(Number)).sort((a, b) => a - b);
-  // Every agent commit's note in the server's refs/notes/intents (per intent: after the fold).
+  const pushMs = wts.flatMap((wt, i) => readFileSync(join(root, `push-${i + 1}.ms`), 'utf8').split('\n').filter(Boolean).map(Number)).sort((a, b) => a - b);
+  // The merge to main: a human merges every intent branch and pushes main with intent push.
+  git(human, 'fetch', '-q', url('alice'), '+refs/heads/intent/*:refs/remotes/origin/intent/*', '+refs/notes/intents:refs/notes/intents');
+  git(human, 'remote', 'add', 'origin', url('alice'));
+  for (const id of ids) git(human, 'merge', '-q', '--no-ff', '--no-edit', `origin/intent/${id}`);
+  intent(human, 'push', 'origin');
+  // Every agent commit's note in the server's refs/notes/intents.
   const noted = new Set(spawnSync('git', ['notes', '--ref=intents', 'list'], { cwd: srv, encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map((l) => l.split(' ')[1]));
   const made = wts.flatMap((wt) => git(wt, 'rev-list', 'HEAD', '--not', 'origin/main').split('\n').filter(Boolean));
   const landed = made.filter((c) => noted.has(c)).length;
   const result = {
-    mode, agents, commits, pushes: attempts.length, retries,
+    mode, layout: oneClone ? 'one clone' : 'a clone each', agents, commits, pushes: attempts.length, retries,
     attempts_mean: +(attempts.reduce((a, b) => a + b, 0) / attempts.length).toFixed(2), attempts_max: Math.max(...attempts),
     gave_up: gaveUp, notes_landed: `${landed}/${made.length}`,
     push_ms_median: pushMs[Math.floor(pushMs.length / 2)], push_ms_p95: pushMs[Math.floor(pushMs.length * 0.95)],

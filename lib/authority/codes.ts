@@ -34,7 +34,7 @@ const NEXT: Record<GateCode, (c: NextContext) => string> = {
   PROTECTED_DELETED: (c) => `protected branches are kept: push a new commit on ${c.ref ?? c.base} instead`,
   NOT_FAST_FORWARD: (c) => `protected history is append-only: git pull --no-rebase origin ${branchOf(c.ref) ?? c.base}, then push again`,
   NOTES_DELETED: () => `keep ${NOTES_REF}: push it, never delete it (intent sync merges it with the server's)`,
-  NOTES_NOT_FAST_FORWARD: () => `run intent sync (fetches and merges the server's notes), then push again`,
+  NOTES_NOT_FAST_FORWARD: () => `push with intent push, which builds on the server's notes (intent sync fetches and merges them here)`,
   NOTES_NOT_NOTES_COMMIT: () => `${NOTES_REF} takes notes commits only: git fetch origin, reset it with git update-ref ${NOTES_REF} refs/notes/remotes/origin/intents, re-record your notes (intent repair) and push code on its branch`,
   NOTE_DUPLICATE: (c) => `keep one note for ${short(c.commit)}: git notes --ref=intents show ${short(c.commit)} > note.txt, keep one record in it, git notes --ref=intents add -f -F note.txt ${short(c.commit)}, then push ${NOTES_REF}`,
   NOTE_REWRITTEN: RESTORE,

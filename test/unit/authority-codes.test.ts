@@ -43,8 +43,10 @@ describe('nextStep', () => {
   });
 
   it('names the branch, the notes ref and the commit where they are the way out', () => {
-    expect(nextStep('NOTE_MISSING', ctx)).toContain('git push origin intent/INT-001 refs/notes/intents');
-    expect(nextStep('NOTES_NOT_FAST_FORWARD', ctx)).toContain('intent sync');
+    expect(nextStep('NOTE_MISSING', ctx)).toContain("intent push, from intent/INT-001's worktree");
+    expect(nextStep('NOTE_MISSING', ctx)).toContain(`git notes --ref=intents list ${SHA.slice(0, 12)}`);
+    expect(nextStep('NOTES_NOT_FAST_FORWARD', ctx)).toContain('intent push');
+    expect(nextStep('NOTE_NOT_ON_BRANCH', ctx)).toContain(SHA.slice(0, 12));
     expect(nextStep('NOTE_DUPLICATE', ctx)).toContain(`git notes --ref=intents add -f -F note.txt ${SHA.slice(0, 12)}`);
     expect(nextStep('NOTE_REMOVED', ctx)).toContain(`show ${SHA.slice(0, 12)}`);
   });
