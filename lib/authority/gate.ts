@@ -10,6 +10,7 @@ import { METADATA_KEY, NOTES_REF } from '../core/version.js';
 import type { TraceRecord } from '../trace/record.js';
 import { nextStep, type GateCode } from './codes.js';
 import { reachableFrom, unreachedFrom } from '../git/commits.js';
+import { isBaseUpdate } from '../git/update-merge.js';
 import { listNewCommits, nonNotesCommits, notesChanges, readNotesFor, refsContaining, type NewCommit } from './objects.js';
 import { identityKey, readBasePolicy, REGISTRY_FILE, type BasePolicy } from './policy.js';
 
@@ -337,6 +338,9 @@ function commitsPhase(ctx: Ctx, commits: Map<string, NewCommit>, late: Map<strin
     const note = read?.text ?? null;
     const c: CommitInfo = { sha: info.sha, parents: info.parents, committed: info.committed, trailer: info.trailer, note };
     if (note === null && c.trailer === null && !intentRefs.length) continue; // ungoverned: phase end
+    // "Update branch": a merge into an intent's branch that brings only what the base had is
+    // nobody's work and needs no record (lib/git/update-merge.ts).
+    if (note === null && c.trailer === null && c.parents.length > 1 && isBaseUpdate(cwd, c.sha, c.parents, ctx.protectedTips)) continue;
     governed++;
     const ref = intentRefs[0] ?? refs[0] ?? NOTES_REF;
     const expected = intentRefs.length ? intentOfRef(intentRefs[0]) : null;
@@ -407,6 +411,7 @@ function contentPhase(ctx: Ctx, items: { commit: CommitInfo; record: TraceRecord
   const sink: Finding[] = [];
   checkContent({ root: cwd, mainRoot: null }, items, sink, {
     ignore: policy.ignore,
+    baseTips: ctx.protectedTips,
     // The ref's intent decides the scope (the note's own intent only where no intent ref brings it).
     scopeOf: (record, commit) => {
       const intent = policy.intents.get(arrivals.get(commit.sha)?.intent ?? record.metadata[METADATA_KEY].intent_id);

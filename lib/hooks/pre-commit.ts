@@ -13,6 +13,22 @@ import { stagedForCommit, startClassifyAhead, type Staged } from './ahead-start.
 import { stagedPaths } from '../git/diff.js';
 import { activeHookContext, lap } from '../core/hook-context.js';
 import { otherIntentBranchesMayExist } from '../intents/branch-tips.js';
+import { basePathsOfMerge, localBaseTips, mergeHeads, stagedResult } from '../git/update-merge.js';
+
+/**
+ * The staged paths that are the intent's work: during a merge of the base into the intent's branch
+ * (`git merge origin/main`), the paths the merge takes from the base as the base has them are the
+ * base's (lib/git/update-merge.ts), not checked against the intent's scope.
+ */
+function ownPaths(repo: Repo, paths: string[], env: NodeJS.ProcessEnv): string[] {
+  if (repo.isMainWorktree) return paths;
+  const heads = mergeHeads(repo.root, env);
+  if (!heads.length) return paths;
+  const head = headOid(repo);
+  if (!head) return paths;
+  const base = basePathsOfMerge(repo.root, [head, ...heads], localBaseTips(repo.root), () => stagedResult(repo.root));
+  return base.size ? paths.filter((p) => !base.has(p)) : paths;
+}
 
 /** What the pre-commit check decided. */
 export type PreCommitResult =
@@ -74,7 +90,7 @@ export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = ho
     // With a max_changed_lines budget, one numstat gives both the paths and the line count.
     const numstat = budget && intent.budget?.max_changed_lines !== undefined ? budget.stagedNumstat(repo.root) : null;
     paths = numstat ? numstat.paths : staged.paths;
-    const bad = outOfScope(paths, compileScope(intent.owned_scope), loadIgnore(repo), !repo.isMainWorktree);
+    const bad = outOfScope(ownPaths(repo, paths, env), compileScope(intent.owned_scope), loadIgnore(repo), !repo.isMainWorktree);
     if (bad.length) {
       const lines = bad.map((p) => scopeViolationMessage(intent!.id, p));
       const orch = bad.some((p) => p.startsWith('.orchestration/'));

@@ -27,6 +27,7 @@ import { readNote, writeNote } from '../git/notes.js';
 import { loadIgnore } from '../intents/ignore.js';
 import { findIntent, readRegistry, registrySha256, type Intent } from '../intents/registry.js';
 import { headOid, openHookRepo, orchestrationPath, stateDir, type Repo } from '../git/repo.js';
+import { basePathsOfMerge, localBaseTips, resultOfChanges } from '../git/update-merge.js';
 import { compileScope, outOfScope } from '../intents/scope.js';
 import { advanceConflictsCache } from '../intents/conflicts-cache.js';
 import { buildRecord, noteText, type TraceRecord } from './record.js';
@@ -126,7 +127,9 @@ export function prepareRecord(
   const authorship = carry.length ? applyPool(creditPool(repo.root, carry), changes, blobs, fresh) : fresh;
   // A refactor-like change loads the TypeScript compiler: from the repository's code cache.
   useTypeScriptCodeCache(stateDir(repo));
-  const touched = changes.flatMap((c) => (c.oldPath ? [c.oldPath, c.path] : [c.path]));
+  // A merge of the base into the intent's branch: what it takes from the base is not the intent's.
+  const fromBase = repo.isMainWorktree ? new Set<string>() : basePathsOfMerge(repo.root, src.parents, localBaseTips(repo.root), () => resultOfChanges(changes));
+  const touched = changes.flatMap((c) => (c.oldPath ? [c.oldPath, c.path] : [c.path])).filter((p) => !fromBase.has(p));
   const violations = outOfScope(touched, compileScope(intent.owned_scope), loadIgnore(repo), !repo.isMainWorktree);
   const prepared: PreparedRecord = {
     repo, intent, registry: { path: relative(repo.mainRoot, registryFile).split('\\').join('/'), sha256: registrySha256(registryText) },

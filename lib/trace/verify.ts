@@ -6,6 +6,7 @@
  * registry's history gave the intent at the time. Also checks the ledger's hash chain. All git
  * work is batched: a fixed number of processes whatever the number of commits.
  */
+import { basePathsOfMerge, isBaseUpdate, localBaseTips, resultOfChanges } from '../git/update-merge.js';
 import { createRequire } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -83,6 +84,8 @@ export function verify(
   for (const c of governed) {
     const intent = c.trailer ?? onIntentBranches.get(c.sha) ?? null;
     if (c.note === null) {
+      // "Update branch": a merge that brings only what the base had is no one's work.
+      if (c.trailer === null && c.parents.length > 1 && isBaseUpdate(repo.root, c.sha, c.parents, localBaseTips(repo.root))) continue;
       findings.push({ commit: c.sha, intent, code: 'NOTE_MISSING', message: `${short(c.sha)} is governed (${c.trailer ? `Intent-Id: ${c.trailer}` : `on ${BRANCH_PREFIX}${intent}`}) but has no note on ${NOTES_REF}.` });
       continue;
     }
@@ -377,6 +380,11 @@ export function lazyValidator(): Validator {
 export interface ContentPolicy {
   /** `.intentignore` (default: the main worktree's, or HEAD's in a bare repository). */
   ignore?: Scope | null;
+  /**
+   * The base's tips (default: `main` and every remote's `main`): a merge whose other parents they
+   * reach takes the paths it brings from the base as the base's (lib/git/update-merge.ts).
+   */
+  baseTips?: string[];
   /** The scope in force for a commit (default: the scope its note recorded); null: none checked. */
   scopeOf?: (record: TraceRecord, commit: CommitInfo) => { id: string; globs: readonly string[]; scope: Scope; where: string } | null;
 }
@@ -442,7 +450,9 @@ export function checkContent(repo: Where, items: { commit: CommitInfo; record: T
           stray.length ? `in a range but not added: ${spans(stray)}` : ''].filter(Boolean).join('; ')}).` });
       }
     }
-    const touched = changes.flatMap((c) => (c.oldPath ? [c.oldPath, c.path] : [c.path]));
+    // A merge of the base into the branch: what it takes from the base is not the intent's work.
+    const fromBase = basePathsOfMerge(repo.root, commit.parents, policy.baseTips ?? localBaseTips(repo.root), () => resultOfChanges(changes));
+    const touched = changes.flatMap((c) => (c.oldPath ? [c.oldPath, c.path] : [c.path])).filter((p) => !fromBase.has(p));
     const globs = meta.scope.filter((g) => typeof g === 'string');
     const inForce = policy.scopeOf ? policy.scopeOf(record, commit) : { id, globs, scope: compileScope(globs), where: 'the note' };
     if (!inForce) continue;

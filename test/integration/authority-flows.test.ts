@@ -282,6 +282,47 @@ describe('one clone and one server over time', { shuffle: false }, () => {
       expectAccepted(judge(wt, 'agent-1', [`+${branch}`, ...notes]));
     });
 
+    it("main merged into the intent's branch (locally, and by the host's \"Update branch\"): what it brings from main is main's", () => {
+      const wt = wts['INT-003'];
+      const moveMain = (text: string) => {
+        writeFiles(repo, { 'README.md': `# flows\n${text}\n`, 'docs/x.md': `x\n${text}\n` });
+        git(repo, 'commit', '-q', '-am', `main: ${text}`);
+        expect(run('git', ['push', '-q', 'alice', 'main'], repo).status).toBe(0);
+      };
+      moveMain('main moved on again');
+      // With the hooks: main's README.md and docs/x.md are outside INT-003 (lib/**), and come from main.
+      const merged = run('git', ['merge', '--no-ff', '--no-edit', 'main'], wt);
+      expect(merged.status, merged.stderr + merged.stdout).toBe(0);
+      const m = sha(wt);
+      expect(git(wt, 'log', '-1', '--format=%P', m).trim().split(' ')).toHaveLength(2);
+      expect(git(wt, 'notes', '--ref=intents', 'show', m)).not.toContain('SCOPE VIOLATION');
+      expectAccepted(judge(wt, 'agent-3', withNotes(wt, 'agent-3', 'intent/INT-003')));
+
+      // The host's button: a merge commit made without the hooks, so without a note.
+      moveMain('and again');
+      expect(run('git', [...NO_HOOKS, 'merge', '--no-ff', '--no-edit', 'main'], wt).status).toBe(0);
+      expect(run('git', ['notes', '--ref=intents', 'list', 'HEAD'], wt).status, 'no note').not.toBe(0);
+      expectAccepted(judge(wt, 'agent-3', withNotes(wt, 'agent-3', 'intent/INT-003')));
+
+      // A merge that also changes, as main does not have it, a path outside the intent: refused
+      // locally (that path only) and by every tier.
+      moveMain('once more');
+      expect(run('git', ['merge', '--no-commit', '--no-ff', 'main'], wt).status).toBe(0);
+      writeFiles(wt, { 'src/a.ts': 'a\nsmuggled in a merge\n' });
+      git(wt, 'add', '-A');
+      const local = run('git', ['commit', '-q', '--no-edit'], wt);
+      expect(local.status).not.toBe(0);
+      expect(local.stderr).toContain('src/a.ts');
+      expect(local.stderr).not.toContain('README.md');
+      const evil = commit(wt, {}, 'merge main', NO_HOOKS);
+      recordCommit(wt, process.env, { rev: evil, intentId: 'INT-003' });
+      const v = judge(wt, 'agent-3', withNotes(wt, 'agent-3', 'intent/INT-003'));
+      expectRefused(v, 'SCOPE_VIOLATION');
+      expect(v.server.text).toContain('src/a.ts');
+      expect(v.server.text).not.toContain('README.md');
+      git(wt, 'reset', '-q', '--hard', 'HEAD~1');
+    });
+
     it('the same note at its flat path or at a fan-out path (as git writes it past a few dozen notes)', () => {
       const wt = wts['INT-001'];
       const c = commit(wt, { 'src/a.ts': 'a\none\ntwo\nfanned\n' }, 'INT-001 fanned out');
