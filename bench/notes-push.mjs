@@ -167,5 +167,6 @@ try {
   process.stdout.write(JSON.stringify(result) + '\n');
 } finally {
   server.kill('SIGTERM');
-  if (process.env.BENCH_KEEP !== '1') rmSync(root, { recursive: true, force: true });
+  // The clones' resident hook servers may still be writing their state as they stop: retry.
+  if (process.env.BENCH_KEEP !== '1') rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
 }
