@@ -276,16 +276,29 @@ function pushOnce(repo: Repo, remote: string, branch: string, tip: string, notes
     return { ok: false, retryable: false, reason: 'refused-by-server', message: `the server's gate refused it${why ? `:${why}` : ''}`, hint: 'Fix what it names, then push again.', stderr: r.stderr };
   }
   if (branchRefused && /^\[rejected\]/.test(branchSummary)) {
-    const hint = leased
-      ? `The remote's ${branch} has commits this branch never had (someone else pushed to it): look at them (git fetch ${remote}; git log ${branch}..${remote}/${branch}), merge or rebase onto them, then push again. A rewrite of what you pushed yourself (amend, rebase) is pushed as it is.`
-      : `The remote's ${branch} has commits yours does not: fetch and rebase (or merge) them, then push again.`;
+    const hint = leased ? leaseHint(remote, branch) : `The remote's ${branch} has commits yours does not: fetch and rebase (or merge) them, then push again.`;
     return { ok: false, retryable: false, reason: 'branch-behind', message: `${branch} ${branchSummary}`, hint, stderr: r.stderr };
+  }
+  if (!rows.length && leased && leaseRefused(repo, remote, branch, tip)) {
+    // git refuses a branch whose lease fails before the pre-push hook runs, and hands the hook
+    // the notes alone: what it refused is a symptom; the branch is the cause.
+    return { ok: false, retryable: false, reason: 'branch-behind', message: `${branch} [rejected] (the remote's branch is not one this branch had)`, hint: leaseHint(remote, branch), stderr: r.stderr };
   }
   if (!rows.length && /^intent: push refused/m.test(r.stderr)) {
     return { ok: false, retryable: false, reason: 'refused-by-pre-push', message: `this clone's pre-push check refused it:${r.stderr.split('\n').filter((l) => l.trim() && !l.startsWith('error:')).map((l) => `\n  ${l}`).join('')}`, stderr: r.stderr };
   }
   const first = r.stderr.trim().split('\n').filter((l) => l && !l.startsWith('hint:')).join(' ');
   return { ok: false, retryable: false, reason: 'push-failed', message: [branchSummary, notesSummary].filter(Boolean).join('; ') || first || `git push exited ${r.status}`, stderr: r.stderr };
+}
+
+function leaseHint(remote: string, branch: string): string {
+  return `The remote's ${branch} has commits this branch never had (someone else pushed to it): look at them (git fetch ${remote}; git log ${branch}..${remote}/${branch}), merge or rebase onto them, then push again. A rewrite of what you pushed yourself (amend, rebase) is pushed as it is.`;
+}
+
+/** Whether git refuses `tip` for `branch` on its lease (a dry run of the branch alone, no hooks). */
+function leaseRefused(repo: Repo, remote: string, branch: string, tip: string): boolean {
+  const r = gitRaw(['push', '--dry-run', '--porcelain', '--no-verify', `--force-with-lease=refs/heads/${branch}`, '--force-if-includes', remote, `${tip}:refs/heads/${branch}`], { cwd: repo.root });
+  return r.stdout.split('\n').some((l) => l.startsWith('!\t') && /\[rejected\]/.test(l));
 }
 
 /** 25–75 ms on the second attempt, doubling after, at most about 1.5 s: spread, so racing pushes do not meet again. */

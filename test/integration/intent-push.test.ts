@@ -144,6 +144,56 @@ describe('intent push', () => {
     expect(v.findings).toEqual([]);
   });
 
+  it('pushes a rewrite of its own pushed branch with a lease, never over a push it never had', () => {
+    const srv = serverRepo('lease.git');
+    humanRepo(join(root, 'lease-human'), url('alice', 'lease.git'));
+    const wt = agentClone('lease', 'agent-2', 'INT-002', 'intent');
+    git(wt, 'config', '--unset', 'intent.pushNotes'); // the default
+    const push = () => intent(wt, ['push', '--json']);
+    writeFiles(wt, { 'src/2/a.ts': 'a\n' });
+    git(wt, 'add', '-A');
+    git(wt, 'commit', '-q', '-m', 'first');
+    const first = push();
+    expect(first.status, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ mode: 'intent', notesRef: 'refs/notes/intent/INT-002', attempts: 1 });
+    // An amend after the push: the branch is replaced, the new commit checked with its record.
+    git(wt, 'commit', '-q', '--amend', '-m', 'first, reworded');
+    const amended = push();
+    expect(amended.status, amended.stderr).toBe(0);
+    expect(git(srv, 'rev-parse', 'refs/heads/intent/INT-002').trim()).toBe(git(wt, 'rev-parse', 'HEAD').trim());
+    expect(git(srv, 'notes', '--ref=intents', 'show', 'intent/INT-002')).toContain('INT-002');
+
+    // Someone else pushes to the branch (a human fixing up, from another clone) ...
+    const other = join(root, 'lease-other');
+    git(root, 'clone', '-q', url('alice', 'lease.git'), other);
+    expect(intent(other, ['init']).status).toBe(0);
+    git(other, 'checkout', '-q', 'intent/INT-002');
+    writeFiles(other, { 'src/2/b.ts': 'b\n' });
+    git(other, 'add', '-A');
+    const fix = run('git', ['commit', '-q', '-m', 'a human fix'], other, { INTENT_ID: 'INT-002' });
+    expect(fix.status, fix.stderr).toBe(0);
+    const theirPush = intent(other, ['push']);
+    expect(theirPush.status, theirPush.stderr).toBe(0);
+    const theirs = git(other, 'rev-parse', 'HEAD').trim();
+    // ... the agent, not having fetched it, rewrites its own commit again: refused, theirs kept.
+    git(wt, 'commit', '-q', '--amend', '-m', 'first, reworded twice');
+    const over = push();
+    expect(over.status).toBe(1);
+    const err = JSON.parse(over.stdout).error;
+    expect(err).toMatchObject({ code: 'PUSH_FAILED', data: { reason: 'branch-behind' } });
+    expect(err.message).toContain('someone else pushed to it');
+    expect(git(srv, 'rev-parse', 'refs/heads/intent/INT-002').trim()).toBe(theirs);
+    // Fetched but not merged: still refused (the lease holds only over tips this branch had).
+    git(wt, 'fetch', '-q', 'origin');
+    expect(push().status).toBe(1);
+    expect(git(srv, 'rev-parse', 'refs/heads/intent/INT-002').trim()).toBe(theirs);
+    // Rebased onto it: accepted.
+    expect(run('git', ['rebase', '-q', 'origin/intent/INT-002'], wt).status).toBe(0);
+    const rebased = push();
+    expect(rebased.status, rebased.stderr).toBe(0);
+    expect(git(srv, 'merge-base', '--is-ancestor', theirs, 'refs/heads/intent/INT-002').length).toBe(0);
+  });
+
   it('says what is wrong: a detached HEAD, per-intent notes off an intent branch, an unknown remote, a bad mode, a refusal by the gate', () => {
     const srv = serverRepo('err.git');
     const human = humanRepo(join(root, 'err-human'), url('alice', 'err.git'));
