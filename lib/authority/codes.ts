@@ -62,6 +62,7 @@ const NEXT: Record<GateCode, (c: NextContext) => string> = {
   LEDGER_BROKEN: () => 'intent repair rebuilds the ledger from the notes',
   LEDGER_MISMATCH: () => 'intent repair rebuilds the ledger from the notes',
   SHALLOW: () => 'fetch the whole history (git fetch --unshallow; actions/checkout: fetch-depth: 0)',
+  BLOB_TOO_LARGE: (c) => `keep files this large out of governed commits (git LFS), or an administrator raises max_blob_bytes in .orchestration/authority.yaml on ${c.base}`,
 };
 
 /** The one line that says what to do about a finding with `code`. */

@@ -412,6 +412,7 @@ function contentPhase(ctx: Ctx, items: { commit: CommitInfo; record: TraceRecord
   checkContent({ root: cwd, mainRoot: null }, items, sink, {
     ignore: policy.ignore,
     baseTips: ctx.protectedTips,
+    ...(policy.authority.maxBlobBytes ? { maxBlobBytes: policy.authority.maxBlobBytes } : {}),
     // The ref's intent decides the scope (the note's own intent only where no intent ref brings it).
     scopeOf: (record, commit) => {
       const intent = policy.intents.get(arrivals.get(commit.sha)?.intent ?? record.metadata[METADATA_KEY].intent_id);

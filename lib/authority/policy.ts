@@ -19,6 +19,8 @@ export interface AuthorityConfig {
    * cannot push as a human by changing the case of its name), or `sensitive`.
    */
   identityCase: 'insensitive' | 'sensitive';
+  /** `max_blob_bytes`: the largest changed file the gate reads to check a record (default 64 MiB; a commit: twice that, both sides of its files). */
+  maxBlobBytes: number | null;
 }
 
 /** The key an identity is listed and looked up by: case-folded (NFC, lower case) unless identity_case is sensitive. */
@@ -82,7 +84,7 @@ export function readBasePolicy(cwd: string, baseRev: string): BasePolicy {
 
 /** Parses `authority.yaml` (absent: no agents, `main` protected). Pure. */
 export function parseAuthority(text: string | undefined): { config: AuthorityConfig; problem: string | null } {
-  const config: AuthorityConfig = { protectedBranches: ['main'], agents: new Map(), identityCase: 'insensitive' };
+  const config: AuthorityConfig = { protectedBranches: ['main'], agents: new Map(), identityCase: 'insensitive', maxBlobBytes: null };
   if (text === undefined || text.trim() === '') return { config, problem: null };
   let raw: unknown;
   try {
@@ -111,8 +113,11 @@ export function parseAuthority(text: string | undefined): { config: AuthorityCon
     } else if (k === 'identity_case') {
       if (v !== 'insensitive' && v !== 'sensitive') return { config, problem: `${AUTHORITY_FILE}: identity_case must be "insensitive" (the default) or "sensitive", as the host compares logins` };
       config.identityCase = v;
+    } else if (k === 'max_blob_bytes') {
+      if (!Number.isSafeInteger(v) || (v as number) < 1) return { config, problem: `${AUTHORITY_FILE}: max_blob_bytes must be a whole number of bytes, e.g. 134217728 (128 MiB)` };
+      config.maxBlobBytes = v as number;
     } else {
-      return { config, problem: `${AUTHORITY_FILE}: unknown key "${k}"; known keys are agents, protected_branches, identity_case` };
+      return { config, problem: `${AUTHORITY_FILE}: unknown key "${k}"; known keys are agents, protected_branches, identity_case, max_blob_bytes` };
     }
   }
   // Listed by the key they are looked up by; two entries that the host takes for one login are refused.

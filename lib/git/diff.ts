@@ -122,13 +122,23 @@ export function diffCommits(cwd: string, commits: { sha: string; parent: string 
   const flush = () => {
     if (current) out.set(current, parseRawPatch(lines.join('\n').replace(/^\n+/, '')));
   };
-  for (const line of text.split('\n')) {
-    const m = header.exec(line);
-    if (m) {
-      flush();
-      current = m[1];
-      lines = [];
-    } else lines.push(line);
+  // Only the raw records, the `diff --git` lines and the hunk headers are read (parseRawPatch):
+  // with -U0 every line of a patch's body starts with + or -, and those are skipped without being
+  // cut out of the text, so a change of millions of lines costs its text, not millions of strings.
+  for (let pos = 0; pos < text.length;) {
+    let nl = text.indexOf('\n', pos);
+    if (nl === -1) nl = text.length;
+    const c = text.charCodeAt(pos);
+    if (c !== 0x2b && c !== 0x2d) {
+      const line = text.slice(pos, nl);
+      const m = header.exec(line);
+      if (m) {
+        flush();
+        current = m[1];
+        lines = [];
+      } else lines.push(line);
+    }
+    pos = nl + 1;
   }
   flush();
   for (const c of commits) if (!out.has(c.sha)) out.set(c.sha, []);

@@ -9,6 +9,7 @@
  * commit, which changed nothing since itself.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { reachableFrom } from './commits.js';
 import { gitRaw } from './process.js';
 
@@ -57,14 +58,15 @@ export function localBaseTips(cwd: string): string[] {
 }
 
 /**
- * The merge heads of a merge in progress in the worktree at `cwd` (none: not merging): MERGE_HEAD
+ * The merge heads of a merge in progress in the worktree at `cwd`, whose git dir is `gitDir`
+ * (none: not merging; no git process then): MERGE_HEAD
  * once git stopped (`--no-commit`, a conflict), else, in the pre-merge-commit hook of a merge git
  * commits itself (it writes no MERGE_HEAD then), the revisions `git merge` was given, as git
  * names them in GIT_REFLOG_ACTION ("merge origin/main"). A name that does not resolve: none.
  */
-export function mergeHeads(cwd: string, env: NodeJS.ProcessEnv = {}): string[] {
-  const file = gitRaw(['rev-parse', '--path-format=absolute', '--git-path', 'MERGE_HEAD'], { cwd }).stdout.trim();
-  if (file && existsSync(file)) return readFileSync(file, 'utf8').split('\n').map((l) => l.trim()).filter((l) => /^[0-9a-f]{40,64}$/.test(l));
+export function mergeHeads(cwd: string, gitDir: string, env: NodeJS.ProcessEnv = {}): string[] {
+  const file = join(gitDir, 'MERGE_HEAD');
+  if (existsSync(file)) return readFileSync(file, 'utf8').split('\n').map((l) => l.trim()).filter((l) => /^[0-9a-f]{40,64}$/.test(l));
   const action = /^merge (.+)$/.exec(env.GIT_REFLOG_ACTION ?? '');
   if (!action) return [];
   const names = action[1].trim().split(/\s+/);

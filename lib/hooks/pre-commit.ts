@@ -22,7 +22,7 @@ import { basePathsOfMerge, localBaseTips, mergeHeads, stagedResult } from '../gi
  */
 function ownPaths(repo: Repo, paths: string[], env: NodeJS.ProcessEnv): string[] {
   if (repo.isMainWorktree) return paths;
-  const heads = mergeHeads(repo.root, env);
+  const heads = mergeHeads(repo.root, repo.gitDir, env);
   if (!heads.length) return paths;
   const head = headOid(repo);
   if (!head) return paths;

@@ -128,7 +128,7 @@ export function prepareRecord(
   // A refactor-like change loads the TypeScript compiler: from the repository's code cache.
   useTypeScriptCodeCache(stateDir(repo));
   // A merge of the base into the intent's branch: what it takes from the base is not the intent's.
-  const fromBase = repo.isMainWorktree ? new Set<string>() : basePathsOfMerge(repo.root, src.parents, localBaseTips(repo.root), () => resultOfChanges(changes));
+  const fromBase = repo.isMainWorktree || src.parents.length < 2 ? new Set<string>() : basePathsOfMerge(repo.root, src.parents, localBaseTips(repo.root), () => resultOfChanges(changes));
   const touched = changes.flatMap((c) => (c.oldPath ? [c.oldPath, c.path] : [c.path])).filter((p) => !fromBase.has(p));
   const violations = outOfScope(touched, compileScope(intent.owned_scope), loadIgnore(repo), !repo.isMainWorktree);
   const prepared: PreparedRecord = {

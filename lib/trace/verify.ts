@@ -33,7 +33,7 @@ export interface Finding {
   code:
     | 'NOTE_MISSING' | 'NOTE_UNPARSABLE' | 'NOTE_INVALID' | 'NOTE_MISPLACED' | 'SUMMARY_MISMATCH'
     | 'RANGE_MISMATCH' | 'HASH_MISMATCH' | 'FILES_MISMATCH' | 'SCOPE_VIOLATION' | 'SCOPE_NOT_IN_REGISTRY'
-    | 'LEDGER_BROKEN' | 'LEDGER_MISMATCH' | 'NOTES_ABSENT' | 'SHALLOW';
+    | 'LEDGER_BROKEN' | 'LEDGER_MISMATCH' | 'NOTES_ABSENT' | 'SHALLOW' | 'BLOB_TOO_LARGE';
   message: string;
   path?: string;
 }
@@ -385,13 +385,112 @@ export interface ContentPolicy {
    * reach takes the paths it brings from the base as the base's (lib/git/update-merge.ts).
    */
   baseTips?: string[];
+  /** The largest changed blob a commit may have and still be checked (default MAX_BLOB_BYTES). */
+  maxBlobBytes?: number;
   /** The scope in force for a commit (default: the scope its note recorded); null: none checked. */
   scopeOf?: (record: TraceRecord, commit: CommitInfo) => { id: string; globs: readonly string[]; scope: Scope; where: string } | null;
 }
 
-/** Ranges and hashes against the committed bytes, and paths against the scope in force. */
+/**
+ * The largest blob a content check reads (one side of one changed file), unless the policy says
+ * otherwise: 64 MiB. Checking a text file holds about 4 times its size (its patch text, its bytes,
+ * its line starts): a 64 MiB file peaks the gate at about 320 MB (bench/gate-memory.mjs,
+ * BENCHMARKS.md).
+ */
+export const MAX_BLOB_BYTES = 64 * 1024 * 1024;
+/** What one batch of commits may hold of blobs at once (a batch has at least one commit, at most twice the limit). */
+const BATCH_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Ranges and hashes against the committed bytes, and paths against the scope in force. The
+ * commits are read in batches of bounded bytes (their changed blobs, both sides, from one `git
+ * diff-tree --raw` and one `cat-file --batch-check`), so the memory it holds follows the largest
+ * batch, not the history; a commit with a changed blob above `maxBlobBytes` is not read at all
+ * (`BLOB_TOO_LARGE`), so no pack can make it hold more.
+ */
 export function checkContent(repo: Where, items: { commit: CommitInfo; record: TraceRecord }[], findings: Finding[], policy: ContentPolicy = {}): void {
   if (!items.length) return;
+  const limit = policy.maxBlobBytes ?? MAX_BLOB_BYTES;
+  const sizes = changedBlobSizes(repo.root, [...new Set(items.map((i) => i.commit.sha))], items);
+  let batch: typeof items = [];
+  let bytes = 0;
+  const flush = () => {
+    if (batch.length) checkContentBatch(repo, batch, findings, policy);
+    batch = [];
+    bytes = 0;
+  };
+  for (const item of items) {
+    const s = sizes.get(item.commit.sha) ?? { total: 0, largest: 0, path: '' };
+    // Both sides of every changed file are read: a commit may hold twice the limit in all.
+    if (s.largest > limit || s.total > 2 * limit) {
+      findings.push({
+        commit: item.commit.sha, intent: item.record.metadata[METADATA_KEY].intent_id, path: s.path, code: 'BLOB_TOO_LARGE',
+        message: s.largest > limit
+          ? `${short(item.commit.sha)} ${s.path}: a changed file of ${mib(s.largest)}, above the ${mib(limit)} the check reads; its record cannot be checked.`
+          : `${short(item.commit.sha)}: its changed files hold ${mib(s.total)} (both sides; the largest ${s.path}), above the ${mib(2 * limit)} the check reads of one commit; its record cannot be checked.`,
+      });
+      continue;
+    }
+    if (bytes + s.total > Math.max(BATCH_BYTES, 2 * limit)) flush();
+    batch.push(item);
+    bytes += s.total;
+  }
+  flush();
+}
+
+function mib(n: number): string {
+  if (n < 1024) return `${n} bytes`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(n < 10 * 1024 * 1024 ? 1 : 0)} MiB`;
+}
+
+/** Per commit: the bytes of its changed blobs (both sides, against its first parent), and its largest one. */
+function changedBlobSizes(cwd: string, shas: string[], items: { commit: CommitInfo }[]): Map<string, { total: number; largest: number; path: string }> {
+  const parentOf = new Map(items.map((i) => [i.commit.sha, i.commit.parents[0] ?? null]));
+  const input = shas.map((s) => (parentOf.get(s) ? `${s} ${parentOf.get(s)}` : s)).join('\n') + '\n';
+  const raw = gitRaw(['diff-tree', '--stdin', '--root', '-r', '-z', '--no-renames', '--no-abbrev'], { cwd, input });
+  const perCommit = new Map<string, { oids: [string, string][] }>();
+  let current = '';
+  const t = raw.stdout.split('\0');
+  for (let i = 0; i < t.length; i++) {
+    const m = /^:\d+ \d+ ([0-9a-f]+) ([0-9a-f]+) [A-Z]/.exec(t[i]);
+    if (!m) {
+      const h = /^([0-9a-f]{40,64})/.exec(t[i].trim());
+      if (h) {
+        current = h[1];
+        if (!perCommit.has(current)) perCommit.set(current, { oids: [] });
+      }
+      continue;
+    }
+    const path = t[++i] ?? '';
+    perCommit.get(current)?.oids.push([m[1], path], [m[2], path]);
+  }
+  const all = [...new Set([...perCommit.values()].flatMap((c) => c.oids.map(([o]) => o)).filter((o) => !/^0+$/.test(o)))];
+  const size = new Map<string, number>();
+  if (all.length) {
+    const out = gitRaw(['cat-file', '--batch-check=%(objectname) %(objectsize)'], { cwd, input: all.join('\n') + '\n' }).stdout;
+    for (const line of out.split('\n')) {
+      const [oid, n] = line.split(' ');
+      if (oid && /^\d+$/.test(n ?? '')) size.set(oid, Number(n));
+    }
+  }
+  const result = new Map<string, { total: number; largest: number; path: string }>();
+  for (const [sha, c] of perCommit) {
+    let total = 0;
+    let largest = 0;
+    let path = '';
+    for (const [oid, p] of c.oids) {
+      const n = size.get(oid) ?? 0;
+      total += n;
+      if (n > largest) [largest, path] = [n, p];
+    }
+    result.set(sha, { total, largest, path });
+  }
+  return result;
+}
+
+/** checkContent for one batch: its diffs and blobs read at once. */
+function checkContentBatch(repo: Where, items: { commit: CommitInfo; record: TraceRecord }[], findings: Finding[], policy: ContentPolicy): void {
   const diffs = diffCommits(repo.root, items.map((i) => ({ sha: i.commit.sha, parent: i.commit.parents[0] ?? null })));
   const blobs = readBlobs(repo.root, [...diffs.values()].flat().map((c) => c.newOid));
   const oldBlobs = readBlobs(repo.root, [...diffs.values()].flat().map((c) => c.oldOid));
@@ -420,38 +519,39 @@ export function checkContent(repo: Where, items: { commit: CommitInfo; record: T
       const change = byPath.get(file.path);
       if (!change) continue;
       const content = blobs.get(change.newOid);
-      const expected = new Set<number>();
       // Binary and submodule are decided from the commit itself (the note's own flags are not trusted).
       const submodule = change.newMode === '160000' || change.oldMode === '160000';
       const binary = !submodule && (isBinary(content) || isBinary(oldBlobs.get(change.oldOid)));
-      if (content && change.newMode !== '000000' && !binary && !submodule) {
-        for (const h of change.hunks) for (let l = h.newStart; l < h.newStart + h.newCount; l++) expected.add(l);
-      }
       const starts = content ? lineStarts(content) : [];
-      const seen = new Set<number>();
+      // One byte per line of the committed file: added (1), recorded (2); a bitmap, not sets of numbers.
+      const marks = new Uint8Array(starts.length + 2);
+      if (content && change.newMode !== '000000' && !binary && !submodule) {
+        for (const h of change.hunks) for (let l = h.newStart; l < h.newStart + h.newCount && l < marks.length; l++) marks[l] |= 1;
+      }
       for (const conv of file.conversations) {
         for (const r of conv.ranges) {
           if (!content || r.end_line > starts.length) {
             at({ path: file.path, code: 'RANGE_MISMATCH', message: `${short(commit.sha)} ${file.path}:${r.start_line}-${r.end_line}: the committed file has ${starts.length} lines.` });
             continue;
           }
-          for (let l = r.start_line; l <= r.end_line; l++) seen.add(l);
+          for (let l = Math.max(r.start_line, 0); l <= r.end_line; l++) marks[l] |= 2;
           const actual = hashLines(content, starts, r.start_line, r.end_line);
           if (actual !== r.content_hash) {
             at({ path: file.path, code: 'HASH_MISMATCH', message: `${short(commit.sha)} ${file.path}:${r.start_line}-${r.end_line}: the note says ${r.content_hash}, the committed lines hash to ${actual}.` });
           }
         }
       }
-      const uncovered = [...expected].filter((l) => !seen.has(l));
-      const stray = [...seen].filter((l) => !expected.has(l));
-      if (uncovered.length || stray.length) {
+      const uncovered = spans(marks, 1);
+      const stray = spans(marks, 2);
+      if (uncovered || stray) {
         at({ path: file.path, code: 'RANGE_MISMATCH', message: `${short(commit.sha)} ${file.path}: the ranges do not cover exactly the added lines (${[
-          uncovered.length ? `added but not in a range: ${spans(uncovered)}` : '',
-          stray.length ? `in a range but not added: ${spans(stray)}` : ''].filter(Boolean).join('; ')}).` });
+          uncovered ? `added but not in a range: ${uncovered}` : '',
+          stray ? `in a range but not added: ${stray}` : ''].filter(Boolean).join('; ')}).` });
       }
     }
     // A merge of the base into the branch: what it takes from the base is not the intent's work.
-    const fromBase = basePathsOfMerge(repo.root, commit.parents, policy.baseTips ?? localBaseTips(repo.root), () => resultOfChanges(changes));
+    const fromBase = commit.parents.length > 1
+      ? basePathsOfMerge(repo.root, commit.parents, policy.baseTips ?? localBaseTips(repo.root), () => resultOfChanges(changes)) : new Set<string>();
     const touched = changes.flatMap((c) => (c.oldPath ? [c.oldPath, c.path] : [c.path])).filter((p) => !fromBase.has(p));
     const globs = meta.scope.filter((g) => typeof g === 'string');
     const inForce = policy.scopeOf ? policy.scopeOf(record, commit) : { id, globs, scope: compileScope(globs), where: 'the note' };
@@ -463,16 +563,22 @@ export function checkContent(repo: Where, items: { commit: CommitInfo; record: T
   }
 }
 
-function spans(lines: number[]): string {
-  const sorted = [...lines].sort((a, b) => a - b);
+/** The runs of lines whose mark is exactly `mark` (1: added only, 2: recorded only), as "3, 5-9, …" (the first ten); '' for none. */
+function spans(marks: Uint8Array, mark: number): string {
   const out: string[] = [];
-  for (let i = 0; i < sorted.length; i++) {
-    let j = i;
-    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
-    out.push(i === j ? `${sorted[i]}` : `${sorted[i]}-${sorted[j]}`);
-    i = j;
+  let more = false;
+  for (let l = 0; l < marks.length; l++) {
+    if (marks[l] !== mark) continue;
+    let j = l;
+    while (j + 1 < marks.length && marks[j + 1] === mark) j++;
+    if (out.length === 10) {
+      more = true;
+      break;
+    }
+    out.push(l === j ? `${l}` : `${l}-${j}`);
+    l = j;
   }
-  return out.slice(0, 10).join(', ') + (out.length > 10 ? ', …' : '');
+  return out.join(', ') + (more ? ', …' : '');
 }
 
 /**

@@ -3,7 +3,7 @@ import { identityKey, intentOfRef, parseAuthority, parseUpdates, pusherFromEnv }
 
 describe('authority.yaml', () => {
   it('defaults to no agents and main protected; reads agents and protected branches', () => {
-    expect(parseAuthority(undefined)).toEqual({ config: { protectedBranches: ['main'], agents: new Map(), identityCase: 'insensitive' }, problem: null });
+    expect(parseAuthority(undefined)).toEqual({ config: { protectedBranches: ['main'], agents: new Map(), identityCase: 'insensitive', maxBlobBytes: null }, problem: null });
     const r = parseAuthority('protected_branches: [main, refs/heads/release]\nagents:\n  bot-1: ["INT-001", "INT-002"]\n  bot-2: "*"\n');
     expect(r.problem).toBeNull();
     expect(r.config.protectedBranches).toEqual(['main', 'release']);
@@ -54,5 +54,14 @@ describe('the pusher and the pushed refs', () => {
     expect(intentOfRef('refs/heads/intent/')).toBeNull();
     expect(intentOfRef('refs/heads/main')).toBeNull();
     expect(intentOfRef('refs/remotes/origin/intent/INT-001')).toBeNull();
+  });
+});
+
+describe('max_blob_bytes', () => {
+  it('takes a whole number of bytes, and refuses anything else with the example', () => {
+    expect(parseAuthority('max_blob_bytes: 1000\n').config.maxBlobBytes).toBe(1000);
+    for (const bad of ['max_blob_bytes: 0\n', 'max_blob_bytes: -5\n', 'max_blob_bytes: 1.5\n', 'max_blob_bytes: "64M"\n']) {
+      expect(parseAuthority(bad).problem, bad).toMatch(/max_blob_bytes must be a whole number of bytes, e\.g\. 134217728/);
+    }
   });
 });

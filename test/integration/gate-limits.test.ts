@@ -1,0 +1,69 @@
+// The gate's bounds (issue 39): a changed file above the policy's max_blob_bytes is never read:
+// the commit is refused with BLOB_TOO_LARGE by the local pre-push, the server's pre-receive and CI
+// alike (over git http-backend), and a file below it is checked as ever.
+import { mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkoutIntent, git, intent, registryYaml, removeTree, run, writeFiles } from '../helpers.js';
+import { codesOf, notesSpec, serverRepo, startGitServer, verdict, type GitServer } from '../git-server.js';
+
+let root: string;
+let server: GitServer;
+
+beforeAll(async () => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'intent-limits-')));
+  server = await startGitServer(root);
+});
+
+afterAll(() => {
+  server?.stop();
+  if (root) removeTree(root);
+});
+
+describe('max_blob_bytes', () => {
+  it('refuses a commit whose changed file is larger, without reading it; a smaller one is checked', () => {
+    const srv = serverRepo(root, 'limits.git');
+    const repo = join(root, 'repo');
+    mkdirSync(repo);
+    git(repo, 'init', '-q', '-b', 'main');
+    writeFiles(repo, { 'README.md': '# limits\n' });
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'initial');
+    expect(intent(repo, ['init']).status).toBe(0);
+    writeFiles(repo, {
+      '.orchestration/active_intents.yaml': registryYaml([{ id: 'INT-001', scope: ['src/**'], status: 'IN_PROGRESS' }]),
+      '.orchestration/authority.yaml': 'agents:\n  agent-1: ["INT-001"]\nmax_blob_bytes: 4096\n',
+    });
+    git(repo, 'add', '.orchestration');
+    git(repo, 'commit', '-q', '-m', 'register');
+    for (const who of ['alice', 'agent-1']) git(repo, 'remote', 'add', who, server.url(who, 'limits.git'));
+    expect(run('git', ['push', '-q', 'alice', 'main'], repo).status).toBe(0);
+    const wt = checkoutIntent(repo, 'INT-001');
+    const commitFile = (path: string, bytes: number) => {
+      writeFiles(wt, { [path]: 'a line of text\n'.repeat(Math.ceil(bytes / 15)) });
+      git(wt, 'add', '-A');
+      const r = run('git', ['commit', '-q', '-m', path], wt);
+      expect(r.status, r.stderr).toBe(0);
+      return git(wt, 'rev-parse', 'HEAD').trim();
+    };
+    const small = commitFile('src/small.txt', 2000);
+    const ok = run('git', ['push', 'agent-1', 'intent/INT-001', ...notesSpec(wt, 'agent-1')], wt);
+    expect(ok.status, ok.stderr).toBe(0);
+
+    const big = commitFile('src/big.txt', 8000);
+    git(wt, 'fetch', '-q', 'agent-1');
+    const specs = ['intent/INT-001', ...notesSpec(wt, 'agent-1')];
+    const local = verdict(run('git', ['push', '--dry-run', 'agent-1', ...specs], wt));
+    const remote = verdict(run('git', ['push', '--no-verify', 'agent-1', ...specs], wt));
+    const ci = intent(wt, ['gate', '--base', git(srv, 'rev-parse', 'main').trim(), '--ref', 'refs/heads/intent/INT-001', '--old', small, '--new', big, '--pusher', 'agent-1', '--notes', specs[1].split(':')[0]]);
+    for (const [tier, v] of [['local', local], ['server', remote], ['ci', verdict(ci)]] as const) {
+      expect(v.ok, `${tier}: ${v.text}`).toBe(false);
+      expect(v.codes, `${tier}: ${v.text}`).toEqual(['BLOB_TOO_LARGE']);
+    }
+    expect(remote.text).toMatch(/src\/big\.txt: a changed file of 7\.\d KiB, above the 4\.0 KiB the check reads/);
+    expect(remote.text).toContain('max_blob_bytes');
+    expect(git(srv, 'rev-parse', 'refs/heads/intent/INT-001').trim()).toBe(small);
+    expect(codesOf(ci.stdout)).toEqual(['BLOB_TOO_LARGE']);
+  });
+});
