@@ -11,7 +11,7 @@ import type { TraceRecord } from '../trace/record.js';
 import { nextStep, type GateCode } from './codes.js';
 import { reachableFrom, unreachedFrom } from '../git/commits.js';
 import { isBaseUpdate } from '../git/update-merge.js';
-import { listNewCommits, nonNotesCommits, notesChanges, readNotesFor, refsContaining, type NewCommit } from './objects.js';
+import { listNewCommits, locateNotes, nonNotesCommits, notesChanges, readLocated, readNotesFor, refsContaining, type NewCommit, type NoteRead } from './objects.js';
 import { identityKey, readBasePolicy, REGISTRY_FILE, type BasePolicy } from './policy.js';
 
 export type { GateCode } from './codes.js';
@@ -125,8 +125,11 @@ export function gate(cwd: string, opts: GateOptions): GateResult {
   const commits = listNewCommits(cwd, codeUpdates, ctx.protectedTips);
   const notesPhaseResult = notesRefPhase(ctx, commits);
   findings.push(...notesPhaseResult.findings);
-  const checked = commitsPhase(ctx, commits, notesPhaseResult.late, notesPhaseResult.carried);
-  findings.push(...checked.findings, ...contentPhase(ctx, checked.items, checked.arrivals));
+  // Phases 4 and 5 a chunk of commits at a time: what is held (notes, records, diffs) follows the
+  // chunk, not the push (50,000 commits at once held 675 MiB).
+  const checked = commitsPhase(ctx, commits, notesPhaseResult.late, notesPhaseResult.carried, (chunk) => {
+    findings.push(...chunk.findings, ...contentPhase(ctx, chunk.items, chunk.arrivals));
+  });
   return { base: opts.base, baseCommit: ctx.policy.commit, pusher: ctx.pusher, role: ctx.role, commits: commits.size, governed: checked.governed, findings };
 }
 
@@ -317,21 +320,41 @@ function duplicateFinding(ctx: Ctx, sha: string, paths: string[], ref: string | 
  * pushes nothing ungoverned. Every record of a note is checked (a second record cannot vouch for
  * what the first does not).
  */
-function commitsPhase(ctx: Ctx, commits: Map<string, NewCommit>, late: Map<string, string[]>, carried: Set<string>): {
-  findings: GateFinding[]; items: { commit: CommitInfo; record: TraceRecord }[]; arrivals: Map<string, Arrival>; governed: number;
-} {
-  const { cwd, opts, policy } = ctx;
-  const out: GateFinding[] = [];
+/** How many commits phases 4 and 5 hold at once. */
+const CHUNK = 2000;
+
+type Chunk = { findings: GateFinding[]; items: { commit: CommitInfo; record: TraceRecord }[]; arrivals: Map<string, Arrival> };
+
+function commitsPhase(ctx: Ctx, commits: Map<string, NewCommit>, late: Map<string, string[]>, carried: Set<string>, done: (chunk: Chunk) => void): { governed: number } {
+  const { cwd } = ctx;
   const u = ctx.notesUpdate;
-  const notesRev = u && !ZERO.test(u.new) ? u.new : opts.notes ?? ownNotesOf(ctx) ?? NOTES_REF;
+  const notesRev = u && !ZERO.test(u.new) ? u.new : ctx.opts.notes ?? ownNotesOf(ctx) ?? NOTES_REF;
   const lateInfo = listNewCommits(cwd, [], [], [...late.keys()]);
   for (const [sha, info] of lateInfo) info.refs = late.get(sha) ?? [];
-  const notes = readNotesFor(cwd, notesRev, [...commits.keys(), ...lateInfo.keys()]);
+  const infos = [...commits.values(), ...lateInfo.values()];
+  // Where each commit's note is: one listing of the notes tree; the texts are read per chunk.
+  const located = locateNotes(cwd, notesRev, infos.map((i) => i.sha));
   const validate = lazyValidator();
+  let governed = 0;
+  for (let i = 0; i < infos.length; i += CHUNK) {
+    const chunk = infos.slice(i, i + CHUNK);
+    const r = commitsChunk(ctx, chunk, commits, readLocated(cwd, located, chunk.map((x) => x.sha)), notesRev, carried, validate);
+    governed += r.governed;
+    done(r);
+  }
+  return { governed };
+}
+
+function commitsChunk(
+  ctx: Ctx, chunk: NewCommit[], pushed: Map<string, NewCommit>, notes: Map<string, NoteRead>, notesRev: string, carried: Set<string>, validate: ReturnType<typeof lazyValidator>,
+): Chunk & { governed: number } {
+  const { cwd, opts, policy } = ctx;
+  const u = ctx.notesUpdate;
+  const out: GateFinding[] = [];
   const items: { commit: CommitInfo; record: TraceRecord }[] = [];
   const arrivals = new Map<string, Arrival>();
   let governed = 0;
-  for (const info of [...commits.values(), ...lateInfo.values()]) {
+  for (const info of chunk) {
     const refs = info.refs;
     const intentRefs = refs.filter((r) => intentOfRef(r) !== null);
     const read = notes.get(info.sha);
@@ -392,7 +415,8 @@ function commitsPhase(ctx: Ctx, commits: Map<string, NewCommit>, late: Map<strin
   if (ctx.role === 'agent' && opts.identity !== 'unknown') {
     // One set, not a scan of the findings per commit (20,000 refused commits made that quadratic).
     const found = new Set(out.map((f) => f.commit));
-    for (const info of commits.values()) {
+    for (const info of chunk) {
+      if (!pushed.has(info.sha)) continue;
       if (!arrivals.has(info.sha) && !found.has(info.sha) && !(notes.has(info.sha) || info.trailer || info.refs.some((r) => intentOfRef(r)))) {
         out.push(finding(ctx, { commit: info.sha, ref: info.refs[0] ?? null, intent: null, code: 'UNGOVERNED', message: `${short(info.sha)} has no note and no Intent-Id, and agent ${ctx.pusher} pushed it: only a human identity may push ungoverned commits.` }));
       }

@@ -173,26 +173,37 @@ export interface NoteRead {
  * one and letting git show another.
  */
 export function readNotesFor(cwd: string, notes: string, shas: string[]): Map<string, NoteRead> {
-  const out = new Map<string, NoteRead>();
+  return readLocated(cwd, locateNotes(cwd, notes, shas), shas);
+}
+
+/** Where the notes of `shas` are in the notes commit `notes`: each one's blobs and paths (one `ls-tree`). */
+export function locateNotes(cwd: string, notes: string, shas: string[]): Map<string, { blobs: string[]; paths: string[] }> {
+  const out = new Map<string, { blobs: string[]; paths: string[] }>();
   const tree = gitRaw(['rev-parse', '--verify', '--quiet', `${notes}^{tree}`], { cwd });
   if (tree.status !== 0 || !shas.length) return out;
   const wanted = new Set(shas);
-  const found: { sha: string; path: string; blob: string }[] = [];
   for (const rec of gitRaw(['ls-tree', '-r', '-z', '--full-tree', tree.stdout.trim()], { cwd }).stdout.split('\0')) {
     const m = /^\d+ blob ([0-9a-f]+)\t(.+)$/s.exec(rec);
     if (!m) continue;
     const sha = m[2].replace(/\//g, '');
-    if (wanted.has(sha)) found.push({ sha, path: m[2], blob: m[1] });
-  }
-  if (!found.length) return out;
-  const texts = readBlobs(cwd, [...new Set(found.map((f) => f.blob))]);
-  for (const f of found) {
-    const text = texts.get(f.blob)?.toString('utf8') ?? '';
-    const seen = out.get(f.sha);
+    if (!wanted.has(sha)) continue;
+    const seen = out.get(sha);
     if (seen) {
-      seen.paths.push(f.path);
-      seen.text = `${seen.text}\n${text}`;
-    } else out.set(f.sha, { text, paths: [f.path] });
+      seen.blobs.push(m[1]);
+      seen.paths.push(m[2]);
+    } else out.set(sha, { blobs: [m[1]], paths: [m[2]] });
+  }
+  return out;
+}
+
+/** The notes of `shas` from where `locateNotes` found them (one `cat-file --batch`). */
+export function readLocated(cwd: string, located: Map<string, { blobs: string[]; paths: string[] }>, shas: string[]): Map<string, NoteRead> {
+  const out = new Map<string, NoteRead>();
+  const mine = shas.flatMap((s) => (located.has(s) ? [[s, located.get(s)!] as const] : []));
+  if (!mine.length) return out;
+  const texts = readBlobs(cwd, [...new Set(mine.flatMap(([, l]) => l.blobs))]);
+  for (const [sha, l] of mine) {
+    out.set(sha, { text: l.blobs.map((b) => texts.get(b)?.toString('utf8') ?? '').join('\n'), paths: [...l.paths] });
   }
   return out;
 }
