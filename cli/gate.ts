@@ -4,13 +4,13 @@ import { emit } from './output.js';
 
 /** `intent gate`: the authority check of a push (pre-receive) or a CI range; exit 0 accepted, 1 refused. */
 export async function run(opts: {
-  cwd: string; preReceive: boolean; base?: string; ref?: string; old?: string; new?: string; pusher?: string; notes?: string; settled?: string[]; json: boolean;
+  cwd: string; preReceive: boolean; base?: string; ref?: string; old?: string; new?: string; pusher?: string; notes?: string; settled?: string[]; identityUnknown?: boolean; json: boolean;
 }): Promise<void> {
-  if (opts.settled && !opts.preReceive) throw new IntentError('USAGE', '--settled goes with --pre-receive (CI mode settles on --base).', {});
+  if ((opts.settled || opts.identityUnknown) && !opts.preReceive) throw new IntentError('USAGE', `${opts.settled ? '--settled' : '--identity-unknown'} goes with --pre-receive (CI mode settles on --base and takes --pusher).`, {});
   const stdin = opts.preReceive ? await readStdin() : undefined;
   const r = runGate({ ...opts, preReceive: stdin });
   emit(opts.json, { ok: r.findings.length === 0, ...r }, () => {
-    const who = r.pusher ? `${r.role} ${r.pusher}` : 'no identity (human)';
+    const who = r.pusher ? `${r.role} ${r.pusher}` : opts.identityUnknown ? 'an identity nobody knows (identity rules left out)' : 'no identity (human)';
     const head = `intent gate: ${r.commits} new commit${r.commits === 1 ? '' : 's'}, ${r.governed} governed; pushed by ${who}; policy from ${r.base}` +
       `${r.baseCommit ? ` (${r.baseCommit.slice(0, 12)})` : ' (missing)'}`;
     if (!r.findings.length) return `${head}: accepted.\n`;

@@ -164,6 +164,7 @@ program
   .option('--pusher <name>', 'the pusher identity (default: REMOTE_USER, GL_USERNAME, GITEA_PUSHER_NAME, GITHUB_ACTOR, GITLAB_USER_LOGIN); empty or blank: no identity')
   .option('--notes <rev>', 'CI: read notes from this notes ref or commit (default: refs/notes/intents)')
   .option('--settled <rev...>', 'with --pre-receive: the history judged before (default: the protected branches as they are); the notes audit passes main as of its last run')
+  .option('--identity-unknown', "with --pre-receive: nobody knows who pushed (the notes audit): leave out the identity rules, judge everything else")
   .option('--json', 'print {"ok","base","pusher","role","commits","governed","findings":[{"commit","ref","intent","code","message","next"}]} as JSON')
   .addHelpText(
     'after',
@@ -171,7 +172,7 @@ program
       '  intent gate --base origin/main --ref refs/heads/intent/INT-001 --new HEAD --pusher agent-1   # CI on a pull request\n' +
       '  intent gate --base "$BEFORE" --ref refs/heads/main --new "$AFTER" --json                    # CI on a push to main',
   )
-  .action(async (opts: { preReceive?: boolean; base?: string; ref?: string; old?: string; new?: string; pusher?: string; notes?: string; settled?: string[]; json?: boolean }) =>
+  .action(async (opts: { preReceive?: boolean; base?: string; ref?: string; old?: string; new?: string; pusher?: string; notes?: string; settled?: string[]; identityUnknown?: boolean; json?: boolean }) =>
     (await import('./gate.js')).run({ cwd: process.cwd(), ...opts, preReceive: !!opts.preReceive, json: !!opts.json }));
 
 program

@@ -12,7 +12,7 @@ import { nextStep, type GateCode } from './codes.js';
 import { reachableFrom, unreachedFrom } from '../git/commits.js';
 import { isBaseUpdate } from '../git/update-merge.js';
 import { listNewCommits, locateNotes, nonNotesCommits, notesChanges, readLocated, readNotesFor, refsContaining, type NewCommit, type NoteRead } from './objects.js';
-import { identityKey, readBasePolicy, REGISTRY_FILE, type BasePolicy } from './policy.js';
+import { AUTHORITY_FILE as AUTHORITY_NAME, identityKey, readBasePolicy, REGISTRY_FILE, type BasePolicy } from './policy.js';
 
 export type { GateCode } from './codes.js';
 
@@ -192,6 +192,12 @@ function identityPhase(ctx: Ctx): GateFinding[] {
   if (opts.local) return out;
   if (policy.authorityProblem) {
     for (const u of opts.updates) out.push(refFinding(ctx, u, 'AUTHORITY_INVALID', `${policy.authorityProblem} (on ${ctx.label}).`));
+  }
+  const a = policy.authority;
+  if (opts.identity !== 'unknown' && ctx.pusher !== null && ctx.role === 'human' && a.unlisted === 'refuse' && !a.humans?.has(identityKey(a, ctx.pusher))) {
+    for (const u of opts.updates) {
+      out.push(refFinding(ctx, u, 'IDENTITY_UNLISTED', `${ctx.pusher} is in neither agents nor humans of ${AUTHORITY_NAME} on ${ctx.label}, and an identity nobody listed may not push (unlisted: refuse${a.humans ? ', the default once humans are listed' : ''}).`));
+    }
   }
   if (opts.identity !== 'unknown' && ctx.pusher === null && policy.authority.agents.size > 0) {
     for (const u of opts.updates) {

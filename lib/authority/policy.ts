@@ -21,6 +21,14 @@ export interface AuthorityConfig {
   identityCase: 'insensitive' | 'sensitive';
   /** `max_blob_bytes`: the largest changed file the gate reads to check a record (default 64 MiB; a commit: twice that, both sides of its files). */
   maxBlobBytes: number | null;
+  /** `humans`: the human identities (as identityKey gives them), or null when the file lists none. */
+  humans: Set<string> | null;
+  /**
+   * `unlisted`: what an identity neither list names is: `refuse` (the default once `humans` is
+   * listed: an agent nobody listed yet cannot push as a human) or `human` (the default without a
+   * `humans` list, as before it existed).
+   */
+  unlisted: 'human' | 'refuse';
 }
 
 /** The key an identity is listed and looked up by: case-folded (NFC, lower case) unless identity_case is sensitive. */
@@ -84,7 +92,8 @@ export function readBasePolicy(cwd: string, baseRev: string): BasePolicy {
 
 /** Parses `authority.yaml` (absent: no agents, `main` protected). Pure. */
 export function parseAuthority(text: string | undefined): { config: AuthorityConfig; problem: string | null } {
-  const config: AuthorityConfig = { protectedBranches: ['main'], agents: new Map(), identityCase: 'insensitive', maxBlobBytes: null };
+  const config: AuthorityConfig = { protectedBranches: ['main'], agents: new Map(), identityCase: 'insensitive', maxBlobBytes: null, humans: null, unlisted: 'human' };
+  let unlistedSet = false;
   if (text === undefined || text.trim() === '') return { config, problem: null };
   let raw: unknown;
   try {
@@ -113,11 +122,18 @@ export function parseAuthority(text: string | undefined): { config: AuthorityCon
     } else if (k === 'identity_case') {
       if (v !== 'insensitive' && v !== 'sensitive') return { config, problem: `${AUTHORITY_FILE}: identity_case must be "insensitive" (the default) or "sensitive", as the host compares logins` };
       config.identityCase = v;
+    } else if (k === 'humans') {
+      if (!Array.isArray(v) || !v.every((h) => typeof h === 'string' && h.trim() !== '')) return { config, problem: `${AUTHORITY_FILE}: humans must be a list of identities, e.g. ["alice", "bob"]` };
+      config.humans = new Set(v.map((h: string) => h.trim()));
+    } else if (k === 'unlisted') {
+      if (v !== 'human' && v !== 'refuse') return { config, problem: `${AUTHORITY_FILE}: unlisted must be "refuse" (an identity in neither agents nor humans may not push) or "human"` };
+      config.unlisted = v;
+      unlistedSet = true;
     } else if (k === 'max_blob_bytes') {
       if (!Number.isSafeInteger(v) || (v as number) < 1) return { config, problem: `${AUTHORITY_FILE}: max_blob_bytes must be a whole number of bytes, e.g. 134217728 (128 MiB)` };
       config.maxBlobBytes = v as number;
     } else {
-      return { config, problem: `${AUTHORITY_FILE}: unknown key "${k}"; known keys are agents, protected_branches, identity_case, max_blob_bytes` };
+      return { config, problem: `${AUTHORITY_FILE}: unknown key "${k}"; known keys are agents, humans, unlisted, protected_branches, identity_case, max_blob_bytes` };
     }
   }
   // Listed by the key they are looked up by; two entries that the host takes for one login are refused.
@@ -130,6 +146,16 @@ export function parseAuthority(text: string | undefined): { config: AuthorityCon
     keyed.set(key, ids);
   }
   config.agents = keyed;
+  if (config.humans) {
+    const humans = new Set<string>();
+    for (const h of config.humans) {
+      const key = identityKey(config, h);
+      if (named.has(key)) return { config, problem: `${AUTHORITY_FILE}: "${h}" is listed as an agent and as a human; list it once` };
+      humans.add(key);
+    }
+    config.humans = humans;
+    if (!unlistedSet) config.unlisted = 'refuse';
+  }
   return { config, problem: null };
 }
 

@@ -25,6 +25,11 @@ export interface GateRequest {
    * push that brought it.
    */
   settled?: string[];
+  /**
+   * The pusher is not known (the notes audit: GitHub does not say who pushed the notes): the
+   * identity rules are left out, everything else is judged.
+   */
+  identityUnknown?: boolean;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -36,8 +41,9 @@ export function runGate(req: GateRequest): GateResult & { updates: RefUpdate[]; 
   if (req.preReceive !== undefined) {
     const updates = parseUpdates(req.preReceive);
     const settled = req.settled?.map((r) => resolve(req.cwd, r, '--settled'));
-    const r = gate(req.cwd, { updates, base: req.base ?? 'refs/heads/main', pusher: who?.name ?? null, ...(settled ? { settled } : {}) });
-    return { ...r, updates, pusherFrom: who?.from ?? null };
+    const known = !req.identityUnknown;
+    const r = gate(req.cwd, { updates, base: req.base ?? 'refs/heads/main', pusher: known ? who?.name ?? null : null, ...(settled ? { settled } : {}), ...(known ? {} : { identity: 'unknown' as const }) });
+    return { ...r, updates, pusherFrom: known ? who?.from ?? null : null };
   }
   if (!req.base || !req.ref) {
     throw new IntentError('USAGE', 'intent gate needs --pre-receive (a server hook), or --base <rev> and --ref <refname> (CI).', {});

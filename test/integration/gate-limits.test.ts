@@ -1,6 +1,7 @@
-// The gate's bounds (issue 39): a changed file above the policy's max_blob_bytes is never read:
-// the commit is refused with BLOB_TOO_LARGE by the local pre-push, the server's pre-receive and CI
-// alike (over git http-backend), and a file below it is checked as ever.
+// The gate's bounds and defaults (issue 39), over git http-backend: a changed file above the
+// policy's max_blob_bytes is never read (BLOB_TOO_LARGE from the local pre-push, the server's
+// pre-receive and CI alike; a smaller one is checked as ever), and once authority.yaml lists the
+// humans, an identity nobody listed may not push (IDENTITY_UNLISTED).
 import { mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,5 +66,38 @@ describe('max_blob_bytes', () => {
     expect(remote.text).toContain('max_blob_bytes');
     expect(git(srv, 'rev-parse', 'refs/heads/intent/INT-001').trim()).toBe(small);
     expect(codesOf(ci.stdout)).toEqual(['BLOB_TOO_LARGE']);
+  });
+});
+
+describe('identities nobody listed', () => {
+  it('once humans are listed, an unlisted identity (a person or an agent nobody listed yet) is refused, saying why; a listed human is not', () => {
+    const srv = serverRepo(root, 'unlisted.git');
+    const repo = join(root, 'unlisted');
+    mkdirSync(repo);
+    git(repo, 'init', '-q', '-b', 'main');
+    writeFiles(repo, { 'README.md': '# unlisted\n' });
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'initial');
+    expect(intent(repo, ['init']).status).toBe(0);
+    writeFiles(repo, {
+      '.orchestration/active_intents.yaml': registryYaml([{ id: 'INT-001', scope: ['src/**'], status: 'IN_PROGRESS' }]),
+      '.orchestration/authority.yaml': 'agents:\n  agent-1: ["INT-001"]\nhumans: ["alice"]\n',
+    });
+    git(repo, 'add', '.orchestration');
+    git(repo, 'commit', '-q', '-m', 'register');
+    // The base does not exist yet on the server: its first push is judged by an empty policy.
+    expect(run('git', ['push', '-q', server.url('alice', 'unlisted.git'), 'main'], repo).status).toBe(0);
+    writeFiles(repo, { 'README.md': '# unlisted\nmore\n' });
+    git(repo, 'commit', '-q', '-am', 'more');
+    for (const who of ['mallory', 'agent-9']) {
+      const r = run('git', ['push', '--no-verify', server.url(who, 'unlisted.git'), 'main'], repo);
+      expect(r.status).not.toBe(0);
+      expect(codesOf(r.stderr), r.stderr).toEqual(['IDENTITY_UNLISTED']);
+      expect(r.stderr).toContain(`${who} is in neither agents nor humans of .orchestration/authority.yaml`);
+      expect(r.stderr).toContain('next: an administrator lists the identity');
+    }
+    expect(git(srv, 'rev-parse', 'main').trim()).not.toBe(git(repo, 'rev-parse', 'main').trim());
+    const ok = run('git', ['push', '--no-verify', server.url('Alice', 'unlisted.git'), 'main'], repo);
+    expect(ok.status, ok.stderr).toBe(0);
   });
 });

@@ -3,7 +3,7 @@ import { identityKey, intentOfRef, parseAuthority, parseUpdates, pusherFromEnv }
 
 describe('authority.yaml', () => {
   it('defaults to no agents and main protected; reads agents and protected branches', () => {
-    expect(parseAuthority(undefined)).toEqual({ config: { protectedBranches: ['main'], agents: new Map(), identityCase: 'insensitive', maxBlobBytes: null }, problem: null });
+    expect(parseAuthority(undefined)).toEqual({ config: { protectedBranches: ['main'], agents: new Map(), identityCase: 'insensitive', maxBlobBytes: null, humans: null, unlisted: 'human' }, problem: null });
     const r = parseAuthority('protected_branches: [main, refs/heads/release]\nagents:\n  bot-1: ["INT-001", "INT-002"]\n  bot-2: "*"\n');
     expect(r.problem).toBeNull();
     expect(r.config.protectedBranches).toEqual(['main', 'release']);
@@ -63,5 +63,19 @@ describe('max_blob_bytes', () => {
     for (const bad of ['max_blob_bytes: 0\n', 'max_blob_bytes: -5\n', 'max_blob_bytes: 1.5\n', 'max_blob_bytes: "64M"\n']) {
       expect(parseAuthority(bad).problem, bad).toMatch(/max_blob_bytes must be a whole number of bytes, e\.g\. 134217728/);
     }
+  });
+});
+
+describe('humans and unlisted', () => {
+  it('listing humans refuses every identity in neither list; unlisted: human keeps the old default; twins are refused', () => {
+    const none = parseAuthority('agents:\n  agent-1: ["INT-001"]\n').config;
+    expect([none.humans, none.unlisted]).toEqual([null, 'human']);
+    const listed = parseAuthority('agents:\n  agent-1: ["INT-001"]\nhumans: ["Alice"]\n').config;
+    expect([[...listed.humans!], listed.unlisted]).toEqual([['alice'], 'refuse']);
+    expect(parseAuthority('humans: ["alice"]\nunlisted: human\n').config.unlisted).toBe('human');
+    expect(parseAuthority('unlisted: refuse\n').config.unlisted).toBe('refuse');
+    expect(parseAuthority('unlisted: maybe\n').problem).toMatch(/unlisted must be "refuse"/);
+    expect(parseAuthority('humans: alice\n').problem).toMatch(/humans must be a list of identities/);
+    expect(parseAuthority('agents:\n  Agent-1: ["INT-001"]\nhumans: ["agent-1"]\n').problem).toMatch(/"agent-1" is listed as an agent and as a human/);
   });
 });
