@@ -8,7 +8,7 @@ export type AuthorityCode =
   | 'NOTES_DELETED' | 'NOTES_NOT_FAST_FORWARD' | 'NOTES_NOT_NOTES_COMMIT' | 'NOTE_DUPLICATE'
   | 'NOTE_REWRITTEN' | 'NOTE_REMOVED' | 'NOTES_REF_MULTIPLE' | 'CARRY_NOT_ALLOWED' | 'CARRY_MISMATCH'
   | 'NOTE_INTENT_MISMATCH' | 'INTENT_NOT_ALLOWED' | 'INTENT_NOT_ACTIVE' | 'UNGOVERNED'
-  | 'NOTE_NOT_BROUGHT' | 'NOTE_NOT_ON_BRANCH' | 'IDENTITY_UNLISTED';
+  | 'NOTE_NOT_BROUGHT' | 'NOTE_NOT_ON_BRANCH' | 'IDENTITY_UNLISTED' | 'GATE_TIMEOUT';
 
 /** Every code `intent gate` can refuse with. */
 export type GateCode = AuthorityCode | Finding['code'];
@@ -30,6 +30,7 @@ const RESTORE = (c: NextContext) =>
 const NEXT: Record<GateCode, (c: NextContext) => string> = {
   AUTHORITY_INVALID: (c) => `an administrator fixes .orchestration/authority.yaml on ${c.base}`,
   IDENTITY_REQUIRED: () => 'push through the server\'s authentication (it sets REMOTE_USER); in CI pass --pusher with the authenticated actor',
+  GATE_TIMEOUT: (c) => `push fewer commits at a time (intent push after each few), or an administrator raises time_limit_seconds in .orchestration/authority.yaml on ${c.base}`,
   IDENTITY_UNLISTED: (c) => `an administrator lists the identity in .orchestration/authority.yaml on ${c.base}: under agents (with its intents) or humans`,
   REF_NOT_ALLOWED: () => `push only refs/heads/intent/<your intent> with refs/notes/intent/<your intent> (intent push does); ${NOTES_REF} is written by the server, and a human identity pushes other refs`,
   PROTECTED_DELETED: (c) => `protected branches are kept: push a new commit on ${c.ref ?? c.base} instead`,

@@ -103,6 +103,8 @@ interface Ctx {
   protectedTips: string[];
   /** The push's one notes-ref update (refs/notes/intents or refs/notes/intent/<ID>), or null. */
   notesUpdate: RefUpdate | null;
+  /** When the check began (ms): the time limit counts from here. */
+  started: number;
 }
 
 /** Where a commit under check arrived: the refs that newly reach it and the intent they demand. */
@@ -150,6 +152,7 @@ function context(cwd: string, opts: GateOptions): Ctx {
     cwd, opts, policy, pusher, role, allowed: role === 'agent' ? agents.get(key!)! : null,
     baseName: opts.base.replace(/^refs\/(heads|remotes\/[^/]+)\//, ''), label: advanced ? `${label} as this push leaves it` : label, protectedTips,
     notesUpdate: notesUpdates.length === 1 ? notesUpdates[0] : null,
+    started: Date.now(),
   };
 }
 
@@ -342,7 +345,17 @@ function commitsPhase(ctx: Ctx, commits: Map<string, NewCommit>, late: Map<strin
   const located = locateNotes(cwd, notesRev, infos.map((i) => i.sha));
   const validate = lazyValidator();
   let governed = 0;
+  const deadline = ctx.started + ctx.policy.authority.timeLimitSeconds * 1000;
   for (let i = 0; i < infos.length; i += CHUNK) {
+    if (i > 0 && Date.now() > deadline) {
+      done({
+        findings: [finding(ctx, {
+          commit: null, ref: null, intent: null, code: 'GATE_TIMEOUT',
+          message: `the check ran past its ${ctx.policy.authority.timeLimitSeconds} s (time_limit_seconds): ${i} of ${infos.length} commits judged, the rest not; the push is refused.`,
+        })], items: [], arrivals: new Map(),
+      });
+      break;
+    }
     const chunk = infos.slice(i, i + CHUNK);
     const r = commitsChunk(ctx, chunk, commits, readLocated(cwd, located, chunk.map((x) => x.sha)), notesRev, carried, validate);
     governed += r.governed;

@@ -21,6 +21,8 @@ export interface AuthorityConfig {
   identityCase: 'insensitive' | 'sensitive';
   /** `max_blob_bytes`: the largest changed file the gate reads to check a record (default 64 MiB; a commit: twice that, both sides of its files). */
   maxBlobBytes: number | null;
+  /** `time_limit_seconds`: how long the gate judges before it refuses the rest (default 600). */
+  timeLimitSeconds: number;
   /** `humans`: the human identities (as identityKey gives them), or null when the file lists none. */
   humans: Set<string> | null;
   /**
@@ -92,7 +94,7 @@ export function readBasePolicy(cwd: string, baseRev: string): BasePolicy {
 
 /** Parses `authority.yaml` (absent: no agents, `main` protected). Pure. */
 export function parseAuthority(text: string | undefined): { config: AuthorityConfig; problem: string | null } {
-  const config: AuthorityConfig = { protectedBranches: ['main'], agents: new Map(), identityCase: 'insensitive', maxBlobBytes: null, humans: null, unlisted: 'human' };
+  const config: AuthorityConfig = { protectedBranches: ['main'], agents: new Map(), identityCase: 'insensitive', maxBlobBytes: null, timeLimitSeconds: 600, humans: null, unlisted: 'human' };
   let unlistedSet = false;
   if (text === undefined || text.trim() === '') return { config, problem: null };
   let raw: unknown;
@@ -129,11 +131,14 @@ export function parseAuthority(text: string | undefined): { config: AuthorityCon
       if (v !== 'human' && v !== 'refuse') return { config, problem: `${AUTHORITY_FILE}: unlisted must be "refuse" (an identity in neither agents nor humans may not push) or "human"` };
       config.unlisted = v;
       unlistedSet = true;
+    } else if (k === 'time_limit_seconds') {
+      if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) return { config, problem: `${AUTHORITY_FILE}: time_limit_seconds must be a number of seconds above 0, e.g. 600` };
+      config.timeLimitSeconds = v;
     } else if (k === 'max_blob_bytes') {
       if (!Number.isSafeInteger(v) || (v as number) < 1) return { config, problem: `${AUTHORITY_FILE}: max_blob_bytes must be a whole number of bytes, e.g. 134217728 (128 MiB)` };
       config.maxBlobBytes = v as number;
     } else {
-      return { config, problem: `${AUTHORITY_FILE}: unknown key "${k}"; known keys are agents, humans, unlisted, protected_branches, identity_case, max_blob_bytes` };
+      return { config, problem: `${AUTHORITY_FILE}: unknown key "${k}"; known keys are agents, humans, unlisted, protected_branches, identity_case, max_blob_bytes, time_limit_seconds` };
     }
   }
   // Listed by the key they are looked up by; two entries that the host takes for one login are refused.

@@ -101,3 +101,30 @@ describe('identities nobody listed', () => {
     expect(ok.status, ok.stderr).toBe(0);
   });
 });
+
+describe('time_limit_seconds', () => {
+  it('refuses what it could not judge in time, saying how much it judged', () => {
+    const repo = join(root, 'slow');
+    mkdirSync(repo);
+    git(repo, 'init', '-q', '-b', 'main');
+    writeFiles(repo, {
+      'README.md': '# slow\n',
+      '.orchestration/active_intents.yaml': registryYaml([{ id: 'INT-001', scope: ['src/**'], status: 'IN_PROGRESS' }]),
+      '.orchestration/authority.yaml': 'time_limit_seconds: 0.001\n',
+    });
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'initial');
+    // 2,500 commits on the intent's branch (more than one chunk of 2,000), in one fast-import stream.
+    const stream = [`reset refs/heads/intent/INT-001\nfrom refs/heads/main\n`];
+    for (let k = 1; k <= 2500; k++) stream.push(`commit refs/heads/intent/INT-001\ncommitter A <a@example.com> ${1_700_000_000 + k} +0000\ndata 2\nc\nM 100644 inline src/f.ts\ndata ${String(k).length + 1}\n${k}\n`);
+    const r = run('git', ['fast-import', '--quiet'], repo, {}, stream.join(''));
+    expect(r.status, r.stderr).toBe(0);
+    const g = intent(repo, ['gate', '--base', 'main', '--ref', 'refs/heads/intent/INT-001', '--new', 'intent/INT-001', '--pusher', 'alice', '--json']);
+    expect(g.status).toBe(1);
+    const out = JSON.parse(g.stdout);
+    const timeout = out.findings.find((f: { code: string }) => f.code === 'GATE_TIMEOUT');
+    expect(timeout?.message).toBe('the check ran past its 0.001 s (time_limit_seconds): 2000 of 2500 commits judged, the rest not; the push is refused.');
+    expect(timeout.next).toContain('time_limit_seconds');
+    expect(out.findings.filter((f: { code: string }) => f.code === 'NOTE_MISSING')).toHaveLength(2000);
+  });
+});

@@ -3,7 +3,7 @@ import { identityKey, intentOfRef, parseAuthority, parseUpdates, pusherFromEnv }
 
 describe('authority.yaml', () => {
   it('defaults to no agents and main protected; reads agents and protected branches', () => {
-    expect(parseAuthority(undefined)).toEqual({ config: { protectedBranches: ['main'], agents: new Map(), identityCase: 'insensitive', maxBlobBytes: null, humans: null, unlisted: 'human' }, problem: null });
+    expect(parseAuthority(undefined)).toEqual({ config: { protectedBranches: ['main'], agents: new Map(), identityCase: 'insensitive', maxBlobBytes: null, timeLimitSeconds: 600, humans: null, unlisted: 'human' }, problem: null });
     const r = parseAuthority('protected_branches: [main, refs/heads/release]\nagents:\n  bot-1: ["INT-001", "INT-002"]\n  bot-2: "*"\n');
     expect(r.problem).toBeNull();
     expect(r.config.protectedBranches).toEqual(['main', 'release']);
