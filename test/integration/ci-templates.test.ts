@@ -55,6 +55,27 @@ describe('templates/ci/intent-notes-audit.yml (GitHub Actions)', () => {
   });
 });
 
+describe('templates/ci/github-ruleset-*.json (GitHub rulesets, REST API shape)', () => {
+  const json = (n: string) => JSON.parse(read(`templates/ci/github-ruleset-${n}.json`));
+  it("bind main to the gate's own check and workflow file, without bypass, and keep the audit's tags to GitHub Actions", () => {
+    const main = json('main');
+    const gateJob = parse(read('templates/ci/intent-gate.yml')).jobs.gate.name;
+    expect(main).toMatchObject({ target: 'branch', enforcement: 'active', bypass_actors: [] });
+    expect(main.rules.map((r: { type: string }) => r.type).sort()).toEqual(['deletion', 'non_fast_forward', 'pull_request', 'required_status_checks']);
+    expect(main.rules.find((r: { type: string }) => r.type === 'required_status_checks').parameters.required_status_checks).toEqual([{ context: gateJob, integration_id: 15368 }]);
+    expect(main.rules.find((r: { type: string }) => r.type === 'pull_request').parameters.require_code_owner_review).toBe(true);
+    const required = json('required-workflows');
+    expect(required.bypass_actors).toEqual([]);
+    expect(required.rules[0]).toMatchObject({ type: 'workflows', parameters: { workflows: [{ path: '.github/workflows/intent-gate.yml' }] } });
+    const tags = json('audit-tags');
+    const action = parse(read('action.yml'));
+    const tag = action.inputs['audit-tag'].default;
+    const include = tags.conditions.ref_name.include as string[];
+    for (const t of [tag, `${tag}-main`]) expect(include.some((p) => new RegExp(`^${p.replace('*', '.*')}$`).test(`refs/tags/${t}`)), t).toBe(true);
+    expect(tags.bypass_actors).toEqual([{ actor_id: 15368, actor_type: 'Integration', bypass_mode: 'always' }]);
+  });
+});
+
 describe('action.yml (this repository as a GitHub Action)', () => {
   it('is a composite action that installs this package from its own checkout and runs intent gate from there', () => {
     const action = parse(read('action.yml'));
