@@ -2,11 +2,11 @@
 // (`git http-backend` behind Node's HTTP server on 127.0.0.1, REMOTE_USER from the URL) and bare
 // repositories with templates/server/pre-receive installed.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, copyFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { openRepo } from '../lib/git/repo.js';
 import { pushNotes, type NotesMode } from '../lib/trace/push.js';
-import { CLI, PKG_ROOT, git, type Run } from './helpers.js';
+import { CLI, PKG_ROOT, git, registryYaml, run, writeFiles, type Run } from './helpers.js';
 
 /** A running server; `url` gives a push URL for an identity (null: anonymous). */
 export interface GitServer {
@@ -76,4 +76,23 @@ export function notesSpec(cwd: string, remote: string, mode: NotesMode = 'intent
   const repo = openRepo(cwd);
   const p = pushNotes(repo, remote, repo.branch!, git(cwd, 'rev-parse', 'HEAD').trim(), mode);
   return p ? [`${p.commit}:${p.ref}`] : [];
+}
+
+/**
+ * A new repository at `dir` as a team sets one up for the authority: `files` committed on main,
+ * `intent init`, then the registry (`intents`) and `.orchestration/authority.yaml` (`authority`)
+ * committed by a human. Returns `dir`.
+ */
+export function authorityRepo(dir: string, files: Record<string, string>, intents: { id: string; scope: string[]; status?: string }[], authority: string): string {
+  mkdirSync(dir, { recursive: true });
+  git(dir, 'init', '-q', '-b', 'main');
+  writeFiles(dir, files);
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', 'initial');
+  const r = run(process.execPath, [CLI, 'init'], dir);
+  if (r.status !== 0) throw new Error(`intent init in ${dir}: ${r.stderr}`);
+  writeFiles(dir, { '.orchestration/active_intents.yaml': registryYaml(intents), '.orchestration/authority.yaml': authority });
+  git(dir, 'add', '.orchestration');
+  git(dir, 'commit', '-q', '-m', 'register intents and agents');
+  return dir;
 }

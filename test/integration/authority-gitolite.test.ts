@@ -3,13 +3,13 @@
 // flows and the attacks of issue 39 that depend on who pushes, pushed for real over ssh; the same
 // cases over git http-backend are in authority-flows.test.ts. Outside CI, a machine without
 // gitolite3 and sshd skips this file (.ci/run installs both).
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordCommit } from '../../lib/trace/record-commit.js';
-import { checkoutIntent, git, intent, registryYaml, removeTree, run, writeFiles, type Run } from '../helpers.js';
-import { codesOf } from '../git-server.js';
+import { checkoutIntent, git, intent, removeTree, run, writeFiles, type Run } from '../helpers.js';
+import { authorityRepo, codesOf } from '../git-server.js';
 import { gitoliteAvailable, startGitolite, type GitoliteServer } from '../gitolite-server.js';
 
 const AVAILABLE = gitoliteAvailable();
@@ -69,16 +69,7 @@ beforeAll(async () => {
   root = realpathSync(mkdtempSync(join(tmpdir(), 'intent-gitolite-')));
   server = await startGitolite(root, ['alice', 'agent-1', 'agent-2'], ['srv']);
   srv = server.repo('srv');
-  repo = join(root, 'repo');
-  mkdirSync(repo);
-  git(repo, 'init', '-q', '-b', 'main');
-  writeFiles(repo, { 'README.md': '# gitolite\n', 'src/a.ts': 'a\n', 'docs/x.md': 'x\n' });
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-q', '-m', 'initial');
-  expect(intent(repo, ['init']).status).toBe(0);
-  writeFiles(repo, { '.orchestration/active_intents.yaml': registryYaml(INTENTS), '.orchestration/authority.yaml': AUTHORITY });
-  git(repo, 'add', '.orchestration');
-  git(repo, 'commit', '-q', '-m', 'register intents and agents');
+  repo = authorityRepo(join(root, 'repo'), { 'README.md': '# gitolite\n', 'src/a.ts': 'a\n', 'docs/x.md': 'x\n' }, INTENTS, AUTHORITY);
   for (const who of ['alice', 'agent-1', 'agent-2']) git(repo, 'remote', 'add', who, server.url(who, 'srv'));
   const p = gitSsh(repo, ['push', '-q', 'alice', 'main']);
   expect(p.status, p.stderr).toBe(0);

@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkoutIntent, git, intent, registryYaml, removeTree, run, writeFiles } from '../helpers.js';
-import { codesOf, notesSpec, serverRepo, startGitServer, verdict, type GitServer } from '../git-server.js';
+import { authorityRepo, codesOf, notesSpec, serverRepo, startGitServer, verdict, type GitServer } from '../git-server.js';
+
+const INT_001 = [{ id: 'INT-001', scope: ['src/**'], status: 'IN_PROGRESS' }];
 
 let root: string;
 let server: GitServer;
@@ -25,19 +27,7 @@ afterAll(() => {
 describe('max_blob_bytes', () => {
   it('refuses a commit whose changed file is larger, without reading it; a smaller one is checked', () => {
     const srv = serverRepo(root, 'limits.git');
-    const repo = join(root, 'repo');
-    mkdirSync(repo);
-    git(repo, 'init', '-q', '-b', 'main');
-    writeFiles(repo, { 'README.md': '# limits\n' });
-    git(repo, 'add', '-A');
-    git(repo, 'commit', '-q', '-m', 'initial');
-    expect(intent(repo, ['init']).status).toBe(0);
-    writeFiles(repo, {
-      '.orchestration/active_intents.yaml': registryYaml([{ id: 'INT-001', scope: ['src/**'], status: 'IN_PROGRESS' }]),
-      '.orchestration/authority.yaml': 'agents:\n  agent-1: ["INT-001"]\nmax_blob_bytes: 4096\n',
-    });
-    git(repo, 'add', '.orchestration');
-    git(repo, 'commit', '-q', '-m', 'register');
+    const repo = authorityRepo(join(root, 'repo'), { 'README.md': '# limits\n' }, INT_001, 'agents:\n  agent-1: ["INT-001"]\nmax_blob_bytes: 4096\n');
     for (const who of ['alice', 'agent-1']) git(repo, 'remote', 'add', who, server.url(who, 'limits.git'));
     expect(run('git', ['push', '-q', 'alice', 'main'], repo).status).toBe(0);
     const wt = checkoutIntent(repo, 'INT-001');
@@ -72,19 +62,7 @@ describe('max_blob_bytes', () => {
 describe('identities nobody listed', () => {
   it('once humans are listed, an unlisted identity (a person or an agent nobody listed yet) is refused, saying why; a listed human is not', () => {
     const srv = serverRepo(root, 'unlisted.git');
-    const repo = join(root, 'unlisted');
-    mkdirSync(repo);
-    git(repo, 'init', '-q', '-b', 'main');
-    writeFiles(repo, { 'README.md': '# unlisted\n' });
-    git(repo, 'add', '-A');
-    git(repo, 'commit', '-q', '-m', 'initial');
-    expect(intent(repo, ['init']).status).toBe(0);
-    writeFiles(repo, {
-      '.orchestration/active_intents.yaml': registryYaml([{ id: 'INT-001', scope: ['src/**'], status: 'IN_PROGRESS' }]),
-      '.orchestration/authority.yaml': 'agents:\n  agent-1: ["INT-001"]\nhumans: ["alice"]\n',
-    });
-    git(repo, 'add', '.orchestration');
-    git(repo, 'commit', '-q', '-m', 'register');
+    const repo = authorityRepo(join(root, 'unlisted'), { 'README.md': '# unlisted\n' }, INT_001, 'agents:\n  agent-1: ["INT-001"]\nhumans: ["alice"]\n');
     // The base does not exist yet on the server: its first push is judged by an empty policy.
     expect(run('git', ['push', '-q', server.url('alice', 'unlisted.git'), 'main'], repo).status).toBe(0);
     writeFiles(repo, { 'README.md': '# unlisted\nmore\n' });
