@@ -46,13 +46,28 @@ describe('merge commits in an intent worktree', () => {
     expect(existsSync(join(git(wt, 'rev-parse', '--absolute-git-dir').trim(), 'intent-merge-pending'))).toBe(false);
   });
 
-  it("merging main's out-of-scope work is refused before the commit, with the way out; nothing is left half-done", () => {
+  it("merging main brings main's work as main's: accepted and recorded, verify clean (lib/git/update-merge.ts)", () => {
     const { repo, wt } = setup();
     writeFiles(repo, { 'src/billing/b.ts': 'b changed on main\n' });
     git(repo, 'commit', '-q', '-am', 'billing change on main');
+    const r = run('git', ['merge', '--no-ff', '-m', 'merge main', 'main'], wt);
+    expect(r.status, r.stderr).toBe(0);
+    expect(git(wt, 'rev-list', '--parents', '-n', '1', 'HEAD').trim().split(' ')).toHaveLength(3);
+    const note = noteOf(wt);
+    expect(note!.record.metadata['dev.intent'].scope_violations).toEqual([]);
+    expect(note!.summary).not.toContain('SCOPE VIOLATION');
+    expect(findings(wt)).toEqual([]);
+  });
+
+  it("merging another branch's out-of-scope work is refused before the commit, with the way out; nothing is left half-done", () => {
+    const { repo, wt } = setup();
+    git(repo, 'checkout', '-q', '-b', 'stray');
+    writeFiles(repo, { 'src/billing/b.ts': 'b changed on a stray branch\n' });
+    git(repo, '-c', 'core.hooksPath=/dev/null', 'commit', '-q', '-am', 'billing change, not on main');
+    git(repo, 'checkout', '-q', 'main');
     const before = git(wt, 'rev-parse', 'HEAD').trim();
 
-    const r = run('git', ['merge', '--no-ff', '-m', 'merge main', 'main'], wt);
+    const r = run('git', ['merge', '--no-ff', '-m', 'merge stray', 'stray'], wt);
     expect(r.status).not.toBe(0);
     expect(r.stderr).toContain('Scope Violation: INT-001 is not authorized to edit src/billing/b.ts');
     expect(r.stderr).toContain('git rebase');
