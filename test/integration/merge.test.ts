@@ -63,7 +63,7 @@ describe('merge commits in an intent worktree', () => {
     const { repo, wt } = setup();
     git(repo, 'checkout', '-q', '-b', 'stray');
     writeFiles(repo, { 'src/billing/b.ts': 'b changed on a stray branch\n' });
-    git(repo, '-c', 'core.hooksPath=/dev/null', 'commit', '-q', '-am', 'billing change, not on main');
+    git(repo, '-c', 'core.hooksPath=/dev/null', 'commit', '-q', '-m', 'billing change, not on main', 'src/billing/b.ts');
     git(repo, 'checkout', '-q', 'main');
     const before = git(wt, 'rev-parse', 'HEAD').trim();
 
