@@ -1,16 +1,18 @@
-// One model of what a push means, three tiers: every case here is pushed over a real transport
-// (git http-backend behind an authenticating front, test/git-server.ts) to a server running
-// templates/server/pre-receive, tried first through the local pre-push hook (`git push
-// --dry-run`), and judged in CI mode (`intent gate --base --ref --old --new --pusher`) on the same
-// range. The honest flows of a team (docs/threat-model.md, "Honest flows") are accepted by all
-// three; the attacks of issue 25 are refused by all three, with the same code.
+// One model of what a push means, three tiers: every case here is pushed over two real transports
+// (git http-backend behind an authenticating front, test/git-server.ts, and gitolite3 over ssh,
+// test/gitolite-server.ts) to a server running templates/server/pre-receive and post-receive,
+// tried first through the local pre-push hook (`git push --dry-run`), and judged in CI mode
+// (`intent gate --base --ref --old --new --pusher`) on the same range. The honest flows of a team
+// (docs/threat-model.md, "Honest flows") are accepted by all three; the attacks of issues 25 and 39
+// are refused by all three, with the same code.
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordCommit } from '../../lib/trace/record-commit.js';
 import { checkoutIntent, git, intent, registryYaml, removeTree, run, writeFiles, type Run } from '../helpers.js';
-import { codesOf, notesSpec, serverRepo, startGitServer, verdict, type GitServer, type Verdict } from '../git-server.js';
+import { codesOf, notesSpec, serverRepo, startGitServer, verdict, type Verdict } from '../git-server.js';
+import { gitoliteAvailable, startGitolite } from '../gitolite-server.js';
 
 const INTENTS = [
   { id: 'INT-001', scope: ['src/**'], status: 'IN_PROGRESS' },
@@ -24,7 +26,6 @@ const FILES = { 'README.md': '# flows\n', 'src/a.ts': 'a\n', 'docs/x.md': 'x\n',
 const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null'];
 
 let root: string;
-let server: GitServer;
 let srv: string;
 let repo: string;
 const wts: Record<string, string> = {};
@@ -182,21 +183,56 @@ function initialised(dir: string): string {
   return dir;
 }
 
+/** A real transport and the identity it authenticates: git http-backend (REMOTE_USER) or gitolite3 over ssh (GL_USER). */
+interface Transport {
+  name: string;
+  available: boolean;
+  /** Starts the server with a repository `flows`; returns its URLs per identity. */
+  start(root: string): Promise<{ url(who: string): string; anonymous: string | null; bare: string; gitConfig: [string, string][]; stop(): void }>;
+}
+
+const AGENT_IDS = ['agent-1', 'agent-2', 'agent-3', 'agent-4', 'agent-5'];
+const TRANSPORTS: Transport[] = [
+  {
+    name: 'git http-backend (REMOTE_USER)', available: true,
+    start: async (dir) => {
+      const s = await startGitServer(dir);
+      return { url: (who) => s.url(who, 'flows.git'), anonymous: s.url(null, 'flows.git'), bare: serverRepo(dir, 'flows.git'), gitConfig: [], stop: () => s.stop() };
+    },
+  },
+  {
+    name: 'gitolite3 over ssh (GL_USER)', available: gitoliteAvailable(),
+    start: async (dir) => {
+      const g = await startGitolite(dir, ['alice', ...AGENT_IDS], ['flows']);
+      return { url: (who) => g.url(who, 'flows'), anonymous: null, bare: g.repo('flows'), gitConfig: [['core.sshCommand', g.env.GIT_SSH_COMMAND]], stop: () => g.stop() };
+    },
+  },
+];
+if (process.env.CI && !gitoliteAvailable()) throw new Error('gitolite3 and sshd are missing: .ci/run installs them (apt-get install gitolite3 openssh-server)');
+
+let anonymousUrl: string | null = null;
+
+for (const transport of TRANSPORTS) {
+describe.skipIf(!transport.available)(`over ${transport.name}`, { shuffle: false }, () => {
+let stop = () => {};
 beforeAll(async () => {
   root = realpathSync(mkdtempSync(join(tmpdir(), 'intent-flows-')));
-  server = await startGitServer(root);
-  srv = serverRepo(root, 'flows.git');
+  const t = await transport.start(root);
+  stop = t.stop;
+  srv = t.bare;
+  anonymousUrl = t.anonymous;
   repo = initialised(join(root, 'repo'));
+  for (const [k, v] of t.gitConfig) git(repo, 'config', k, v);
   writeFiles(repo, { '.orchestration/active_intents.yaml': registryYaml(INTENTS), '.orchestration/authority.yaml': AUTHORITY });
   git(repo, 'add', '.orchestration');
   git(repo, 'commit', '-q', '-m', 'register intents and agents');
-  for (const who of ['alice', 'agent-1', 'agent-2', 'agent-3', 'agent-4', 'agent-5']) git(repo, 'remote', 'add', who, server.url(who, 'flows.git'));
+  for (const who of ['alice', ...AGENT_IDS]) git(repo, 'remote', 'add', who, t.url(who));
   expect(run('git', ['push', '-q', 'alice', 'main'], repo).status).toBe(0);
   for (const id of ['INT-001', 'INT-002', 'INT-003', 'INT-004']) wts[id] = checkoutIntent(repo, id);
-});
+}, 120_000);
 
 afterAll(() => {
-  server?.stop();
+  stop();
   if (root) removeTree(root);
 });
 
@@ -396,9 +432,12 @@ describe('one clone and one server over time', { shuffle: false }, () => {
         expect(codesOf(r.stdout)).toContain('IDENTITY_REQUIRED');
       }
       const spec = notesSpec(wt, 'agent-1');
-      const anon = run('git', ['push', '--no-verify', server.url(null, 'flows.git'), 'intent/INT-001', ...spec], wt);
-      expect(anon.status).not.toBe(0);
-      expect(codesOf(anon.stderr)).toContain('IDENTITY_REQUIRED');
+      // Over http an unauthenticated push reaches the hook without an identity; ssh always authenticates.
+      if (anonymousUrl) {
+        const anon = run('git', ['push', '--no-verify', anonymousUrl, 'intent/INT-001', ...spec], wt);
+        expect(anon.status).not.toBe(0);
+        expect(codesOf(anon.stderr)).toContain('IDENTITY_REQUIRED');
+      }
       expectAccepted(judge(wt, 'agent-1', ['intent/INT-001', ...spec]));
     });
 
@@ -446,6 +485,34 @@ describe('one clone and one server over time', { shuffle: false }, () => {
       // agent-2's honest push lands its own record, and that is the one main's readers get.
       expectAccepted(judge(wts['INT-002'], 'agent-2', withNotes(wts['INT-002'], 'agent-2', 'intent/INT-002')));
       expect(git(srv, 'notes', '--ref=intents', 'show', theirs)).not.toContain('forged/model');
+    });
+
+    it('a forged carried record pushed with its squash commit is re-derived and refused; the honest one is accepted', () => {
+      // The host's squash of INT-003's pushed work (lib/**, main merged into it before), made by a
+      // human in the main worktree, with the record intent carry derives for it, pushed with main.
+      git(repo, 'fetch', '-q', 'alice', '+refs/heads/intent/INT-003:refs/remotes/alice/intent/INT-003');
+      git(repo, ...NO_HOOKS, 'merge', '-q', '--squash', 'alice/intent/INT-003');
+      git(repo, ...NO_HOOKS, 'commit', '-q', '-m', 'Lib (#3)');
+      const squash = sha(repo);
+      const carried = intent(repo, ['carry', 'main', '--from', `main~1..alice/intent/INT-003`, '--json']);
+      expect(carried.status, carried.stderr + carried.stdout).toBe(0);
+      expect(JSON.parse(carried.stdout).commits[0]).toMatchObject({ commit: squash, status: 'carried', intent: 'INT-003' });
+      const honest = git(repo, 'notes', '--ref=intents', 'show', squash);
+      // Forged: every line of the record credited to a model no source has.
+      const lines = honest.split('\n').filter(Boolean);
+      const forgedLines = lines.map((l) => {
+        if (!l.startsWith('{')) return l;
+        const rec = JSON.parse(l);
+        for (const f of rec.files) for (const c of f.conversations) c.contributor = { type: 'ai', model_id: 'forged/model' };
+        return JSON.stringify(rec);
+      });
+      run('git', ['notes', '--ref=intents', 'add', '-f', '-F', '-', squash], repo, {}, forgedLines.join('\n') + '\n');
+      const v = judge(repo, 'alice', withNotes(repo, 'alice', 'main'));
+      expectRefused(v, 'CARRY_MISMATCH');
+      expect(v.server.text).toContain('forged/model');
+      run('git', ['notes', '--ref=intents', 'add', '-f', '-F', '-', squash], repo, {}, honest);
+      expectAccepted(judge(repo, 'alice', withNotes(repo, 'alice', 'main')));
+      expect(git(srv, 'notes', '--ref=intents', 'show', squash)).toContain('carried (squash)');
     });
 
     it('an agent commit that edits the registry, merged by a human with git merge and pushed with main', () => {
@@ -501,10 +568,12 @@ describe('one clone and one server over time', { shuffle: false }, () => {
     });
   });
 });
+});
+}
 
 describe('the same model without a server', () => {
   it('done --merge refuses a hook-free out-of-scope commit when the registry is not committed on the base', () => {
-    const dir = initialised(join(root, 'uncommitted'));
+    const dir = initialised(join(realpathSync(mkdtempSync(join(tmpdir(), 'intent-flows-local-'))), 'uncommitted'));
     writeFiles(dir, { '.orchestration/active_intents.yaml': registryYaml([{ id: 'INT-001', scope: ['src/**'] }]) });
     // checkout itself refuses an uncommitted registry now; past it, done --merge must refuse too.
     const wt = checkoutIntent(dir, 'INT-001', ['--allow-uncommitted']);
