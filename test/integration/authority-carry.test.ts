@@ -159,6 +159,31 @@ describe('one history of carried records and per-intent notes refs', { shuffle: 
       expect(git(repo, 'rev-parse', `${honest}^`).trim()).toBe(serverNotes);
     });
 
+    it("issue 39's first attack: another agent rewrites or removes the squashed branch's source record; no ref it may write takes it", () => {
+      const c1 = from[0];
+      const honestNote = git(repo, 'notes', '--ref=intents', 'show', c1);
+      const forged = honestNote.replaceAll(MODEL, 'forged/model');
+      expect(forged).not.toBe(honestNote);
+      const other = join(root, 'agent-2-clone');
+      git(root, 'clone', '-q', server.url('agent-2', 'carry.git'), other);
+      git(other, 'remote', 'add', 'agent-2', server.url('agent-2', 'carry.git'));
+      expect(intent(other, ['init']).status).toBe(0);
+      git(other, 'fetch', '-q', 'origin', '+refs/notes/*:refs/notes/*');
+      // On refs/notes/intents (the record carry reads), removed there, or on INT-001's own ref: not agent-2's to write.
+      const onShared = notesWith(other, serverSha('refs/notes/intents'), c1, forged);
+      expectRefused(push(other, 'agent-2', [`${onShared}:refs/notes/intents`]), 'REF_NOT_ALLOWED', ['server']);
+      git(other, 'update-ref', 'refs/notes/scratch', serverSha('refs/notes/intents')!);
+      git(other, 'notes', '--ref=refs/notes/scratch', 'remove', c1);
+      expectRefused(push(other, 'agent-2', [`${sha(other, 'refs/notes/scratch')}:refs/notes/intents`]), 'REF_NOT_ALLOWED', ['server']);
+      const onTheirs = notesWith(other, serverSha('refs/notes/intent/INT-001'), c1, forged);
+      expectRefused(push(other, 'agent-2', [`${onTheirs}:refs/notes/intent/INT-001`]), 'REF_NOT_ALLOWED', ['server']);
+      // On its own ref: intent/INT-002 does not reach the squashed commit (nor exists).
+      const onOwn = notesWith(other, null, c1, forged);
+      expectRefused(push(other, 'agent-2', [`${onOwn}:refs/notes/intent/INT-002`]), 'NOTE_NOT_ON_BRANCH', ['local', 'server']);
+      // The record carry re-derives main's from is still the honest one.
+      expect(git(srv, 'notes', '--ref=intents', 'show', c1)).toBe(honestNote);
+    });
+
     it('an agent identity pushing it is refused (the server knows who pushes; the pre-push hook cannot)', () => {
       const v = push(repo, 'agent-1', [`${honest}:refs/notes/intents`]);
       expect(v.local.ok, v.local.text).toBe(true);

@@ -15,7 +15,7 @@ import { codesOf, notesSpec, serverRepo, startGitServer, verdict, type Verdict }
 import { gitoliteAvailable, startGitolite } from '../gitolite-server.js';
 
 const INTENTS = [
-  { id: 'INT-001', scope: ['src/**'], status: 'IN_PROGRESS' },
+  { id: 'INT-001', scope: ['src/**', '!src/secret/**'], status: 'IN_PROGRESS' },
   { id: 'INT-002', scope: ['docs/**'], status: 'IN_PROGRESS' },
   { id: 'INT-003', scope: ['lib/**'], status: 'IN_PROGRESS' },
   { id: 'INT-004', scope: ['test/**'], status: 'IN_PROGRESS' },
@@ -191,7 +191,8 @@ interface Transport {
   start(root: string): Promise<{ url(who: string): string; anonymous: string | null; bare: string; gitConfig: [string, string][]; stop(): void }>;
 }
 
-const AGENT_IDS = ['agent-1', 'agent-2', 'agent-3', 'agent-4', 'agent-5'];
+// Agent-1 is agent-1 logging in with another case (hosts compare logins without case).
+const AGENT_IDS = ['agent-1', 'agent-2', 'agent-3', 'agent-4', 'agent-5', 'Agent-1'];
 const TRANSPORTS: Transport[] = [
   {
     name: 'git http-backend (REMOTE_USER)', available: true,
@@ -513,6 +514,22 @@ describe('one clone and one server over time', { shuffle: false }, () => {
       run('git', ['notes', '--ref=intents', 'add', '-f', '-F', '-', squash], repo, {}, honest);
       expectAccepted(judge(repo, 'alice', withNotes(repo, 'alice', 'main')));
       expect(git(srv, 'notes', '--ref=intents', 'show', squash)).toContain('carried (squash)');
+    });
+
+    it("paths that are an excluded folder or the registry on a case-folding checkout, and agent-1 logging in as Agent-1", () => {
+      const wt = wts['INT-001'];
+      for (const path of ['src/SECRET/key.txt', '.ORCHESTRATION/active_intents.yaml']) {
+        const c = commit(wt, { [path]: 'twin\n' }, `INT-001 writes ${path}`, NO_HOOKS);
+        recordCommit(wt, process.env, { rev: c, intentId: 'INT-001' });
+        const v = judge(wt, 'agent-1', withNotes(wt, 'agent-1', 'intent/INT-001'));
+        expectRefused(v, 'SCOPE_VIOLATION');
+        expect(v.server.text).toContain(path);
+        git(wt, 'reset', '-q', '--hard', 'HEAD~1');
+      }
+      // The identity as the host compares it: Agent-1 is agent-1, not a human who may push any branch.
+      const v = judge(wt, 'Agent-1', [`${sha(wt)}:refs/heads/feature/agent`]);
+      expectRefused(v, 'REF_NOT_ALLOWED', ['server', 'ci']);
+      expect(v.server.text).toContain('agent Agent-1 may not update refs/heads/feature/agent');
     });
 
     it('an agent commit that edits the registry, merged by a human with git merge and pushed with main', () => {
