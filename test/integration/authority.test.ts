@@ -11,7 +11,8 @@ import { recordCommit } from '../../lib/trace/record-commit.js';
 import { repair } from '../../lib/trace/repair.js';
 import { summaryLine } from '../../lib/trace/record.js';
 import { runGateAction } from '../github-action.js';
-import { serverRepo, startGitServer, type GitServer } from '../git-server.js';
+import { serverRepo, startGitServer } from '../git-server.js';
+import { gitoliteAvailable, startGitolite } from '../gitolite-server.js';
 import { notesCommit } from '../../lib/trace/notes-tree.js';
 import { checkoutIntent, git, intent, registryYaml, removeTree, run, writeFiles, type Run } from '../helpers.js';
 
@@ -25,11 +26,40 @@ const FILES = { 'README.md': '# test\n', 'src/a.ts': 'a\n', 'docs/x.md': 'x\n', 
 const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null'];
 
 let root: string;
-let server: GitServer;
+
+/** The transport this round of the file runs over. */
+interface Transport {
+  name: string;
+  available: boolean;
+  /** Serves `srv.git` and `honest.git` (empty) at `dir`. */
+  start(dir: string): Promise<{ url(who: string | null, name: string): string; bare(name: string): string; env: Record<string, string>; anonymous: boolean; stop(): void }>;
+}
+
+const TRANSPORTS: Transport[] = [
+  {
+    name: 'git http-backend (REMOTE_USER)', available: true,
+    start: async (dir) => {
+      const s = await startGitServer(dir);
+      for (const n of ['srv.git', 'honest.git']) serverRepo(dir, n);
+      return { url: (who, name) => s.url(who, name), bare: (name) => join(dir, name), env: {}, anonymous: true, stop: () => s.stop() };
+    },
+  },
+  {
+    name: 'gitolite3 over ssh (GL_USER)', available: gitoliteAvailable(),
+    start: async (dir) => {
+      const g = await startGitolite(dir, ['alice', 'agent-1', 'agent-3', 'Agent-1', 'AGENT-1'], ['srv', 'honest']);
+      const base = (name: string) => name.replace(/\.git$/, '');
+      return { url: (who, name) => g.url(who!, base(name)), bare: (name) => g.repo(base(name)), env: g.env, anonymous: false, stop: () => g.stop() };
+    },
+  },
+];
+if (process.env.CI && !gitoliteAvailable()) throw new Error('gitolite3 and sshd are missing: .ci/run installs them (apt-get install gitolite3 openssh-server)');
+
+let T: Awaited<ReturnType<Transport['start']>>;
 
 /** The push URL of repository `name` for identity `who` (null: no identity). */
 function url(who: string | null, name = 'srv.git'): string {
-  return server.url(who, name);
+  return T.url(who, name);
 }
 
 /** A governed clone (intent init, the registry and authority.yaml committed on main). */
@@ -55,9 +85,9 @@ function humanRepo(dir: string, intents: typeof INTENTS): string {
  * (the server's post-receive writes that ref too, so the clone's own tip is behind it).
  */
 function push(cwd: string, who: string | null, refspecs: string[], opts: { verify?: boolean; name?: string } = {}): Run {
-  const bare = join(root, opts.name ?? 'srv.git');
+  const bare = T.bare(opts.name ?? 'srv.git');
   const specs = refspecs.flatMap((x) => (x === 'refs/notes/intents' ? [notesFor(cwd, who, refspecs, bare)] : [x]));
-  return run('git', ['push', ...(opts.verify ? [] : ['--no-verify']), url(who, opts.name), ...specs], cwd);
+  return run('git', ['push', ...(opts.verify ? [] : ['--no-verify']), url(who, opts.name), ...specs], cwd, T.env);
 }
 
 function notesFor(cwd: string, who: string | null, refspecs: string[], bare: string): string {
@@ -138,10 +168,12 @@ let mainTip: string;
 let notesTip: string;
 let governed: string;
 
+for (const transport of TRANSPORTS) {
+describe.skipIf(!transport.available)(`over ${transport.name}`, () => {
 beforeAll(async () => {
   root = realpathSync(mkdtempSync(join(tmpdir(), 'intent-authority-')));
-  server = await startGitServer(root);
-  srv = serverRepo(root, 'srv.git');
+  T = await transport.start(root);
+  srv = T.bare('srv.git');
   repo = humanRepo(join(root, 'repo'), INTENTS);
   expect(push(repo, 'alice', ['main']).status).toBe(0);
   wt = checkoutIntent(repo, 'INT-001');
@@ -153,10 +185,10 @@ beforeAll(async () => {
   mainTip = sha(repo, 'main');
   notesTip = sha(repo, 'refs/notes/intents');
   serverRefs = git(srv, 'for-each-ref', '--format=%(refname) %(objectname)');
-});
+}, 120_000);
 
 afterAll(() => {
-  server?.stop();
+  T?.stop();
   removeTree(root);
 });
 
@@ -239,7 +271,8 @@ describe('class 1: the identity is chosen by the agent', () => {
     expectRefused(push(wt, 'Agent-1', ['HEAD:refs/heads/intent/INT-003', 'refs/notes/intents']), 'REF_NOT_ALLOWED', c);
   });
 
-  it('a push without an identity, once agents are listed', () => {
+  it('a push without an identity, once agents are listed', (t) => {
+    if (!T.anonymous) t.skip(); // ssh always authenticates: gitolite gives every push a GL_USER
     fresh();
     const c = commitFast(wt, { 'src/a.ts': 'a\nanon\n' }, 'anonymous');
     expectRefused(push(wt, null, ['intent/INT-001', 'refs/notes/intents']), 'IDENTITY_REQUIRED', c);
@@ -509,8 +542,9 @@ describe('the CI job (templates/ci/intent-gate.yml and the action it uses) on a 
 
 describe('the honest flow on a fresh server', () => {
   it('checkout → commits → push → approve → push main → done --merge → push is accepted unchanged', () => {
-    const bare = serverRepo(root, 'honest.git');
+    const bare = T.bare('honest.git');
     const h = humanRepo(join(root, 'honest'), [{ id: 'INT-001', scope: ['src/**'], status: 'PENDING' }]);
+    if (T.env.GIT_SSH_COMMAND) git(h, 'config', 'core.sshCommand', T.env.GIT_SSH_COMMAND);
     git(h, 'remote', 'add', 'origin', url('alice', 'honest.git'));
     git(h, 'remote', 'add', 'agent', url('agent-1', 'honest.git'));
     const ok = (r: Run) => expect(r.status, r.stderr).toBe(0);
@@ -539,3 +573,5 @@ describe('the honest flow on a fresh server', () => {
     for (const c of mine) expect(git(bare, 'notes', '--ref=intents', 'show', c), c).toBe(git(h, 'notes', '--ref=intents', 'show', c));
   });
 });
+});
+}
