@@ -63,6 +63,8 @@ export async function startGitolite(root: string, users: string[], repos: string
   const session = `HOME=${home} PATH=${process.env.PATH} INTENT_BIN='${process.execPath} ${CLI}'`;
   writeFileSync(keys, readFileSync(keys, 'utf8').replaceAll('command="/usr/share/gitolite3/gitolite-shell ', `command="${session} /usr/share/gitolite3/gitolite-shell `));
   for (const r of repos) {
+    // gitolite creates its repositories on git's default branch; the team's is main.
+    sh('git', ['-C', join(home, 'repositories', `${r}.git`), 'symbolic-ref', 'HEAD', 'refs/heads/main']);
     for (const hook of ['pre-receive', 'post-receive']) {
       const to = join(home, 'repositories', `${r}.git`, 'hooks', hook);
       copyFileSync(join(PKG_ROOT, 'templates', 'server', hook), to);

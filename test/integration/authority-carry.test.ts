@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFile } from '../../lib/agents/adapter.js';
 import { checkoutIntent, git, intent, registryYaml, removeTree, run, writeFiles } from '../helpers.js';
-import { notesSpec, serverRepo, startGitServer, verdict, type GitServer, type Verdict } from '../git-server.js';
+import { notesSpec, serverRepo, startGitServer, verdict, type Verdict } from '../git-server.js';
+import { gitoliteAvailable, startGitolite } from '../gitolite-server.js';
 
 const MODEL = 'anthropic/claude-sonnet-4-5';
 const INTENTS = [
@@ -21,7 +22,33 @@ const AUTHORITY = 'agents:\n  agent-1: ["INT-001"]\n  agent-2: ["INT-002"]\n';
 const HOST = ['-c', 'core.hooksPath=/dev/null', '-c', 'user.name=Host', '-c', 'user.email=host@example.com'];
 
 let root: string;
-let server: GitServer;
+/** The server this round of the file runs over (git http-backend, or gitolite3 over ssh). */
+let server: { url(who: string, name: string): string; stop(): void };
+/** `git clone` of `url` into `dir`, with the transport's ssh command kept in the clone. */
+let cloneFrom: (url: string, dir: string) => void;
+
+interface Transport {
+  name: string;
+  available: boolean;
+  start(dir: string): Promise<{ url(who: string, name: string): string; bare: string; sshCommand: string | null; stop(): void }>;
+}
+const TRANSPORTS: Transport[] = [
+  {
+    name: 'git http-backend (REMOTE_USER)', available: true,
+    start: async (dir) => {
+      const s = await startGitServer(dir);
+      return { url: (who, name) => s.url(who, name), bare: serverRepo(dir, 'carry.git'), sshCommand: null, stop: () => s.stop() };
+    },
+  },
+  {
+    name: 'gitolite3 over ssh (GL_USER)', available: gitoliteAvailable(),
+    start: async (dir) => {
+      const g = await startGitolite(dir, ['alice', 'ci-bot', 'agent-1', 'agent-2'], ['carry']);
+      return { url: (who, name) => g.url(who, name.replace(/\.git$/, '')), bare: g.repo('carry'), sshCommand: g.env.GIT_SSH_COMMAND, stop: () => g.stop() };
+    },
+  },
+];
+if (process.env.CI && !gitoliteAvailable()) throw new Error('gitolite3 and sshd are missing: .ci/run installs them (apt-get install gitolite3 openssh-server)');
 let srv: string;
 let repo: string;
 let wt: string;
@@ -103,14 +130,22 @@ function joinNote(n: { summary: string[]; records: any[] }): string {
   return [...n.summary, ...n.records.map((r) => JSON.stringify(r))].join('\n') + '\n';
 }
 
+for (const transport of TRANSPORTS) {
+describe.skipIf(!transport.available)(`over ${transport.name}`, { shuffle: false }, () => {
 beforeAll(async () => {
   root = realpathSync(mkdtempSync(join(tmpdir(), 'intent-auth-carry-')));
-  server = await startGitServer(root);
-  srv = serverRepo(root, 'carry.git');
+  const t = await transport.start(root);
+  server = t;
+  srv = t.bare;
+  cloneFrom = (url, dir) => {
+    git(root, ...(t.sshCommand ? ['-c', `core.sshCommand=${t.sshCommand}`] : []), 'clone', '-q', url, dir);
+    if (t.sshCommand) git(dir, 'config', 'core.sshCommand', t.sshCommand);
+  };
   // Built here, not from the per-test templates: every case of this file works on one history.
   repo = join(root, 'repo');
   mkdirSync(repo);
   git(repo, 'init', '-q', '-b', 'main');
+  if (t.sshCommand) git(repo, 'config', 'core.sshCommand', t.sshCommand);
   writeFiles(repo, { 'README.md': '# carry\n', 'src/a.ts': 'a\n', 'docs/x.md': 'x\n' });
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'initial');
@@ -165,7 +200,7 @@ describe('one history of carried records and per-intent notes refs', { shuffle: 
       const forged = honestNote.replaceAll(MODEL, 'forged/model');
       expect(forged).not.toBe(honestNote);
       const other = join(root, 'agent-2-clone');
-      git(root, 'clone', '-q', server.url('agent-2', 'carry.git'), other);
+      cloneFrom(server.url('agent-2', 'carry.git'), other);
       git(other, 'remote', 'add', 'agent-2', server.url('agent-2', 'carry.git'));
       expect(intent(other, ['init']).status).toBe(0);
       git(other, 'fetch', '-q', 'origin', '+refs/notes/*:refs/notes/*');
@@ -239,7 +274,7 @@ describe('one history of carried records and per-intent notes refs', { shuffle: 
       expectOk(push(repo, 'alice', ['main', ':refs/heads/intent/INT-001', `${c3}:refs/pull/2/head`]));
       // The CI job: a fresh clone of the server, carry with the pull request's head, push the notes.
       const job = join(root, 'ci-job');
-      git(root, 'clone', '-q', server.url('ci-bot', 'carry.git'), job);
+      cloneFrom(server.url('ci-bot', 'carry.git'), job);
       git(job, 'config', 'user.name', 'intent carry');
       git(job, 'config', 'user.email', 'intent-carry@example.com');
       git(job, 'fetch', '-q', 'origin', '+refs/notes/intents:refs/notes/intents', 'refs/pull/2/head');
@@ -296,3 +331,5 @@ describe('one history of carried records and per-intent notes refs', { shuffle: 
     });
   });
 });
+});
+}
