@@ -15,7 +15,7 @@ import { codesOf, notesSpec, serverRepo, startGitServer, verdict, type Verdict }
 import { gitoliteAvailable, startGitolite } from '../gitolite-server.js';
 
 const INTENTS = [
-  { id: 'INT-001', scope: ['src/**', '!src/secret/**'], status: 'IN_PROGRESS' },
+  { id: 'INT-001', scope: ['src/**', '!src/secret/**', '!src/café/**'], status: 'IN_PROGRESS' },
   { id: 'INT-002', scope: ['docs/**'], status: 'IN_PROGRESS' },
   { id: 'INT-003', scope: ['lib/**'], status: 'IN_PROGRESS' },
   { id: 'INT-004', scope: ['test/**'], status: 'IN_PROGRESS' },
@@ -518,7 +518,8 @@ describe('one clone and one server over time', { shuffle: false }, () => {
 
     it("paths that are an excluded folder or the registry on a case-folding checkout, and agent-1 logging in as Agent-1", () => {
       const wt = wts['INT-001'];
-      for (const path of ['src/SECRET/key.txt', '.ORCHESTRATION/active_intents.yaml']) {
+      // The excluded folder in another case, an NFD spelling of an NFC exclusion, the registry's folder in another case.
+      for (const path of ['src/SECRET/key.txt', 'src/cafe\u0301/menu.txt', '.ORCHESTRATION/active_intents.yaml']) {
         const c = commit(wt, { [path]: 'twin\n' }, `INT-001 writes ${path}`, NO_HOOKS);
         recordCommit(wt, process.env, { rev: c, intentId: 'INT-001' });
         const v = judge(wt, 'agent-1', withNotes(wt, 'agent-1', 'intent/INT-001'));
@@ -526,6 +527,23 @@ describe('one clone and one server over time', { shuffle: false }, () => {
         expect(v.server.text).toContain(path);
         git(wt, 'reset', '-q', '--hard', 'HEAD~1');
       }
+      // A tree with a .git component (git refuses to check it out; made with plumbing, as an attacker would).
+      const mk = (lines: string[]) => run('git', ['mktree'], wt, {}, lines.join('\n') + '\n').stdout.trim();
+      const ls = (rev: string) => git(wt, 'ls-tree', rev).split('\n').filter(Boolean);
+      const cfg = blob(wt, '[core]\n\tfsmonitor = "touch /tmp/pwned"\n');
+      const dotGit = mk([`100644 blob ${cfg}\tconfig`]);
+      const dirA = mk([`040000 tree ${dotGit}\t.git`]);
+      const src = mk([...ls('HEAD:src'), `040000 tree ${dirA}\ta`]);
+      const top = mk([...ls('HEAD').filter((l) => !l.endsWith('\tsrc')), `040000 tree ${src}\tsrc`]);
+      const evil = git(wt, 'commit-tree', top, '-p', 'HEAD', '-m', 'INT-001 plants a .git folder').trim();
+      git(wt, 'update-ref', 'refs/heads/intent/INT-001', evil);
+      recordCommit(wt, process.env, { rev: evil, intentId: 'INT-001' });
+      const dg = judge(wt, 'agent-1', withNotes(wt, 'agent-1', 'intent/INT-001'));
+      expectRefused(dg, 'SCOPE_VIOLATION');
+      expect(dg.server.text).toContain('src/a/.git/config');
+      git(wt, 'update-ref', 'refs/heads/intent/INT-001', `${evil}~1`);
+      git(wt, 'reset', '-q', '--hard', 'HEAD');
+
       // The identity as the host compares it: Agent-1 is agent-1, not a human who may push any branch.
       const v = judge(wt, 'Agent-1', [`${sha(wt)}:refs/heads/feature/agent`]);
       expectRefused(v, 'REF_NOT_ALLOWED', ['server', 'ci']);

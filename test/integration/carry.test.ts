@@ -11,6 +11,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { writeFile } from '../../lib/agents/adapter.js';
 import { checkCarried } from '../../lib/trace/carry.js';
 import { CLI, PKG_ROOT, checkoutIntent, git, governedRepo, intent, noteOf, removeTree, run, writeFiles } from '../helpers.js';
+import { serverRepo, startGitServer } from '../git-server.js';
+import { gitoliteAvailable, startGitolite } from '../gitolite-server.js';
 
 const MODEL = 'anthropic/claude-sonnet-4-5';
 const INTENTS = [{ id: 'INT-001', name: 'Auth', scope: ['src/**'], status: 'IN_PROGRESS' }];
@@ -376,41 +378,61 @@ describe('the server carries after a squash pushed to its protected branch (temp
   });
 });
 
-describe('the server carries only from the one intent branch that explains the squash (overlapping scopes)', () => {
-  it("another intent's copy of the lines, under another model, makes it carry nothing and say how to name the branch; the named one is accepted", () => {
+if (process.env.CI && !gitoliteAvailable()) throw new Error('gitolite3 and sshd are missing: .ci/run installs them (apt-get install gitolite3 openssh-server)');
+
+const SERVERS: { name: string; available: boolean; start(root: string): Promise<{ url: string; bare: string; sshCommand: string | null; stop(): void }> }[] = [
+  {
+    name: 'git http-backend', available: true,
+    start: async (root) => {
+      const s = await startGitServer(root);
+      return { url: s.url('alice', 'srv.git'), bare: serverRepo(root, 'srv.git'), sshCommand: null, stop: () => s.stop() };
+    },
+  },
+  {
+    name: 'gitolite3 over ssh', available: gitoliteAvailable(),
+    start: async (root) => {
+      const g = await startGitolite(root, ['alice'], ['srv']);
+      return { url: g.url('alice', 'srv'), bare: g.repo('srv'), sshCommand: g.env.GIT_SSH_COMMAND, stop: () => g.stop() };
+    },
+  },
+];
+
+describe.each(SERVERS.filter((x) => x.available))('the server carries only from the one intent branch that explains the squash (overlapping scopes), over $name', (server) => {
+  it("another intent's copy of the lines, under another model, makes it carry nothing and say how to name the branch; the named one is accepted", async () => {
     const repo = governedRepo([{ id: 'INT-001', name: 'Copy', scope: ['src/**'], status: 'IN_PROGRESS' }, { id: 'INT-002', name: 'Auth', scope: ['src/**'], status: 'IN_PROGRESS' }], { 'README.md': '# t\n', 'src/a.ts': 'a\n' });
     const root = realpathSync(mkdtempSync(join(tmpdir(), 'intent-carry-srv-')));
     roots.push(root);
-    const srv = join(root, 'srv.git');
-    git(root, 'init', '-q', '--bare', '-b', 'main', srv);
-    for (const hook of ['pre-receive', 'post-receive']) {
-      copyFileSync(join(PKG_ROOT, 'templates', 'server', hook), join(srv, 'hooks', hook));
-      chmodSync(join(srv, 'hooks', hook), 0o755);
+    const t = await server.start(root);
+    try {
+      const srv = t.bare;
+      if (t.sshCommand) git(repo, 'config', 'core.sshCommand', t.sshCommand);
+      git(repo, 'remote', 'add', 'origin', t.url);
+      pushOk(repo, ['main']);
+      const honest = checkoutIntent(repo, 'INT-002');
+      const copy = checkoutIntent(repo, 'INT-001');
+      agentCommit(honest, 'src/a.ts', 'a\nm1\nm2\n', 'the model writes');
+      writeFile({ worktree: copy, path: 'src/a.ts', content: 'a\nm1\nm2\n', tool: 'write_to_file', modelId: 'other/model', conversationUrl: 'roo-code://task/t2' });
+      git(copy, 'commit', '-q', '-m', 'the same lines, another model');
+      pushOk(repo, ['intent/INT-001', 'intent/INT-002', 'refs/notes/intents']);
+      git(repo, ...HOST, 'merge', '-q', '--squash', 'intent/INT-002');
+      git(repo, ...HOST, 'commit', '-q', '-m', 'Auth (#9)');
+      const squash = sha(repo, 'main');
+      const r = run('git', ['push', '--no-verify', 'origin', 'main'], repo, HOOK_ENV);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stderr).toContain('fit more than one intent branch ( refs/heads/intent/INT-001 refs/heads/intent/INT-002 ); nothing was carried');
+      expect(r.stderr).toContain(`intent carry ${squash} --from`);
+      expect(run('git', ['notes', '--ref=intents', 'list', squash], srv).status, 'no record guessed').not.toBe(0);
+      // A human names the merged branch: carried from it, accepted, credited to its model.
+      carry(repo, ['main', '--from', 'main~1..intent/INT-002']);
+      pushOk(repo, ['refs/notes/intents']);
+      const note = git(srv, 'notes', '--ref=intents', 'show', squash);
+      expect(note).toContain('INT-002 Auth');
+      expect(note).toContain(MODEL);
+      expect(note).not.toContain('other/model');
+    } finally {
+      t.stop();
     }
-    git(repo, 'remote', 'add', 'origin', srv);
-    pushOk(repo, ['main']);
-    const honest = checkoutIntent(repo, 'INT-002');
-    const copy = checkoutIntent(repo, 'INT-001');
-    agentCommit(honest, 'src/a.ts', 'a\nm1\nm2\n', 'the model writes');
-    writeFile({ worktree: copy, path: 'src/a.ts', content: 'a\nm1\nm2\n', tool: 'write_to_file', modelId: 'other/model', conversationUrl: 'roo-code://task/t2' });
-    git(copy, 'commit', '-q', '-m', 'the same lines, another model');
-    pushOk(repo, ['intent/INT-001', 'intent/INT-002', 'refs/notes/intents']);
-    git(repo, ...HOST, 'merge', '-q', '--squash', 'intent/INT-002');
-    git(repo, ...HOST, 'commit', '-q', '-m', 'Auth (#9)');
-    const squash = sha(repo, 'main');
-    const r = run('git', ['push', '--no-verify', 'origin', 'main'], repo, HOOK_ENV);
-    expect(r.status, r.stderr).toBe(0);
-    expect(r.stderr).toContain('fit more than one intent branch ( refs/heads/intent/INT-001 refs/heads/intent/INT-002 ); nothing was carried');
-    expect(r.stderr).toContain(`intent carry ${squash} --from`);
-    expect(run('git', ['notes', '--ref=intents', 'list', squash], srv).status, 'no record guessed').not.toBe(0);
-    // A human names the merged branch: carried from it, accepted, credited to its model.
-    carry(repo, ['main', '--from', 'main~1..intent/INT-002']);
-    pushOk(repo, ['refs/notes/intents']);
-    const note = git(srv, 'notes', '--ref=intents', 'show', squash);
-    expect(note).toContain('INT-002 Auth');
-    expect(note).toContain(MODEL);
-    expect(note).not.toContain('other/model');
-  });
+  }, 120_000);
 });
 
 describe('checkCarried: what an authority can re-derive of a carried record', () => {
