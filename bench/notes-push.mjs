@@ -93,7 +93,7 @@ try {
   intent(human, 'init');
   writeFileSync(join(human, '.orchestration', 'active_intents.yaml'), `active_intents:\n${ids.map((id, i) =>
     `  - id: "${id}"\n    name: "Work ${i + 1}"\n    status: "IN_PROGRESS"\n    owned_scope: ["src/a${i + 1}/**"]\n`).join('')}`);
-  writeFileSync(join(human, '.orchestration', 'authority.yaml'), `agents:\n${ids.map((id, i) => `  agent-${i + 1}: ["${id}"]\n`).join('')}`);
+  writeFileSync(join(human, '.orchestration', 'authority.yaml'), `agents:\n${ids.map((id, i) => `  agent-${i + 1}: ["${id}"]\n`).join('')}humans: ["alice"]\n`);
   git(human, 'add', '.orchestration');
   git(human, 'commit', '-q', '-m', 'register');
   git(human, 'push', '-q', url('alice'), 'main');

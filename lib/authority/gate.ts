@@ -199,7 +199,7 @@ function identityPhase(ctx: Ctx): GateFinding[] {
   const a = policy.authority;
   if (opts.identity !== 'unknown' && ctx.pusher !== null && ctx.role === 'human' && a.unlisted === 'refuse' && !a.humans?.has(identityKey(a, ctx.pusher))) {
     for (const u of opts.updates) {
-      out.push(refFinding(ctx, u, 'IDENTITY_UNLISTED', `${ctx.pusher} is in neither agents nor humans of ${AUTHORITY_NAME} on ${ctx.label}, and an identity nobody listed may not push (unlisted: refuse${a.humans ? ', the default once humans are listed' : ''}).`));
+      out.push(refFinding(ctx, u, 'IDENTITY_UNLISTED', `${ctx.pusher} is in neither agents nor humans of ${AUTHORITY_NAME} on ${ctx.label}, and an identity nobody listed may not push (${a.unlistedSetting ? 'unlisted: refuse' : 'the default once agents or humans are listed; list humans under humans:, or set unlisted: human to treat every unlisted identity as a human'}).`));
     }
   }
   if (opts.identity !== 'unknown' && ctx.pusher === null && policy.authority.agents.size > 0) {

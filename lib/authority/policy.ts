@@ -26,11 +26,13 @@ export interface AuthorityConfig {
   /** `humans`: the human identities (as identityKey gives them), or null when the file lists none. */
   humans: Set<string> | null;
   /**
-   * `unlisted`: what an identity neither list names is: `refuse` (the default once `humans` is
-   * listed: an agent nobody listed yet cannot push as a human) or `human` (the default without a
-   * `humans` list, as before it existed).
+   * `unlisted`: what an identity neither list names is: `refuse` (the default once the file lists
+   * agents or humans: an agent nobody listed yet cannot push as a human) or `human` (the default
+   * with no authority.yaml or an empty one, where nobody is an agent).
    */
   unlisted: 'human' | 'refuse';
+  /** Whether `unlisted` was written in the file (else it is the default). */
+  unlistedSetting: boolean;
 }
 
 /** The key an identity is listed and looked up by: case-folded (NFC, lower case) unless identity_case is sensitive. */
@@ -94,7 +96,7 @@ export function readBasePolicy(cwd: string, baseRev: string): BasePolicy {
 
 /** Parses `authority.yaml` (absent: no agents, `main` protected). Pure. */
 export function parseAuthority(text: string | undefined): { config: AuthorityConfig; problem: string | null } {
-  const config: AuthorityConfig = { protectedBranches: ['main'], agents: new Map(), identityCase: 'insensitive', maxBlobBytes: null, timeLimitSeconds: 600, humans: null, unlisted: 'human' };
+  const config: AuthorityConfig = { protectedBranches: ['main'], agents: new Map(), identityCase: 'insensitive', maxBlobBytes: null, timeLimitSeconds: 600, humans: null, unlisted: 'human', unlistedSetting: false };
   let unlistedSet = false;
   if (text === undefined || text.trim() === '') return { config, problem: null };
   let raw: unknown;
@@ -130,6 +132,7 @@ export function parseAuthority(text: string | undefined): { config: AuthorityCon
     } else if (k === 'unlisted') {
       if (v !== 'human' && v !== 'refuse') return { config, problem: `${AUTHORITY_FILE}: unlisted must be "refuse" (an identity in neither agents nor humans may not push) or "human"` };
       config.unlisted = v;
+      config.unlistedSetting = true;
       unlistedSet = true;
     } else if (k === 'time_limit_seconds') {
       if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) return { config, problem: `${AUTHORITY_FILE}: time_limit_seconds must be a number of seconds above 0, e.g. 600` };
@@ -159,8 +162,9 @@ export function parseAuthority(text: string | undefined): { config: AuthorityCon
       humans.add(key);
     }
     config.humans = humans;
-    if (!unlistedSet) config.unlisted = 'refuse';
   }
+  // Secure by default: once the file names agents or humans, an identity it does not name may not push.
+  if (!unlistedSet) config.unlisted = config.humans || config.agents.size ? 'refuse' : 'human';
   return { config, problem: null };
 }
 

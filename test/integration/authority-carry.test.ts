@@ -18,7 +18,7 @@ const INTENTS = [
   { id: 'INT-001', name: 'Auth', scope: ['src/**'], status: 'IN_PROGRESS' },
   { id: 'INT-002', name: 'Docs', scope: ['docs/**'], status: 'IN_PROGRESS' },
 ];
-const AUTHORITY = 'agents:\n  agent-1: ["INT-001"]\n  agent-2: ["INT-002"]\n';
+const AUTHORITY = 'agents:\n  agent-1: ["INT-001"]\n  agent-2: ["INT-002"]\nhumans: ["alice", "ci-bot"]\n';
 const HOST = ['-c', 'core.hooksPath=/dev/null', '-c', 'user.name=Host', '-c', 'user.email=host@example.com'];
 
 let root: string;

@@ -21,7 +21,7 @@ const INTENTS = [
   { id: 'INT-004', scope: ['test/**'], status: 'IN_PROGRESS' },
   { id: 'INT-005', scope: ['bench/**'], status: 'PENDING' },
 ];
-const AUTHORITY = 'agents:\n  agent-1: ["INT-001"]\n  agent-2: ["INT-002"]\n  agent-3: ["INT-003"]\n  agent-4: ["INT-004"]\n  agent-5: ["INT-005"]\n';
+const AUTHORITY = 'agents:\n  agent-1: ["INT-001"]\n  agent-2: ["INT-002"]\n  agent-3: ["INT-003"]\n  agent-4: ["INT-004"]\n  agent-5: ["INT-005"]\nhumans: ["alice"]\n';
 const FILES = { 'README.md': '# flows\n', 'src/a.ts': 'a\n', 'docs/x.md': 'x\n', 'lib/l.ts': 'l\n', 'test/t.ts': 't\n' };
 const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null'];
 
@@ -204,7 +204,7 @@ const TRANSPORTS: Transport[] = [
   {
     name: 'gitolite3 over ssh (GL_USER)', available: gitoliteAvailable(),
     start: async (dir) => {
-      const g = await startGitolite(dir, ['alice', ...AGENT_IDS], ['flows']);
+      const g = await startGitolite(dir, ['alice', 'mallory', ...AGENT_IDS], ['flows']);
       return { url: (who) => g.url(who, 'flows'), anonymous: null, bare: g.repo('flows'), gitConfig: [['core.sshCommand', g.env.GIT_SSH_COMMAND]], stop: () => g.stop() };
     },
   },
@@ -227,7 +227,7 @@ beforeAll(async () => {
   writeFiles(repo, { '.orchestration/active_intents.yaml': registryYaml(INTENTS), '.orchestration/authority.yaml': AUTHORITY });
   git(repo, 'add', '.orchestration');
   git(repo, 'commit', '-q', '-m', 'register intents and agents');
-  for (const who of ['alice', ...AGENT_IDS]) git(repo, 'remote', 'add', who, t.url(who));
+  for (const who of ['alice', 'mallory', ...AGENT_IDS]) git(repo, 'remote', 'add', who, t.url(who));
   expect(run('git', ['push', '-q', 'alice', 'main'], repo).status).toBe(0);
   for (const id of ['INT-001', 'INT-002', 'INT-003', 'INT-004']) wts[id] = checkoutIntent(repo, id);
 }, 120_000);
@@ -548,6 +548,35 @@ describe('one clone and one server over time', { shuffle: false }, () => {
       const v = judge(wt, 'Agent-1', [`${sha(wt)}:refs/heads/feature/agent`]);
       expectRefused(v, 'REF_NOT_ALLOWED', ['server', 'ci']);
       expect(v.server.text).toContain('agent Agent-1 may not update refs/heads/feature/agent');
+      // An identity the file names neither as an agent nor as a human has no rights at all.
+      const u = judge(wt, 'mallory', [`${sha(wt)}:refs/heads/feature/mallory`]);
+      expectRefused(u, 'IDENTITY_UNLISTED', ['server', 'ci']);
+      expect(u.server.text).toContain('mallory is in neither agents nor humans');
+    });
+
+    it('a scope that could match in exponential time, and a long file name: answered at once, the intent refused until the registry is fixed', () => {
+      const wt = wts['INT-001'];
+      const long = `src/${'a'.repeat(93)}.ts`;
+      const c = commit(wt, { [long]: 'long\n' }, 'INT-001 a long name');
+      // A human gives INT-001 an extglob scope on main (past the local check, which refuses it too).
+      const file = join(repo, '.orchestration', 'active_intents.yaml');
+      const before = readFileSync(file, 'utf8');
+      writeFileSync(file, before.replace('["src/**","!src/secret/**"', '["src/**/+(*.ts|*.js)","!src/secret/**"'));
+      expect(readFileSync(file, 'utf8')).toContain('+(*.ts|*.js)');
+      git(repo, ...NO_HOOKS, 'commit', '-q', '-am', 'INT-001: an extglob scope');
+      try {
+        expect(run('git', ['push', '-q', '--no-verify', 'alice', 'main'], repo).status).toBe(0);
+        const v = judge(wt, 'agent-1', withNotes(wt, 'agent-1', 'intent/INT-001'));
+        expectRefused(v, 'INTENT_NOT_ACTIVE');
+        expect(v.server.text).toContain('extglob');
+        expect(v.server.text).toContain(c.slice(0, 12));
+      } finally {
+        // The scope back, whatever happened: the cases after this one read this registry.
+        writeFileSync(file, before);
+        git(repo, ...NO_HOOKS, 'commit', '-q', '-am', 'INT-001: the scope back');
+        run('git', ['push', '-q', '--no-verify', 'alice', 'main'], repo);
+      }
+      expectAccepted(judge(wt, 'agent-1', withNotes(wt, 'agent-1', 'intent/INT-001')));
     });
 
     it('an agent commit that edits the registry, merged by a human with git merge and pushed with main', () => {

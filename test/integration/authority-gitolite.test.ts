@@ -19,7 +19,7 @@ const INTENTS = [
   { id: 'INT-001', scope: ['src/**'], status: 'IN_PROGRESS' },
   { id: 'INT-002', scope: ['docs/**'], status: 'IN_PROGRESS' },
 ];
-const AUTHORITY = 'agents:\n  agent-1: ["INT-001"]\n  agent-2: ["INT-002"]\n';
+const AUTHORITY = 'agents:\n  agent-1: ["INT-001"]\n  agent-2: ["INT-002"]\nhumans: ["alice"]\n';
 const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null'];
 
 let root: string;

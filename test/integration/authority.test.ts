@@ -16,7 +16,7 @@ import { gitoliteAvailable, startGitolite } from '../gitolite-server.js';
 import { notesCommit } from '../../lib/trace/notes-tree.js';
 import { checkoutIntent, git, intent, registryYaml, removeTree, run, writeFiles, type Run } from '../helpers.js';
 
-const AUTHORITY = 'agents:\n  agent-1: ["INT-001"]\n  agent-3: ["INT-003"]\n';
+const AUTHORITY = 'agents:\n  agent-1: ["INT-001"]\n  agent-3: ["INT-003"]\nhumans: ["alice"]\n';
 const INTENTS = [
   { id: 'INT-001', scope: ['src/**'], status: 'IN_PROGRESS' },
   { id: 'INT-002', scope: ['docs/**'], status: 'IN_PROGRESS' },

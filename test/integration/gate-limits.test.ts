@@ -27,7 +27,7 @@ afterAll(() => {
 describe('max_blob_bytes', () => {
   it('refuses a commit whose changed file is larger, without reading it; a smaller one is checked', () => {
     const srv = serverRepo(root, 'limits.git');
-    const repo = authorityRepo(join(root, 'repo'), { 'README.md': '# limits\n' }, INT_001, 'agents:\n  agent-1: ["INT-001"]\nmax_blob_bytes: 4096\n');
+    const repo = authorityRepo(join(root, 'repo'), { 'README.md': '# limits\n' }, INT_001, 'agents:\n  agent-1: ["INT-001"]\nhumans: ["alice"]\nmax_blob_bytes: 4096\n');
     for (const who of ['alice', 'agent-1']) git(repo, 'remote', 'add', who, server.url(who, 'limits.git'));
     expect(run('git', ['push', '-q', 'alice', 'main'], repo).status).toBe(0);
     const wt = checkoutIntent(repo, 'INT-001');

@@ -12,7 +12,7 @@ import { CLI, PKG_ROOT, checkoutIntent, git, intent, ledgerLines, registryYaml, 
 const AGENTS = 6;
 const COMMITS = 4;
 const INTENTS = Array.from({ length: AGENTS }, (_, i) => ({ id: `INT-00${i + 1}`, scope: [`src/${i + 1}/**`], status: 'IN_PROGRESS' }));
-const AUTHORITY = `agents:\n${INTENTS.map((x, i) => `  agent-${i + 1}: ["${x.id}"]\n`).join('')}`;
+const AUTHORITY = `agents:\n${INTENTS.map((x, i) => `  agent-${i + 1}: ["${x.id}"]\n`).join('')}humans: ["alice"]\n`;
 const HOOK_ENV = { INTENT_BIN: `${process.execPath} ${CLI}` };
 
 let root: string;

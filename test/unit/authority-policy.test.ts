@@ -3,7 +3,7 @@ import { identityKey, intentOfRef, parseAuthority, parseUpdates, pusherFromEnv }
 
 describe('authority.yaml', () => {
   it('defaults to no agents and main protected; reads agents and protected branches', () => {
-    expect(parseAuthority(undefined)).toEqual({ config: { protectedBranches: ['main'], agents: new Map(), identityCase: 'insensitive', maxBlobBytes: null, timeLimitSeconds: 600, humans: null, unlisted: 'human' }, problem: null });
+    expect(parseAuthority(undefined)).toEqual({ config: { protectedBranches: ['main'], agents: new Map(), identityCase: 'insensitive', maxBlobBytes: null, timeLimitSeconds: 600, humans: null, unlisted: 'human', unlistedSetting: false }, problem: null });
     const r = parseAuthority('protected_branches: [main, refs/heads/release]\nagents:\n  bot-1: ["INT-001", "INT-002"]\n  bot-2: "*"\n');
     expect(r.problem).toBeNull();
     expect(r.config.protectedBranches).toEqual(['main', 'release']);
@@ -67,9 +67,10 @@ describe('max_blob_bytes', () => {
 });
 
 describe('humans and unlisted', () => {
-  it('listing humans refuses every identity in neither list; unlisted: human keeps the old default; twins are refused', () => {
+  it('listing agents or humans refuses every identity in neither list (secure by default); unlisted: human says otherwise; twins are refused', () => {
     const none = parseAuthority('agents:\n  agent-1: ["INT-001"]\n').config;
-    expect([none.humans, none.unlisted]).toEqual([null, 'human']);
+    expect([none.humans, none.unlisted, none.unlistedSetting]).toEqual([null, 'refuse', false]);
+    expect(parseAuthority('protected_branches: ["main"]\n').config.unlisted).toBe('human');
     const listed = parseAuthority('agents:\n  agent-1: ["INT-001"]\nhumans: ["Alice"]\n').config;
     expect([[...listed.humans!], listed.unlisted]).toEqual([['alice'], 'refuse']);
     expect(parseAuthority('humans: ["alice"]\nunlisted: human\n').config.unlisted).toBe('human');
