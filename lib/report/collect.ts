@@ -124,8 +124,9 @@ export function collectReport(cwd: string, opts: CollectOptions = {}): ReportDat
       }
     }
   }
-  const rangeBlobs = readBlobs(repo.root, [...new Set(ranges.filter((r) => times.has(r.commit) && !/[\n\r]/.test(r.path)).map((r) => `${r.commit}:${r.path}`))]);
-  const credit = creditByHash(ranges, rangeBlobs, files);
+  // The committed files the ranges are cut from, read a batch at a time as the credit needs them.
+  const readable = new Set(ranges.filter((r) => times.has(r.commit) && !/[\n\r]/.test(r.path)).map((r) => `${r.commit}:${r.path}`));
+  const credit = creditByHash(ranges, (keys) => readBlobs(repo.root, keys.filter((k) => readable.has(k))), files);
 
   // Per file.
   const touched = new Map<string, { intents: Set<string>; commits: number; added: number; deleted: number }>();

@@ -35,12 +35,17 @@ interface Candidate {
   length: number;
 }
 
+/** How many committed files the ranges' bytes are cut from at once when they are read on demand. */
+const BLOB_BATCH = 32;
+
 /**
  * Credits every line of `files` (path → bytes) to the recorded range whose bytes it carries.
- * `blobs` holds each range's committed file, keyed `<commit>:<path>`; a range whose bytes there do
- * not hash to its recorded hash (a lying note, which verify reports) credits nothing.
+ * `blobs` holds each range's committed file, keyed `<commit>:<path>`, or reads them for given keys:
+ * then BLOB_BATCH files at a time, each range's bytes copied out and the file let go, so the
+ * memory follows the ranges, not the history (10,000 versions of a 320 KB file). A range whose
+ * bytes there do not hash to its recorded hash (a lying note, which verify reports) credits nothing.
  */
-export function creditByHash(ranges: RecordedRange[], blobs: Map<string, Buffer>, files: Map<string, Buffer>): Map<string, LineCredit[]> {
+export function creditByHash(ranges: RecordedRange[], blobs: Map<string, Buffer> | ((keys: string[]) => Map<string, Buffer>), files: Map<string, Buffer>): Map<string, LineCredit[]> {
   // One candidate per distinct hash: the oldest commit (first seen on a tie, like intent blame).
   const byHash = new Map<string, RecordedRange>();
   for (const r of ranges) {
@@ -51,24 +56,42 @@ export function creditByHash(ranges: RecordedRange[], blobs: Map<string, Buffer>
   const one = new Map<string, Candidate[]>();
   const two = new Map<string, Candidate[]>();
   const parts: RangeLines<RecordedRange>[] = [];
-  for (const r of byHash.values()) {
+  const wanted = [...byHash.values()];
+  const byKey = new Map<string, RecordedRange[]>();
+  for (const r of wanted) {
     const key = `${r.commit}:${r.path}`;
-    const blob = blobs.get(key);
-    if (!blob) continue;
-    let starts = startsOf.get(key);
-    if (!starts) startsOf.set(key, (starts = lineStarts(blob)));
-    if (r.start < 1 || r.end < r.start || r.end > starts.length) continue;
-    const bytes = slice(blob, starts, r.start, r.end);
-    if ('sha256:' + sha256Hex(bytes) !== r.hash) continue;
-    const length = r.end - r.start + 1;
-    const index = length === 1 ? one : two;
-    const head = length === 1 ? bytes : slice(blob, starts, r.start, r.start + 1);
-    const k = head.toString('latin1');
-    const list = index.get(k);
-    const cand = { range: r, bytes, length };
-    if (list) list.push(cand);
-    else index.set(k, [cand]);
-    if (length > 1) parts.push({ lines: bareLines(bytes), cand: r });
+    const list = byKey.get(key);
+    if (list) list.push(r);
+    else byKey.set(key, [r]);
+  }
+  const keys = [...byKey.keys()];
+  const onDemand = typeof blobs === 'function';
+  for (let i = 0; i < keys.length; i += onDemand ? BLOB_BATCH : keys.length) {
+    const batch = keys.slice(i, onDemand ? i + BLOB_BATCH : keys.length);
+    const read = onDemand ? blobs(batch) : blobs;
+    for (const key of batch) {
+      const blob = read.get(key);
+      if (!blob) continue;
+      let starts = startsOf.get(key);
+      if (!starts) starts = lineStarts(blob);
+      if (!onDemand) startsOf.set(key, starts);
+      for (const r of byKey.get(key)!) {
+        if (r.start < 1 || r.end < r.start || r.end > starts.length) continue;
+        // Copied when read on demand: the committed file is let go after its batch.
+        const own = (b: Buffer) => (onDemand ? Buffer.from(b) : b);
+        const bytes = own(slice(blob, starts, r.start, r.end));
+        if ('sha256:' + sha256Hex(bytes) !== r.hash) continue;
+        const length = r.end - r.start + 1;
+        const index = length === 1 ? one : two;
+        const head = length === 1 ? bytes : own(slice(blob, starts, r.start, r.start + 1));
+        const k = head.toString('latin1');
+        const list = index.get(k);
+        const cand = { range: r, bytes, length };
+        if (list) list.push(cand);
+        else index.set(k, [cand]);
+        if (length > 1) parts.push({ lines: bareLines(bytes), cand: r });
+      }
+    }
   }
   const blocks = blockIndex(parts);
 
