@@ -76,13 +76,11 @@ try {
     const r = run('/usr/bin/time', ['-f', '%M', process.execPath, cli, ...args], { cwd: dir, allowFail: true });
     return { exit: r.status, s: +(r.ms / 1000).toFixed(1), peak_rss_mib: Math.round(Number(r.stderr.trim().split('\n').pop()) / 1024), out: r.stdout };
   };
+  // Each must finish clean; a failure is reported with its first words, not thrown (the others still run).
   const verify = timed(['verify', 'main..intent/VER', '--no-ledger', '--json']);
-  check(verify.exit === 0, `verify: exit ${verify.exit} ${verify.out.slice(0, 400)}`);
   const report = timed(['report', 'main..intent/VER', '--out', join(root, 'report.html'), '--json']);
-  check(report.exit === 0, `report: exit ${report.exit} ${report.out.slice(0, 400)}`);
   const gate = timed(['gate', '--base', 'main', '--ref', 'refs/heads/intent/VER', '--new', 'intent/VER', '--pusher', 'bench', '--json']);
-  check(gate.exit === 0, `gate: exit ${gate.exit} ${gate.out.slice(0, 400)}`);
-  const strip = ({ out, ...rest }) => rest;
+  const strip = ({ out, ...rest }) => (rest.exit === 0 ? rest : { ...rest, error: out.slice(0, 200) });
   process.stdout.write(JSON.stringify({ commits: n + 1, file_kb: 320, verify: strip(verify), report: strip(report), gate: strip(gate) }) + '\n');
 } finally {
   removeTree(root);
