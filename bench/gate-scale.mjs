@@ -6,10 +6,10 @@
 // a file of a 200-file tree, fast-imported, with notes built by the product's own record code.
 //
 //   node bench/gate-scale.mjs [N]     (default 50000; needs `npm run build` and /usr/bin/time)
-import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GLOBAL_GITCONFIG, benchEnv, check, git, removeTree, run, setCli, setEnv, snapshotPackage } from './util.mjs';
+import { check, git, isolatedRun, removeTree, run } from './util.mjs';
 import { governedHistory } from './verify.mjs';
 
 const n = Number(process.argv[2] ?? 50000);
@@ -19,14 +19,7 @@ if (!(n > 0)) {
 }
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'intent-bench-gate-scale-')));
 try {
-  writeFileSync(join(root, 'gitconfig'), GLOBAL_GITCONFIG);
-  const env = benchEnv(join(root, 'gitconfig'));
-  for (const k of Object.keys(process.env)) if (!(k in env)) delete process.env[k];
-  Object.assign(process.env, env);
-  setEnv(process.env);
-  const pkg = snapshotPackage(join(root, 'pkg'));
-  const cli = join(pkg, 'dist', 'bin', 'intent.js');
-  setCli(cli);
+  const { pkg, cli } = isolatedRun(root);
   const t0 = performance.now();
   const h = await governedHistory(join(root, 'repo'), n, pkg);
   const setup = (performance.now() - t0) / 1000;

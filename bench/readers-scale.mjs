@@ -11,7 +11,7 @@ import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { GLOBAL_GITCONFIG, benchEnv, check, data, fastImport, git, governRepo, log, removeTree, run, setCli, setEnv, snapshotPackage } from './util.mjs';
+import { check, data, fastImport, git, governRepo, isolatedRun, log, removeTree, run } from './util.mjs';
 
 const n = Number(process.argv[2] ?? 10000);
 if (!(n > 0)) {
@@ -21,14 +21,7 @@ if (!(n > 0)) {
 const LINES = 8000; // 8,000 lines of 40 bytes: 320 KB
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'intent-bench-readers-')));
 try {
-  writeFileSync(join(root, 'gitconfig'), GLOBAL_GITCONFIG);
-  const env = benchEnv(join(root, 'gitconfig'));
-  for (const k of Object.keys(process.env)) if (!(k in env)) delete process.env[k];
-  Object.assign(process.env, env);
-  setEnv(process.env);
-  const pkg = snapshotPackage(join(root, 'pkg'));
-  const cli = join(pkg, 'dist', 'bin', 'intent.js');
-  setCli(cli);
+  const { pkg, cli } = isolatedRun(root);
   const lib = (m) => import(pathToFileURL(join(pkg, 'dist', 'lib', m)).href);
   const [{ diffCommits }, { readBlobs }, { buildRecord, noteText }, { loadRegistry, findIntent }, { sha256Hex }] = await Promise.all(
     ['git/diff.js', 'git/blobs.js', 'trace/record.js', 'intents/registry.js', 'trace/hashing.js'].map(lib),

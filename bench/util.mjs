@@ -395,3 +395,20 @@ export function hookContext(worktree) {
   check(existsSync(join(hooksPath, 'prepare-commit-msg')), `no prepare-commit-msg hook in ${hooksPath}`);
   return { gitDir, hooksPath, env };
 }
+
+/**
+ * Sets this process up as a benchmark run in `root`: the fixed git environment (benchEnv, with
+ * GLOBAL_GITCONFIG) and a snapshot of the package whose CLI every `intent()` call runs. Returns
+ * the snapshot's folder and CLI.
+ */
+export function isolatedRun(root) {
+  writeFileSync(join(root, 'gitconfig'), GLOBAL_GITCONFIG);
+  const env = benchEnv(join(root, 'gitconfig'));
+  for (const k of Object.keys(process.env)) if (!(k in env)) delete process.env[k];
+  Object.assign(process.env, env);
+  setEnv(process.env);
+  const pkg = snapshotPackage(join(root, 'pkg'));
+  const cli = join(pkg, 'dist', 'bin', 'intent.js');
+  setCli(cli);
+  return { pkg, cli };
+}

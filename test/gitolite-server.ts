@@ -87,20 +87,19 @@ export async function startGitolite(root: string, users: string[], repos: string
     '  StrictHostKeyChecking no', '  UserKnownHostsFile /dev/null', '  LogLevel ERROR',
   ].join('\n')).join('\n') + '\n');
   const env = { GIT_SSH_COMMAND: `ssh -F ${sshConfig}` };
-  // sshd forks into the background: wait until it answers.
+  const stop = () => {
+    const pid = join(root, 'sshd.pid');
+    if (existsSync(pid)) spawnSync('kill', [readFileSync(pid, 'utf8').trim()]);
+  };
+  // sshd forks into the background: wait until it answers (5 s at most), and stop it if it never does.
   for (let i = 0; i < 50; i++) {
-    const r = spawnSync('ssh', ['-F', sshConfig, users[0], 'info'], { encoding: 'utf8' });
+    const r = spawnSync('ssh', ['-F', sshConfig, users[0], 'info'], { encoding: 'utf8', timeout: 10_000 });
     if (r.status === 0) break;
-    if (i === 49) throw new Error(`gitolite over ssh did not answer: ${r.stderr}\n${existsSync(join(root, 'sshd.log')) ? readFileSync(join(root, 'sshd.log'), 'utf8') : ''}`);
+    if (i === 49) {
+      stop();
+      throw new Error(`gitolite over ssh did not answer: ${r.stderr}\n${existsSync(join(root, 'sshd.log')) ? readFileSync(join(root, 'sshd.log'), 'utf8') : ''}`);
+    }
     spawnSync('sleep', ['0.1']);
   }
-  return {
-    url: (who, name) => `ssh://${who}/${name}`,
-    repo: (name) => join(home, 'repositories', `${name}.git`),
-    env,
-    stop: () => {
-      const pid = join(root, 'sshd.pid');
-      if (existsSync(pid)) spawnSync('kill', [readFileSync(pid, 'utf8').trim()]);
-    },
-  };
+  return { url: (who, name) => `ssh://${who}/${name}`, repo: (name) => join(home, 'repositories', `${name}.git`), env, stop };
 }
