@@ -25,12 +25,13 @@ for h in @CHAIN_ONLY@; do
     if [ "$dir/$h" -ef "$intent_ref/$h" ]; then intent_have="$intent_have $h"; else intent_bad=1; fi
   fi
 done
-if [ -n "$intent_bad" ]; then
+# (reference-transaction, the guard, in state prepared: prepare-commit-msg's bytes too.)
+@GUARD@if [ -n "$intent_bad" ]; then
   if [ ! -x "$runner" ]; then
     echo "intent: the hooks of intent worktrees were changed and $runner is missing; run \`intent init\` in the main worktree. Blocking." >&2
     exit 1
   fi
-  "$runner" restore-worktree-hooks "$hook" || exit $?
+  @RESTORE@
 fi
 # intent_plan: what to pass on to, decided with builtins (and git when the cache does not hold); run
 # by the runner while it waits for the hook server's answer (intent_while), else below.

@@ -24,7 +24,7 @@ export async function runHook(hook: string, cwd: string, env: NodeJS.ProcessEnv,
  */
 export async function runHookIn(hook: string, ctx: HookContext, stdin: () => string = () => '', args: string[] = []): Promise<HookOutcome> {
   const { cwd, env } = ctx;
-  if (hook === 'restore-worktree-hooks') return withHookContext(ctx, async () => restore(cwd, args[0] ?? ''));
+  if (hook === 'restore-worktree-hooks') return withHookContext(ctx, async () => restore(cwd, env, args[0] ?? '', args.slice(1), stdin));
   if (hook === 'sync-worktree-hooks') return withHookContext(ctx, async () => sync(cwd, args[0] ?? ''));
   if (hook === 'serve-hooks') {
     // Not a git hook: the repository's hook server (lib/hooks/server.ts), started by a hook below.
@@ -58,13 +58,22 @@ export async function runHookIn(hook: string, ctx: HookContext, stdin: () => str
 
 /**
  * An intent worktree's hook found the intent worktrees' hook folder changed (another installer
- * wrote into it): put intent's hooks back; a hook that can stop git refuses this once.
+ * wrote into it): put intent's hooks back; a hook that can stop git refuses this once. The guard
+ * (reference-transaction, `prepared`: `args`, the transaction on `stdin`) then checks the commits
+ * the transaction brings, and refuses those that leave the scope (lib/hooks/ref-check.ts).
  */
-async function restore(cwd: string, hook: string): Promise<HookOutcome> {
+async function restore(cwd: string, env: NodeJS.ProcessEnv, hook: string, args: string[], stdin: () => string): Promise<HookOutcome> {
   try {
-    const { restoreFromHook } = await import('./worktree-hooks.js');
+    const { restoreFromHook, GUARD_HOOK } = await import('./worktree-hooks.js');
     const { refuse, text } = restoreFromHook(cwd, hook);
-    return { code: refuse ? 1 : 0, stderr: text };
+    if (hook !== GUARD_HOOK || args[0] !== 'prepared') return { code: refuse ? 1 : 0, stderr: text };
+    try {
+      const { checkTransaction } = await import('./ref-check.js');
+      const judged = checkTransaction(cwd, env, stdin());
+      return { code: 0, stderr: judged.length ? `${text}intent: ${judged.length === 1 ? 'this commit was' : `these ${judged.length} commits were`} checked before the branch moved: in scope.\n` : text };
+    } catch (e) {
+      return { code: 1, stderr: `${text}${describe(e)}\nintent: commit blocked.\n` };
+    }
   } catch (e) {
     return { code: 1, stderr: `${describe(e)}\nintent: the hooks of intent worktrees were changed and could not be restored: run \`intent doctor --fix\` in the main worktree.\n` };
   }

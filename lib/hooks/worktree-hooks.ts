@@ -31,8 +31,20 @@ import { hostEnv } from '../core/settings.js';
 export { CHAINED_HOOKS } from './install.js';
 
 const isOurs = (hook: string) => (WORKTREE_HOOKS as readonly string[]).includes(hook);
-/** The hooks intent runs its own hook for in intent worktrees: always in the folder. */
-export const KEPT_HOOKS = CHAINED_HOOKS.filter(isOurs);
+/**
+ * The last hook git runs before a ref moves: in state `prepared` it looks, with builtins, at
+ * prepare-commit-msg (the hook that checks each commit) as well as at the links, its bytes
+ * included (an installer may rewrite a file in place); when the folder is not intent's it restores
+ * it and checks the commits the transaction brings before any branch has them
+ * (lib/hooks/ref-check.ts). Otherwise it only passes on to the repository's own.
+ */
+export const GUARD_HOOK = 'reference-transaction';
+/** The hooks always in the folder: those intent runs its own hook for, and the guard. */
+export const KEPT_HOOKS = [...CHAINED_HOOKS.filter(isOurs), GUARD_HOOK];
+const kept = (hook: string) => KEPT_HOOKS.includes(hook);
+/** Every hook the folder may hold. */
+const FOLDER_HOOKS = [...CHAINED_HOOKS, GUARD_HOOK];
+const template = () => readFileSync(join(PKG_ROOT, 'git-hooks', 'worktree-hook.sh'), 'utf8');
 /**
  * The hooks intent has none of in intent worktrees: in the folder only while the repository's own
  * folder has them (executable, and more than intent's block: pre-commit and commit-msg there,
@@ -67,7 +79,7 @@ export const displacedDir = (repo: Repo) => join(stateDir(repo), 'hooks.displace
 /** The text of the worktree hook `hook` for this repository. */
 export function worktreeHookText(repo: Repo, hook: string): string {
   const ours = isOurs(hook);
-  return readFileSync(join(PKG_ROOT, 'git-hooks', 'worktree-hook.sh'), 'utf8')
+  return template()
     .replace('@HOOK@', hook)
     .replace('@DIR@', () => shQuote(worktreeHooksPath(repo)))
     .replace('@COMMON@', () => shQuote(repo.commonDir))
@@ -76,7 +88,23 @@ export function worktreeHookText(repo: Repo, hook: string): string {
     .replaceAll('@CHAIN_ONLY@', CHAIN_ONLY_HOOKS.join(' '))
     .replace('@REPO_ONLY@', REPO_ONLY_HOOKS.join(' | '))
     .replace('@OURS@', ours ? 'true' : 'false')
-    .replace('@RUN@', () => runLine(hook, 'intent_hook_run'));
+    .replace('@RUN@', () => (ours ? runLine(hook, 'intent_hook_run') : ':'))
+    .replace('@GUARD@', () => (hook === GUARD_HOOK ? guardLines() : ''))
+    .replace('@RESTORE@', () => (hook === GUARD_HOOK
+      ? 'intent_in="$(mktemp)" || exit 1; cat >"$intent_in"; "$runner" restore-worktree-hooks "$hook" "$@" <"$intent_in" || { rm -f "$intent_in"; exit 1; }; exec <"$intent_in"; rm -f "$intent_in"'
+      : '"$runner" restore-worktree-hooks "$hook" || exit $?'));
+}
+
+/**
+ * The guard's look at prepare-commit-msg's bytes: its second line, the template's, which no other
+ * installer writes (builtins, about a hundred bytes read).
+ */
+function guardLines(): string {
+  const mark = template().split('\n')[1];
+  return 'if [ -z "$intent_bad" ] && [ "${1:-}" = prepared ]; then\n' +
+    '  intent_l=; { IFS= read -r intent_l && IFS= read -r intent_l; } <"$dir/prepare-commit-msg" 2>/dev/null\n' +
+    `  [ "$intent_l" = ${shQuote(mark)} ] || intent_bad=1\n` +
+    'fi\n';
 }
 
 /**
@@ -255,9 +283,9 @@ export function inspectWorktreeHooks(repo: Repo, orig: string | null = currentTa
   const changed: WorktreeHooksState['changed'] = [];
   const missing: string[] = [];
   const wanted = wantedChainOnly(repo, orig);
-  for (const hook of CHAINED_HOOKS) {
+  for (const hook of FOLDER_HOOKS) {
     const f = readHookFile(join(dir, hook));
-    if (!f.exists && !isOurs(hook)) {
+    if (!f.exists && !kept(hook)) {
       if (wanted.has(hook)) missing.push(hook);
       continue;
     }
@@ -265,7 +293,7 @@ export function inspectWorktreeHooks(repo: Repo, orig: string | null = currentTa
       changed.push({ hook, manager: f.symlink ? null : managerOf(f.text) });
     }
   }
-  const known = new Set(CHAINED_HOOKS);
+  const known = new Set(FOLDER_HOOKS);
   const foreign = existsSync(dir) ? readdirSync(dir).filter((n) => !known.has(n) && !n.startsWith('.')).map((n) => join(dir, n)) : [];
   return { changed, foreign, missing };
 }
@@ -295,7 +323,7 @@ export function restoreWorktreeHooks(repo: Repo): WorktreeRestore {
   const moveAside = (file: string) => {
     const f = readHookFile(file);
     const base = file.slice(dir.length + 1);
-    if (CHAINED_HOOKS.some((h) => base === `${h}.old` && f.text === worktreeHookText(repo, h))) {
+    if (FOLDER_HOOKS.some((h) => base === `${h}.old` && f.text === worktreeHookText(repo, h))) {
       unlinkSync(file);
       removed.push(file);
       return;
@@ -334,6 +362,7 @@ export function restoreMessage(hook: string, r: WorktreeRestore): { refuse: bool
   lines.push('intent: install hook managers from the main worktree: the hooks of intent worktrees run the repository\'s own hooks after intent\'s.');
   if (refuse) lines.push(`intent: ${hook} refused this time, since intent's checks may not have run: run the same git command again.`);
   if (checks) lines.push(`intent: ${hook} checks this commit now.`);
+  // (The guard checks what the transaction brings itself, lib/hooks/ref-check.ts: dispatch.ts.)
   const unchecked = RECORDING.has(hook) ? r.restored.filter((h) => REFUSING.has(h)) : [];
   if (!refuse && unchecked.length) {
     // The hook that checks a commit before it is made was not intent's: this one was not checked.

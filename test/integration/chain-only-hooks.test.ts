@@ -11,9 +11,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PKG_ROOT, checkoutIntent, expectRefused, git, governedRepo, intent, noteOf, run, spawnAsync, tempDir, writeFiles } from '../helpers.js';
 
+/** The guard (lib/hooks/ref-check.ts) as git runs it for a commit's move of its branch. */
+const GUARD = ['reference-transaction', 'reference-transaction'];
 const CHAIN_ONLY = ['applypatch-msg', 'pre-applypatch', 'post-applypatch', 'pre-commit', 'commit-msg', 'pre-rebase', 'post-checkout', 'push-to-checkout', 'pre-auto-gc', 'sendemail-validate', 'post-index-change'];
 
-/** The hooks git ran (GIT_TRACE2_EVENT child_start of class hook) while running `git args` in `cwd`. */
+/** The hooks git ran (GIT_TRACE2_EVENT child_start of class hook, of that git process) while running `git args` in `cwd`. */
 function hooksRun(cwd: string, args: string[]): string[] {
   const trace = join(tempDir('intent-trace2-'), 'events');
   const r = run('git', args, cwd, { GIT_TRACE2_EVENT: trace });
@@ -21,8 +23,9 @@ function hooksRun(cwd: string, args: string[]): string[] {
   expect(r.stderr).not.toMatch(/NOT recorded|blocked|WARNING/);
   if (!existsSync(trace)) return [];
   return readFileSync(trace, 'utf8').split('\n').filter(Boolean)
-    .map((l) => JSON.parse(l) as { event: string; child_class?: string; hook_name?: string })
-    .filter((e) => e.event === 'child_start' && e.child_class === 'hook').map((e) => e.hook_name ?? '');
+    .map((l) => JSON.parse(l) as { event: string; sid: string; child_class?: string; hook_name?: string })
+    // (Those of the git command itself: the git processes a hook starts, which write the note, have theirs.)
+    .filter((e) => e.event === 'child_start' && e.child_class === 'hook' && !e.sid.includes('/')).map((e) => e.hook_name ?? '');
 }
 
 /** Changes `src/a.ts` in `wt` and stages it; returns the hooks `git add` ran. */
@@ -57,15 +60,16 @@ function setup(): { repo: string; wt: string; marks: string } {
 }
 
 describe('hooks intent has none of, in the hook folder of intent worktrees', () => {
-  it('a repository without them: none in the folder, and a commit runs two hooks (no pre-commit, commit-msg or post-index-change)', () => {
+  it('a repository without them: none in the folder, and a commit runs two hooks and the guard (no pre-commit, commit-msg or post-index-change)', () => {
     const { repo, wt } = setup();
     // The repository's own pre-commit and commit-msg are intent's block alone: nothing to pass on to.
     expect(readFileSync(join(repo, '.git', 'hooks', 'pre-commit'), 'utf8')).toContain('intent_hook');
     for (const h of CHAIN_ONLY) expect(here(repo, h), h).toBe(false);
-    expect(readdirSync(folder(repo)).sort()).toEqual(['post-commit', 'post-merge', 'post-rewrite', 'pre-merge-commit', 'pre-push', 'prepare-commit-msg']);
+    expect(readdirSync(folder(repo)).sort()).toEqual(['post-commit', 'post-merge', 'post-rewrite', 'pre-merge-commit', 'pre-push', 'prepare-commit-msg', 'reference-transaction']);
     expect(add(wt, 1)).toEqual([]);
     const ran = hooksRun(wt, ['commit', '-q', '-m', 'change 1']);
-    expect(ran).toEqual(['prepare-commit-msg', 'post-commit']);
+    // (The guard, reference-transaction, runs for the branch's move: prepared, then committed.)
+    expect(ran).toEqual(['prepare-commit-msg', ...GUARD, 'post-commit']);
     expect(here(repo, 'pre-commit')).toBe(false);
     expect(doctorFolder(repo).ok).toBe(true);
     // Still checked: out of scope is refused (by prepare-commit-msg), with --no-verify too.
@@ -89,7 +93,7 @@ describe('hooks intent has none of, in the hook folder of intent worktrees', () 
     expect(here(repo, 'pre-commit')).toBe(true);
     expect(here(repo, 'commit-msg')).toBe(true);
     expect(doctorFolder(repo).ok).toBe(true);
-    expect(commit(wt, 2)).toEqual(['pre-commit', 'prepare-commit-msg', 'commit-msg', 'post-commit']);
+    expect(commit(wt, 2)).toEqual(['pre-commit', 'prepare-commit-msg', 'commit-msg', ...GUARD, 'post-commit']);
     expect(marksOf(marks).slice(-2)).toEqual(['team-pre-commit', 'team-commit-msg']);
     // intent's check still refuses, after the team's pre-commit ran.
     writeFiles(wt, { 'docs/out.md': 'out\n' });
@@ -104,7 +108,7 @@ describe('hooks intent has none of, in the hook folder of intent worktrees', () 
     commit(wt, 3);
     expect(here(repo, 'pre-commit')).toBe(false);
     expect(here(repo, 'commit-msg')).toBe(false);
-    expect(commit(wt, 4)).toEqual(['prepare-commit-msg', 'post-commit']);
+    expect(commit(wt, 4)).toEqual(['prepare-commit-msg', ...GUARD, 'post-commit']);
   });
 
   it('.git/hooks: a post-index-change the team adds runs from the first hook after it on; removed, ours goes too', () => {
@@ -205,18 +209,19 @@ describe('hooks intent has none of, in the hook folder of intent worktrees', () 
     rmSync(join(wt, 'docs/out.md'));
     add(wt, 11);
     expect(hooksRun(wt, ['commit', '-q', '-m', 'change 11'])).toContain('prepare-commit-msg');
-    // One that replaces the hook of intent's that checks a commit: that commit is not checked, but
-    // post-commit finds the folder changed, restores it and says so loudly; the note records the
-    // commit (an out-of-scope path among its violations), and the next commit is checked.
+    // One that replaces the hook of intent's that checks a commit: the guard (reference-transaction)
+    // finds the folder changed before the branch moves, restores it and checks the commit: the
+    // out-of-scope one is refused and never on the branch (lib/hooks/ref-check.ts).
     rmSync(join(folder(repo), 'prepare-commit-msg'));
     writeFileSync(join(folder(repo), 'prepare-commit-msg'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
     writeFiles(wt, { 'docs/sneaked.md': 'out\n' });
     git(wt, 'add', 'docs/sneaked.md');
-    const unchecked = run('git', ['commit', '-q', '-m', 'change 2'], wt);
-    expect(unchecked.status, unchecked.stderr).toBe(0);
-    expect(unchecked.stderr).toContain('were changed by another installer: prepare-commit-msg');
-    expect(unchecked.stderr).toContain('intent: WARNING: this commit was made while prepare-commit-msg was not intent\'s: it was NOT checked before it was made');
-    expect(JSON.stringify(noteOf(wt)!.record)).toContain('docs/sneaked.md');
+    const head = git(wt, 'rev-parse', 'HEAD');
+    const guarded = run('git', ['commit', '-q', '-m', 'change 2'], wt);
+    expectRefused(guarded, 'not authorized to edit docs/sneaked.md', 'the commit the guard checked');
+    expect(guarded.stderr).toContain('were changed by another installer: prepare-commit-msg');
+    expect(guarded.stderr).toContain('was made without intent\'s check');
+    expect(git(wt, 'rev-parse', 'HEAD')).toBe(head);
     expect(readFileSync(join(folder(repo), 'prepare-commit-msg'), 'utf8')).toContain('intent_hook_run');
     writeFiles(wt, { 'docs/sneaked.md': 'again\n' });
     git(wt, 'add', 'docs/sneaked.md');
