@@ -254,6 +254,38 @@ program
     (await import('./report.js')).run({ cwd: process.cwd(), range: opts.all ? ['--all', ...range] : range, out: opts.out, at: opts.at, json: !!opts.json }));
 
 program
+  .command('export')
+  .description("write the records of the range's commits in another tool's format: git-ai's authorship logs on refs/notes/ai (Git AI Standard v3.0.0)")
+  .argument('[range...]', 'git revision range(s) whose commits to export (default: HEAD)')
+  .requiredOption('--format <format>', 'git-ai')
+  .option('--force', 'replace a note the commit has on refs/notes/ai already (default: keep it)')
+  .option('--json', 'print {"ref","written","kept","skipped","leftOut","warnings"} as JSON')
+  .addHelpText(
+    'after',
+    "\nA model's lines go under its session (s_…::t_…), a human's under the committer (h_…); the intent is in custom_attributes.\n" +
+      'Lines recorded as mixed or unknown have no key in the standard: they are left out and counted. Push refs/notes/ai yourself (git push origin refs/notes/ai).\n' +
+      'Examples:\n  intent export --format git-ai\n  intent export --format git-ai origin/main..HEAD --json\n  git notes --ref=ai show HEAD',
+  )
+  .action(async (range: string[], opts: { format?: string; force?: boolean; json?: boolean }) =>
+    (await import('./interop.js')).runExport({ cwd: process.cwd(), range, format: opts.format, force: !!opts.force, json: !!opts.json }));
+
+program
+  .command('import')
+  .description("turn another tool's notes into records credited as imported (never as checked by the gate): git-ai's refs/notes/ai into refs/notes/intents-imported")
+  .argument('[range...]', 'git revision range(s) whose commits to import (default: HEAD)')
+  .requiredOption('--format <format>', 'git-ai')
+  .option('--intent <id>', "the intent of logs that name none (default: IMPORTED); a log intent export wrote names its own")
+  .option('--force', 'replace a record the commit has on refs/notes/intents-imported already (default: keep it)')
+  .option('--json', 'print {"ref","written","kept","skipped","leftOut","warnings"} as JSON')
+  .addHelpText(
+    'after',
+    "\nEach range's content hash is computed from the commit's file, so the lines are credited by content as recorded ones are.\n" +
+      'Examples:\n  git fetch origin refs/notes/ai:refs/notes/ai\n  intent import --format git-ai main\n  intent import --format git-ai v1.0..main --intent LEGACY --json',
+  )
+  .action(async (range: string[], opts: { format?: string; intent?: string; force?: boolean; json?: boolean }) =>
+    (await import('./interop.js')).runImport({ cwd: process.cwd(), range, format: opts.format, intent: opts.intent, force: !!opts.force, json: !!opts.json }));
+
+program
   .command('map')
   .description('regenerate .orchestration/intent_map.md from the notes: per intent its files, ranges, hashes and the functions/classes touched')
   .option('--stdout', 'print the map instead of writing the file')

@@ -58,6 +58,11 @@ export interface IntentMetadata {
    * and the commits it replaces, whose records credited its lines (lib/trace/carry.ts).
    */
   carried?: { shape: 'squash' | 'rebase' | 'merge' | 'squash-in-merge'; from: string[] };
+  /**
+   * A record `intent import` made from another tool's notes (on refs/notes/intents-imported, never
+   * refs/notes/intents): credited as imported, never as checked by the gate (lib/interop/git-ai.ts).
+   */
+  imported?: { format: 'git-ai'; schema_version: string; git_ai_version?: string; note_sha256?: string };
   /** Ledger lines only: hex SHA-256 of the previous ledger line's bytes, null for the first. */
   prev_line_sha256?: string | null;
 }
