@@ -286,6 +286,22 @@ program
     (await import('./interop.js')).runImport({ cwd: process.cwd(), range, format: opts.format, intent: opts.intent, force: !!opts.force, json: !!opts.json }));
 
 program
+  .command('stats')
+  .description("added lines of the range's governed commits by who wrote them (AI per model and per agent, human), per intent, and the scope result: the report's numbers")
+  .argument('[range...]', 'git revision range(s), e.g. origin/main..HEAD for a pull request (default: HEAD and every local branch, as intent report)')
+  .option('--all', 'every commit reachable from any ref')
+  .option('--notes <ref>', "the notes ref to read (default: refs/notes/intents; a pull request's records before the merge: refs/notes/intent/<ID>)")
+  .option('--markdown', 'print the markdown a job summary or a pull request comment shows')
+  .option('--json', 'print {"range","notes","commits","lines","by_model","by_agent","by_intent","scope"} as JSON')
+  .addHelpText(
+    'after',
+    '\nExamples:\n  intent stats origin/main..HEAD\n  intent stats origin/main..HEAD --markdown >> "$GITHUB_STEP_SUMMARY"\n' +
+      '  intent stats main..intent/INT-001 --notes refs/notes/intent/INT-001 --json',
+  )
+  .action(async (range: string[], opts: { all?: boolean; notes?: string; markdown?: boolean; json?: boolean }) =>
+    (await import('./stats.js')).run({ cwd: process.cwd(), range: opts.all ? ['--all', ...range] : range, notes: opts.notes, markdown: !!opts.markdown, json: !!opts.json }));
+
+program
   .command('map')
   .description('regenerate .orchestration/intent_map.md from the notes: per intent its files, ranges, hashes and the functions/classes touched')
   .option('--stdout', 'print the map instead of writing the file')

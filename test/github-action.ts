@@ -23,6 +23,7 @@ export function runGateAction(
   event: { name: 'pull_request_target'; number: number; base: string; head: string; headRef: string } | { name: 'push'; before: string; after: string; ref: string } | { name: string },
   actor: string,
   author: string = actor,
+  extra: Record<string, string> = {},
 ): Run {
   const payload = event.name === 'pull_request_target' && 'number' in event
     ? { pull_request: { number: event.number, base: { sha: event.base }, head: { sha: event.head, ref: event.headRef }, user: { login: author } } }
@@ -34,7 +35,7 @@ export function runGateAction(
   const inputs = parse(readFileSync(join(PKG_ROOT, 'action.yml'), 'utf8')).inputs as Record<string, { default?: string }>;
   const env = Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, v.replace(/^\$\{\{ inputs\.([\w-]+) \}\}$/, (_, name: string) => inputs[name]?.default ?? '')]));
   return run('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run!], cwd, {
-    GITHUB_ACTION_PATH: PKG_ROOT, GITHUB_EVENT_NAME: event.name, GITHUB_EVENT_PATH: file, GITHUB_ACTOR: actor, ...env,
+    GITHUB_ACTION_PATH: PKG_ROOT, GITHUB_EVENT_NAME: event.name, GITHUB_EVENT_PATH: file, GITHUB_ACTOR: actor, ...env, ...extra,
   });
 }
 

@@ -26,6 +26,8 @@ export interface CollectOptions {
   range?: string[];
   /** The revision whose files "lines now" describes (default: HEAD). */
   at?: string;
+  /** The notes ref the records are read from (default: refs/notes/intents; a pull request's: refs/notes/intent/<ID>). */
+  notes?: string;
   now?: Date;
 }
 
@@ -35,7 +37,8 @@ export function collectReport(cwd: string, opts: CollectOptions = {}): ReportDat
   const now = opts.now ?? new Date();
   const headExists = gitRaw(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd: repo.root }).status === 0;
   const range = opts.range?.length ? opts.range : headExists ? ['HEAD', '--branches'] : ['--branches'];
-  const checked = verify(cwd, range);
+  const notesRef = opts.notes ?? NOTES_REF;
+  const checked = verify(cwd, range, { notes: notesRef });
 
   let status: IntentStatusRow[] = [];
   let registry: string | null = null;
@@ -51,7 +54,7 @@ export function collectReport(cwd: string, opts: CollectOptions = {}): ReportDat
 
   // Every note, parsed once; the records that name their own commit.
   const records = new Map<string, TraceRecord>();
-  for (const [sha, text] of readNotes(repo, NOTES_REF)) {
+  for (const [sha, text] of readNotes(repo, notesRef)) {
     const parsed = parseNote(text);
     if (typeof parsed === 'string') continue;
     const meta = parsed.record.metadata?.[METADATA_KEY];
@@ -87,11 +90,20 @@ export function collectReport(cwd: string, opts: CollectOptions = {}): ReportDat
     });
     const contributors: Record<string, number> = {};
     for (const f of files) for (const [k, n] of Object.entries(f.contributors)) contributors[k] = (contributors[k] ?? 0) + n;
+    const agents: Record<string, number> = {};
+    for (const f of rec.files) {
+      for (const conv of f.conversations ?? []) {
+        if (conv.contributor?.type !== 'ai') continue;
+        const n = (conv.ranges ?? []).reduce((k, r) => k + (r.end_line - r.start_line + 1), 0);
+        const agent = agentOfUrl(conv.url);
+        if (n) agents[agent] = (agents[agent] ?? 0) + n;
+      }
+    }
     commits.push({
       sha: c.sha, date: c.date, author: c.author, subject: c.subject,
       intent: meta.intent_id, intent_name: String(meta.intent_name ?? ''), mutation_class: String(meta.mutation_class ?? ''),
       added: files.reduce((n, f) => n + f.added, 0), deleted: files.reduce((n, f) => n + f.deleted, 0),
-      files, contributors,
+      files, contributors, agents,
       scope: Array.isArray(meta.scope) ? meta.scope.map(String) : [],
       scope_violations: Array.isArray(meta.scope_violations) ? meta.scope_violations.map(String) : [],
       findings: findingsByCommit.get(c.sha) ?? 0,
@@ -295,6 +307,12 @@ function countLine(c: LineCounts, l: LineCredit): void {
 }
 
 /** `human`, `ai:<model>`, `mixed` or `unknown`: how a commit's added lines are grouped. */
+/** The agent a conversation url names: its scheme (`claude-code://session/…`: claude-code). */
+function agentOfUrl(url: string | undefined): string {
+  const m = url ? /^([a-z][a-z0-9+.-]*):/i.exec(url) : null;
+  return m ? m[1].toLowerCase() : 'unknown agent';
+}
+
 function contributorKey(c: { type: string; model_id?: string }): string {
   return c.type === 'ai' ? `ai:${c.model_id ?? 'unknown model'}` : c.type;
 }

@@ -11,3 +11,4 @@ export { embedJson, escapeHtml, renderPage } from './page.js';
 export { ruleOf } from './rules.js';
 export type { LineCounts, ReportCommit, ReportCommitFile, ReportData, ReportFile, ReportFinding, ReportIntent, ReportModel } from './types.js';
 export { DEFAULT_REPORT_FILE, summarize, writeReport, type WrittenReport } from './write.js';
+export { collectStats, statsMarkdown, statsOf, statsText, type Stats } from './stats.js';

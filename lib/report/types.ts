@@ -65,6 +65,8 @@ export interface ReportCommit {
   deleted: number;
   files: ReportCommitFile[];
   contributors: Record<string, number>;
+  /** Added lines a model wrote, per agent (the scheme of the conversation's url: claude-code, codex, roo-code, …). */
+  agents: Record<string, number>;
   /** The scope in force, as the note recorded it. */
   scope: string[];
   scope_violations: string[];

@@ -85,7 +85,7 @@ function mustRules(text: string, commit: string): void {
 }
 
 describe('git-ai interop', () => {
-  it('export then import of a 100-commit history keeps model, intent and every line; the logs follow the standard', () => {
+  it('export then import of a 100-commit history keeps model, intent and every line; the logs follow the standard', async () => {
     const repo = governedRepo([{ id: 'INT-001', name: 'Auth work', status: 'IN_PROGRESS', scope: ['src/**'] }], {
       'README.md': '# r\n',
       'src/a.ts': 'export const a = 0;\n',
@@ -93,6 +93,8 @@ describe('git-ai interop', () => {
     const wt = checkoutIntent(repo, 'INT-001');
     const made: string[] = [];
     for (let i = 0; i < 100; i++) {
+      // (A turn of the event loop: vitest's worker answers its runner, which gives up on a worker silent for 60 s.)
+      await new Promise((r) => setImmediate(r));
       const path = i % 7 === 3 ? 'src/with space.ts' : `src/f${i % 5}.ts`;
       if (i === 50) {
         git(wt, 'mv', 'src/f1.ts', 'src/moved.ts');

@@ -102,9 +102,15 @@ describe('GitHub Actions template', () => {
     git(tempDir(), 'clone', '-q', bare, ci);
     git(ci, 'checkout', '-q', '--detach', base);
     const event = { name: 'pull_request_target', number: 3, base, head, headRef: 'intent/INT-001' } as const;
-    const ok = runGateAction(ci, event, 'someone');
+    const summary = join(tempDir(), 'step-summary.md');
+    const ok = runGateAction(ci, event, 'someone', 'someone', { GITHUB_STEP_SUMMARY: summary });
     expect(ok.status, ok.stderr + ok.stdout).toBe(0);
     expect(ok.stdout).toContain('accepted');
+    // The job summary: the pull request's numbers, as intent stats prints them for its range.
+    const md = readFileSync(summary, 'utf8');
+    expect(md).toContain(`### intent stats: ${base}..${head}`);
+    expect(md).toContain('2 governed commits, 2 lines added.');
+    expect(md).toContain('| INT-001 ');
     expect(noteOf(ci, head)).not.toBeNull();
     expect(git(ci, 'status', '--porcelain'), 'the head is never checked out').toBe('');
     expect(git(ci, 'rev-parse', 'HEAD').trim()).toBe(base);
