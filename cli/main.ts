@@ -220,6 +220,36 @@ program
   .addHelpText('after', '\nExamples:\n  intent notes fold                                # in the server repository (templates/server/post-receive)\n  intent notes fold refs/notes/intent/INT-001 --json\n  intent notes fold refs/notes/intent/INT-001 --tip "$HEAD_SHA"   # CI, after the pull request was checked (templates/ci/intent-carry.yml)')
   .action(async (refs: string[], opts: { tip?: string; json?: boolean }) => (await import('./notes.js')).run({ cwd: process.cwd(), refs, tip: opts.tip, json: !!opts.json }));
 
+const attest = program
+  .command('attest')
+  .description('signed attestations of what the authority checked (in-toto statements in DSSE envelopes, SSH keys): written by the server, verified offline by anyone')
+  .addHelpText('after', '\nExamples:\n  intent attest verify origin/main\n  intent attest sign "$old..$new" --key /etc/intent/attest_key --signer intent-server   # the server\'s post-receive');
+attest
+  .command('sign')
+  .description("attest each commit of the range: what intent checked (intent, registry digest, scope, the note's digest, verify's findings, line credit), signed with an SSH key, on refs/notes/intent-attestations")
+  .argument('<range...>', 'the commits accepted, e.g. "$old..$new" of the protected branch')
+  .option('--key <file>', 'the SSH private key to sign with (ssh-keygen -Y sign)')
+  .option('--signer <principal>', 'the principal the key is listed as in .orchestration/allowed_signers (default: intent-server)')
+  .option('--pusher <name>', 'who pushed (default: from the host: REMOTE_USER, GL_USER, …)')
+  .option('--ref <ref>', 'the protected branch the commits were accepted onto')
+  .option('--force', 'sign again a commit that has an attestation')
+  .option('--json', 'print {"ref","signed","kept","signer"} as JSON')
+  .addHelpText('after', '\nExamples:\n  intent attest sign "$old..$new" --key /srv/keys/attest --signer intent-server --ref refs/heads/main')
+  .action(async (range: string[], opts: { key?: string; signer?: string; pusher?: string; ref?: string; force?: boolean; json?: boolean }) =>
+    (await import('./attest.js')).runSign({ cwd: process.cwd(), range, ...opts, force: !!opts.force, json: !!opts.json }));
+attest
+  .command('verify')
+  .description('offline: every commit of the range has an attestation from an allowed signer whose predicate is what intent verify finds now; exit 1 otherwise')
+  .argument('[range...]', 'git revision range(s) (default: HEAD)')
+  .option('--allowed-signers <file>', 'an allowed-signers file (default: .orchestration/allowed_signers on main, else origin/main)')
+  .option('--base <rev>', 'the protected branch whose .orchestration/allowed_signers to use')
+  .option('--json', 'print {"ok","range","allowedSigners","commits","attested","signers","findings"} as JSON')
+  .addHelpText('after', '\nCodes: ATTESTATION_MISSING, ATTESTATION_INVALID, ATTESTATION_SIGNER_UNKNOWN, ATTESTATION_SIGNATURE_INVALID,\nATTESTATION_SUBJECT_MISMATCH, ATTESTATION_NOTE_MISMATCH, ATTESTATION_PREDICATE_MISMATCH, ALLOWED_SIGNERS_MISSING.\n' +
+    'Examples:\n  git fetch origin refs/notes/intent-attestations:refs/notes/intent-attestations\n  intent attest verify v1.0..origin/main\n  intent attest verify --json')
+  .action(async (range: string[], opts: { allowedSigners?: string; base?: string; json?: boolean }) => {
+    process.exitCode = (await import('./attest.js')).runVerify({ cwd: process.cwd(), range, allowedSigners: opts.allowedSigners, base: opts.base, json: !!opts.json });
+  });
+
 program
   .command('repair')
   .description('after a crash: record missing notes of governed commits, append missing ledger lines, cut a torn last ledger line')
@@ -392,7 +422,7 @@ program
   .description('exchange the notes (refs/notes/intents) with a remote: fetch, merge, push without force')
   .argument('[remote]', "the remote (default: the current branch's upstream remote, else origin)")
   .option('--retries <n>', 'fetch, merge and push again up to n times when the remote moved meanwhile (default: 5)')
-  .option('--json', 'print {"remote","fetched","merged","pushed","attempts"} as JSON')
+  .option('--json', 'print {"remote","fetched","merged","pushed","attempts","attestations"} as JSON')
   .addHelpText(
     'after',
     '\nNotes merge with git\'s "cat_sort_uniq" strategy: two different notes of one commit keep both records, one line each.\n' +

@@ -17,6 +17,7 @@ export function run(opts: { cwd: string; remote?: string; retries?: string; json
       r.fetched ? `fetched its notes, merged ${r.merged} note${r.merged === 1 ? '' : 's'} in` : 'it has no notes yet',
       r.pushed ? `pushed ${NOTES_REF}` : 'nothing to push',
     ];
+    if (r.attestations) parts.push('fetched its attestations (intent attest verify checks them)');
     if (r.attempts > 1) parts.push(`${r.attempts} attempts (the remote moved meanwhile)`);
     return `intent sync ${r.remote}: ${parts.join('; ')}.\n`;
   });

@@ -197,10 +197,11 @@ export const CLIENT_JS = String.raw`
     added: { key: 'added', label: '+ Lines', num: true, sort: function (c) { return c.added; }, cell: function (c) { return el('span', { cls: 'plus' }, '+' + fmtNum(c.added)); } },
     deleted: { key: 'deleted', label: '− Lines', num: true, sort: function (c) { return c.deleted; }, cell: function (c) { return el('span', { cls: 'minus' }, '−' + fmtNum(c.deleted)); } },
     contrib: { key: 'contributors', label: 'Contributors (added lines)', sort: function (c) { return sumText(c.contributors); }, cell: function (c) { return contributors(c.contributors); } },
+    attest: { key: 'attestation', label: 'Attested', sort: function (c) { return c.attestation || ''; }, cell: function (c) { return c.attestation === 'ok' ? el('span', { cls: 'badge okb', title: 'signed by an allowed signer; its predicate is what intent verify finds now' }, 'signed') : c.attestation === 'none' ? el('span', { cls: 'dim' }, 'none') : el('span', { cls: 'badge bad' }, c.attestation); } },
     cfind: { key: 'findings', label: 'Findings', num: true, sort: function (c) { return c.findings; }, cell: function (c) { return c.findings ? el('a', { href: href('commit', c.sha), cls: 'badge bad' }, String(c.findings)) : el('span', { cls: 'dim' }, '0'); } },
   };
   function commitColumns(withIntent) {
-    return [C.date, C.sha].concat(withIntent ? [C.intent] : []).concat([C.subject, C.cls, C.nfiles, C.added, C.deleted, C.contrib, C.cfind]);
+    return [C.date, C.sha].concat(withIntent ? [C.intent] : []).concat([C.subject, C.cls, C.nfiles, C.added, C.deleted, C.contrib, C.cfind]).concat(D.attestations ? [C.attest] : []);
   }
   var findingColumns = [
     { key: 'code', label: 'Code', sort: function (f) { return f.code; }, cell: function (f) { return codeBadge(f.code); } },
@@ -343,6 +344,8 @@ export const CLIENT_JS = String.raw`
       el('dt', null, 'Commit'), el('dd', { cls: 'mono' }, c.sha),
       el('dt', null, 'Scope in force'), el('dd', { cls: 'mono' }, c.scope.join(', ') || '-'),
       el('dt', null, 'Contributors'), el('dd', null, contributors(c.contributors)),
+      D.attestations ? el('dt', null, 'Attestation') : null,
+      D.attestations ? el('dd', { cls: c.attestation === 'ok' || c.attestation === 'none' ? null : 'badtext' }, c.attestation === 'ok' ? 'signed by an allowed signer (' + D.attestations.allowed_signers + ')' : c.attestation) : null,
       c.scope_violations.length ? el('dt', null, 'Scope violations') : null,
       c.scope_violations.length ? el('dd', { cls: 'mono badtext' }, c.scope_violations.join(', ')) : null,
     ]));

@@ -14,6 +14,7 @@ import { openRepo } from '../git/repo.js';
 import { intentStatus, type IntentStatusRow } from '../lifecycle/status.js';
 import type { TraceRecord } from '../trace/record.js';
 import { parseNote, reachedCommitTimes, readNotes, verify } from '../trace/verify.js';
+import { attestationStates } from '../attest/attest.js';
 import { creditByHash, type LineCredit, type RecordedRange } from './hash-credit.js';
 import { ruleOf } from './rules.js';
 import type { LineCounts, ReportCommit, ReportData, ReportFile, ReportFinding, ReportIntent, ReportModel } from './types.js';
@@ -103,7 +104,7 @@ export function collectReport(cwd: string, opts: CollectOptions = {}): ReportDat
       sha: c.sha, date: c.date, author: c.author, subject: c.subject,
       intent: meta.intent_id, intent_name: String(meta.intent_name ?? ''), mutation_class: String(meta.mutation_class ?? ''),
       added: files.reduce((n, f) => n + f.added, 0), deleted: files.reduce((n, f) => n + f.deleted, 0),
-      files, contributors, agents,
+      files, contributors, agents, attestation: null,
       scope: Array.isArray(meta.scope) ? meta.scope.map(String) : [],
       scope_violations: Array.isArray(meta.scope_violations) ? meta.scope_violations.map(String) : [],
       findings: findingsByCommit.get(c.sha) ?? 0,
@@ -209,6 +210,18 @@ export function collectReport(cwd: string, opts: CollectOptions = {}): ReportDat
   for (const [m, n] of modelNow) model(m).lines_now += n;
 
   warnings.push(...emptyHints(range, commits, reportFiles, opts.at === undefined ? at : null));
+  // Attestations (intent attest), when the repository has any: each commit's state.
+  let attestations: ReportData['attestations'] = null;
+  const att = attestationStates(repo.root, range);
+  if (att) {
+    attestations = { allowed_signers: att.allowedSigners, ok: 0, bad: 0, none: 0 };
+    for (const c of commits) {
+      c.attestation = att.states.get(c.sha) ?? 'none';
+      if (c.attestation === 'ok') attestations.ok++;
+      else if (c.attestation === 'none') attestations.none++;
+      else attestations.bad++;
+    }
+  }
   return {
     format: 1,
     generated_at: now.toISOString(),
@@ -228,6 +241,7 @@ export function collectReport(cwd: string, opts: CollectOptions = {}): ReportDat
     files: reportFiles,
     models: [...models.values()].sort((a, b) => b.lines_now - a.lines_now || b.lines_added - a.lines_added),
     findings,
+    attestations,
     warnings,
   };
 }

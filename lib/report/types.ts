@@ -65,6 +65,8 @@ export interface ReportCommit {
   deleted: number;
   files: ReportCommitFile[];
   contributors: Record<string, number>;
+  /** Its attestation (intent attest): `ok`, the code of what is wrong, `none`; null when the repository has none at all. */
+  attestation: string | null;
   /** Added lines a model wrote, per agent (the scheme of the conversation's url: claude-code, codex, roo-code, …). */
   agents: Record<string, number>;
   /** The scope in force, as the note recorded it. */
@@ -125,5 +127,7 @@ export interface ReportData {
   files: ReportFile[];
   models: ReportModel[];
   findings: ReportFinding[];
+  /** Signed attestations of the range's commits (intent attest), or null when the repository has none. */
+  attestations: { allowed_signers: string; ok: number; bad: number; none: number } | null;
   warnings: string[];
 }

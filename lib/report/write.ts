@@ -1,4 +1,5 @@
-import { join, resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { checkOutputPath, writeFileAtomic } from '../core/files.js';
 import { openRepo, stateDir } from '../git/repo.js';
 import { collectReport, type CollectOptions } from './collect.js';
@@ -25,6 +26,8 @@ export function writeReport(cwd: string, opts: CollectOptions & { out?: string }
   if (opts.out !== undefined) checkOutputPath(path);
   const data = collectReport(cwd, opts);
   const html = renderPage(data);
+  // intent's folder of the git dir: absent in a clone where intent init never ran (a teammate's, CI's).
+  if (opts.out === undefined) mkdirSync(dirname(path), { recursive: true });
   writeFileAtomic(path, html);
   return { path, bytes: Buffer.byteLength(html), data };
 }

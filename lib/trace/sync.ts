@@ -34,6 +34,14 @@ export interface SyncResult {
   pushed: boolean;
   /** Fetch-merge-push rounds it took (more than 1 when the remote moved meanwhile). */
   attempts: number;
+  /** The remote's attestations (refs/notes/intent-attestations, the server's signed records) were fetched. */
+  attestations: boolean;
+}
+
+/** The server's attestations (lib/attest/attest.ts: it alone writes them, each signed): mirrored, never pushed. */
+const ATTEST_REF = 'refs/notes/intent-attestations';
+function fetchAttestations(repo: Repo, remote: string): boolean {
+  return gitRaw(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', remote, `+${ATTEST_REF}:${ATTEST_REF}`], { cwd: repo.root }).status === 0;
 }
 
 /** The remote-tracking notes ref of `remote`. */
@@ -75,6 +83,7 @@ export function syncNotes(cwd: string, opts: { remote?: string; retries?: number
   if (!Number.isInteger(retries) || retries < 0) throw new IntentError('INVALID_INPUT', `retries must be a whole number ≥ 0, got ${retries}`, { retries });
 
   const tracking = trackingRef(remote);
+  const attestations = fetchAttestations(repo, remote);
   const lock = join(stateDir(repo), 'record.lock');
   const merged = new Set<string>();
   let fetched = false;
@@ -93,11 +102,11 @@ export function syncNotes(cwd: string, opts: { remote?: string; retries?: number
       if (merged.size && existsSync(dirname(ledgerPath(repo)))) appendMissingRecords(repo, merged);
       return tip;
     }) : revParse(repo, NOTES_REF);
-    if (!localTip || localTip === remoteTip) return { remote, fetched, merged: merged.size, pushed: false, attempts: attempt };
+    if (!localTip || localTip === remoteTip) return { remote, fetched, merged: merged.size, pushed: false, attempts: attempt, attestations };
     const offer = notesToOffer(repo, remote, remoteTip ? tracking : null, remoteTip);
-    if (!offer) return { remote, fetched, merged: merged.size, pushed: false, attempts: attempt };
+    if (!offer) return { remote, fetched, merged: merged.size, pushed: false, attempts: attempt, attestations };
     const push = pushNotes(repo, remote, offer);
-    if (push.ok) return { remote, fetched, merged: merged.size, pushed: push.updated, attempts: attempt };
+    if (push.ok) return { remote, fetched, merged: merged.size, pushed: push.updated, attempts: attempt, attestations };
     if (!push.retryable) {
       throw new IntentError(
         'SYNC_FAILED',

@@ -1,4 +1,5 @@
-import { copyFileSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -249,6 +250,25 @@ describe('GitHub Actions carry (templates/ci/intent-carry.yml) after a merge but
     expect(carried).toContain(MODEL);
     const a1 = audit();
     expect(a1.status, a1.stdout + a1.stderr).toBe(0);
+    // The CI mode's attestations: the step signs what main gained with the secret's key; a fresh
+    // clone verifies them with the allowed signers, and without the secret the step writes none.
+    const keyDir = tempDir();
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'ci', '-f', join(keyDir, 'k')]);
+    const signers = join(keyDir, 'allowed_signers');
+    writeFileSync(signers, `intent-ci namespaces="intent-attestation" ${readFileSync(join(keyDir, 'k.pub'), 'utf8').split(' ').slice(0, 2).join(' ')}\n`);
+    const attestIn = join(tempDir(), 'attest-1');
+    git(tempDir(), 'clone', '-q', bare, attestIn);
+    const stepEnv = { MERGED: squash, BASE_SHA: base1, BASE_REF: 'main', MERGED_BY: 'alice', RUNNER_TEMP: tempDir() };
+    const none = runWorkflowStep('intent-carry.yml', 'carry', 'Attest what main gained', attestIn, { ...stepEnv, ATTEST_KEY: '' });
+    expect(none.stdout).toContain('no attestations written');
+    const signed = runWorkflowStep('intent-carry.yml', 'carry', 'Attest what main gained', attestIn, { ...stepEnv, ATTEST_KEY: readFileSync(join(keyDir, 'k'), 'utf8') });
+    expect(signed.status, signed.stdout + signed.stderr).toBe(0);
+    const fresh = join(tempDir(), 'fresh');
+    git(tempDir(), 'clone', '-q', bare, fresh);
+    git(fresh, 'fetch', '-q', 'origin', '+refs/notes/*:refs/notes/*');
+    const v = intent(fresh, ['attest', 'verify', `${base1}..${squash}`, '--allowed-signers', signers, '--json']);
+    expect(v.status, v.stdout).toBe(0);
+    expect(JSON.parse(v.stdout)).toMatchObject({ ok: true, attested: 1, signers: { 'intent-ci': 1 } });
 
     // Pull request 2, merged with a merge commit: its commit is on main now, with its own record.
     git(wt, 'fetch', '-q', 'origin');

@@ -121,9 +121,9 @@ describe('intent init: the notes fetch refspec', () => {
     const wt = checkoutIntent(a, 'INT-001');
     const c = commit(wt, { 'src/a/x.ts': 'x\n' });
     // A record travels with its commit: not before the remote has it.
-    expect(sync(a)).toEqual({ remote: 'origin', fetched: false, merged: 0, pushed: false, attempts: 1 });
+    expect(sync(a)).toEqual({ remote: 'origin', fetched: false, merged: 0, pushed: false, attempts: 1, attestations: false });
     git(wt, 'push', '-q', '--no-verify', 'origin', 'intent/INT-001');
-    expect(sync(a)).toEqual({ remote: 'origin', fetched: false, merged: 0, pushed: true, attempts: 1 });
+    expect(sync(a)).toEqual({ remote: 'origin', fetched: false, merged: 0, pushed: true, attempts: 1, attestations: false });
     const fetched = run('git', ['fetch'], b);
     expect(fetched.status, fetched.stderr).toBe(0);
     expect(git(b, 'rev-parse', TRACKING).trim()).toBe(git(remote, 'rev-parse', NOTES).trim());
@@ -156,11 +156,11 @@ describe('intent sync', () => {
     git(wtA, 'push', '-q', 'origin', 'intent/INT-001');
     git(wtB, 'push', '-q', 'origin', 'intent/INT-002');
 
-    expect(sync(a)).toEqual({ remote: 'origin', fetched: false, merged: 0, pushed: true, attempts: 1 });
+    expect(sync(a)).toEqual({ remote: 'origin', fetched: false, merged: 0, pushed: true, attempts: 1, attestations: false });
     // From B's intent worktree (its branch has no upstream: origin).
-    expect(sync(wtB)).toEqual({ remote: 'origin', fetched: true, merged: 2, pushed: true, attempts: 1 });
-    expect(sync(wtA)).toEqual({ remote: 'origin', fetched: true, merged: 1, pushed: false, attempts: 1 });
-    expect(sync(b, ['origin'])).toEqual({ remote: 'origin', fetched: true, merged: 0, pushed: false, attempts: 1 });
+    expect(sync(wtB)).toEqual({ remote: 'origin', fetched: true, merged: 2, pushed: true, attempts: 1, attestations: false });
+    expect(sync(wtA)).toEqual({ remote: 'origin', fetched: true, merged: 1, pushed: false, attempts: 1, attestations: false });
+    expect(sync(b, ['origin'])).toEqual({ remote: 'origin', fetched: true, merged: 0, pushed: false, attempts: 1, attestations: false });
 
     const expected = new Map([[a1.sha, a1.note], [a2.sha, a2.note], [b1.sha, b1.note]]);
     for (const [where, dir] of [['A', a], ['B', b], ['remote', remote], ["A's worktree", wtA]] as const) {
@@ -225,17 +225,17 @@ describe('intent sync', () => {
 
   it('a remote with no notes gets ours; a clone with none takes the remote\'s; nothing anywhere is fine', () => {
     const { remote, a, b } = twoClones();
-    expect(sync(a)).toEqual({ remote: 'origin', fetched: false, merged: 0, pushed: false, attempts: 1 });
+    expect(sync(a)).toEqual({ remote: 'origin', fetched: false, merged: 0, pushed: false, attempts: 1, attestations: false });
     expect(run('git', ['rev-parse', '-q', '--verify', NOTES], remote).status).not.toBe(0);
 
     const wt = checkoutIntent(a, 'INT-001');
     const c = commit(wt, { 'src/a/x.ts': 'x\n' });
     git(wt, 'push', '-q', '--no-verify', 'origin', 'intent/INT-001');
-    expect(sync(a)).toEqual({ remote: 'origin', fetched: false, merged: 0, pushed: true, attempts: 1 });
+    expect(sync(a)).toEqual({ remote: 'origin', fetched: false, merged: 0, pushed: true, attempts: 1, attestations: false });
     expect(notesOf(remote)).toEqual(new Map([[c.sha, c.note]]));
 
     expect(existsSync(join(b, '.git', 'refs', 'notes'))).toBe(false);
-    expect(sync(b)).toEqual({ remote: 'origin', fetched: true, merged: 1, pushed: false, attempts: 1 });
+    expect(sync(b)).toEqual({ remote: 'origin', fetched: true, merged: 1, pushed: false, attempts: 1, attestations: false });
     expect(git(b, 'rev-parse', NOTES).trim()).toBe(git(remote, 'rev-parse', NOTES).trim());
     expect(notesOf(b)).toEqual(new Map([[c.sha, c.note]]));
   });
