@@ -98,6 +98,9 @@ describe('install lines', () => {
     expect(job.script).toContain('export PATH="/tmp/intent-tool/node_modules/.bin:$PATH"');
     expect(job.variables.INTENT_COMMIT).toMatch(/^[0-9a-f]{40}$/);
     expect(job.script.join('\n')).toContain('intent gate --base');
+    // The range's stats as an artifact (GitLab has no job summary).
+    expect(job.script.join('\n')).toContain('intent stats "$BASE..$CI_COMMIT_SHA" --markdown');
+    expect(job.artifacts).toMatchObject({ paths: ['intent-stats.md'] });
     expect(text).toContain('CI/CD configuration file');
     expect(job.allow_failure).toBe(false);
   });
