@@ -1,6 +1,6 @@
 import { IntentError } from '../lib/core/index.js';
-import { pusherFromEnv } from '../lib/authority/policy.js';
-import { signRange, verifyAttestations } from '../lib/attest/attest.js';
+import { pusherFromEnv } from '../lib/authority/index.js';
+import { signRange, verifyAttestations } from '../lib/attest/index.js';
 import { emit } from './output.js';
 
 /** `intent attest sign <range...>`: the server's (or CI's) attestations of what it accepted. */

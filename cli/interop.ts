@@ -1,5 +1,5 @@
 import { IntentError } from '../lib/core/index.js';
-import { exportGitAi, importGitAi, type InteropResult } from '../lib/interop/git-ai.js';
+import { exportGitAi, importGitAi, type InteropResult } from '../lib/interop/index.js';
 import { emit } from './output.js';
 
 function format(value: string | undefined): 'git-ai' {

@@ -42,7 +42,11 @@ intent_stopped() {
 # The watch (intent_hook_run, below), run in the background while a runner waits for the server:
 # answers `x 0` or `- 0` on descriptor 5, a writer of the reply channel the runner reads.
 intent_watch() {
-  n=0 c=0
+  n=0 c=0 intent_sp=
+  # Stopped (the runner has its answer and kills us): our sleep goes too, at once, and is reaped.
+  # A sleep left to end its second would hold every descriptor the hook inherited (a caller that
+  # reads a pipe it passed to git until end of file would wait for it).
+  trap 'if [ -n "$intent_sp" ]; then kill "$intent_sp" 2>/dev/null; wait "$intent_sp" 2>/dev/null; fi; exit 0' TERM
   while [ -e "/proc/$intent_pid/fd/$intent_fd" ]; do
     # (The runner found it not stopped a moment before it started us: from the second look on.)
     if [ $n -gt 0 ] && intent_stopped "$intent_pid"; then rm -f "$srv/r.$$"; echo 'x 0' >&5; return; fi
@@ -55,7 +59,10 @@ intent_watch() {
       c=$((c + 1))
     fi
     # (In the C locale: sleep then reads no locale files as it starts, about a quarter of its start-up.)
-    LC_ALL=C sleep 1 5>&-
+    LC_ALL=C sleep 1 5>&- &
+    intent_sp=$!
+    wait "$intent_sp"
+    intent_sp=
     n=$((n + 1))
   done
   echo '- 0' >&5
@@ -78,7 +85,9 @@ intent_ask() {
     read -r intent_code intent_n <&4 || intent_code=-
     case $intent_n in '' | *[!0-9]*) intent_code=- ;; 0) ;; *) head -c "$intent_n" <&4 >&2 ;; esac
   fi
-  kill "$intent_wpid" 2>/dev/null || :
+  # Stopped and waited for (it stops its sleep first): nothing of ours outlives the hook.
+  if [ -n "$intent_wpid" ]; then kill "$intent_wpid" 2>/dev/null && wait "$intent_wpid" 2>/dev/null; fi
+  :
 }
 
 # intent_ask_pipe <hook> [args]: asks a server that answers into a pipe (pid file's 4th line `2`),

@@ -51,7 +51,26 @@ function folderOf(objectsDir: string): string {
  */
 export function takeObjectFile(objectsDir: string): Ready | null {
   if (!isResident()) return null;
-  return poolOf(objectsDir).files.pop() ?? null;
+  const f = poolOf(objectsDir).files.pop() ?? null;
+  if (f) refillSoon();
+  return f;
+}
+
+/** How long after files were taken they are made again, when no answer's tidy-up came since. */
+const REFILL_MS = 50;
+let refill: NodeJS.Timeout | null = null;
+/**
+ * Files taken outside a hook's answer (a commit recorded as soon as git made it, its post-commit
+ * not asking: lib/hooks/prefetch.ts) are made again a little later too; the answer's tidy-up
+ * (makeObjectFiles) usually comes first and this finds nothing to do.
+ */
+function refillSoon(): void {
+  if (refill || leaving) return;
+  refill = setTimeout(() => {
+    refill = null;
+    if (!leaving) makeObjectFiles();
+  }, REFILL_MS);
+  refill.unref();
 }
 
 function poolOf(objectsDir: string): Pool {
@@ -73,6 +92,7 @@ export function takeRefFile(objectsDir: string): string | null {
   const pool = poolOf(objectsDir);
   const ref = pool.ref;
   pool.ref = null;
+  if (ref) refillSoon();
   return ref;
 }
 
@@ -159,6 +179,8 @@ function releaseReplaced(): void {
 /** Closes and removes every file made ahead (the process is leaving). */
 export function dropObjectFiles(): void {
   leaving = true;
+  if (refill) clearTimeout(refill);
+  refill = null;
   releaseReplaced();
   for (const pool of pools.values()) {
     if (pool.ref) rmSync(pool.ref, { force: true });

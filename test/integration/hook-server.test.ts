@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, constants, existsSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -91,13 +91,14 @@ function commit(wt: string, env: Record<string, string>, files: Record<string, s
 }
 
 /**
- * A commit whose prepare-commit-msg the server `pid` answered. Under load a runner may give up on
+ * A commit whose prepare-commit-msg and post-commit the server `pid` answered. Under load a runner may give up on
  * the server (its waits are bounded: 3 s to claim, 5 s to answer) and run the hook in its own node,
  * which is right for the commit but leaves a test that needs the server's work waiting for it: such
  * a commit is followed by another, up to five in all.
  */
 function servedCommit(wt: string, env: Record<string, string>, trace: string, pid: number, path: string, message: string): void {
-  const answered = () => served(trace).filter((l) => l.server === pid && l.hook === 'prepare-commit-msg').length;
+  // Both hooks: its post-commit writes the note (the server's writer is what makes files ahead).
+  const answered = () => Math.min(...['prepare-commit-msg', 'post-commit'].map((h) => served(trace).filter((l) => l.server === pid && l.hook === h).length));
   const before = answered();
   for (let i = 0; i < 5; i++) {
     expect(commit(wt, env, { [path]: `export const v = ${JSON.stringify(`${message} ${i}`)};\n` }, `${message} (${i})`).status).toBe(0);
@@ -402,6 +403,42 @@ describe('the hook server', () => {
     expect(again.status, again.stderr).toBe(0);
     expect(byOriginal()).toBe(before);
     expect(served(trace).filter((h) => h.server === serverPid(copy)).map((h) => h.hook)).toContain('pre-commit');
+  });
+
+  it('no process of a served hook outlives git commit: a pipe the caller passed to git has no writer left when git exits', async () => {
+    const { repo, wt, trace, env } = setup();
+    expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
+    const pid = await serverUp(repo);
+    // A named pipe: both its ends show its path in /proc/<pid>/fd, so every process holding it is found.
+    const fifo = join(tempDir('intent-fifo-'), 'pipe');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const holders = () => readdirSync('/proc').filter((p) => /^[0-9]+$/.test(p) && Number(p) !== process.pid).filter((p) => {
+      try {
+        return readdirSync(`/proc/${p}/fd`).some((fd) => {
+          try { return readlinkSync(`/proc/${p}/fd/${fd}`) === fifo; } catch { return false; }
+        });
+      } catch {
+        return false;
+      }
+    }).map((p) => `${p} ${readFileSync(`/proc/${p}/cmdline`, 'utf8').replace(/\0/g, ' ')}`);
+    const servedBefore = served(trace).filter((l) => l.server === pid && l.hook === 'prepare-commit-msg').length;
+    try {
+      for (let i = 3; i < 6; i++) {
+        writeFiles(wt, { 'src/a.ts': `export const a = ${i};\n` });
+        git(wt, 'add', '-A');
+        // A caller that gives git one more descriptor (fd 3), the pipe's writer, and reads it to its end.
+        const writer = openSync(fifo, 'w');
+        const child = spawn('git', ['commit', '-q', '-m', `piped ${i}`], { cwd: wt, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'ignore', writer] });
+        closeSync(writer);
+        const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+        expect(code).toBe(0);
+        expect(holders(), 'processes still holding the pipe git was given, after git commit exited').toEqual([]);
+      }
+    } finally {
+      closeSync(reader);
+    }
+    expect(served(trace).filter((l) => l.server === pid && l.hook === 'prepare-commit-msg').length, 'the commits went through the server').toBeGreaterThan(servedBefore);
   });
 
   it('leaves when intent uninstall removes its folder', async () => {

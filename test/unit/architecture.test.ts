@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 const ROOT = resolve(import.meta.dirname, '../..');
 
 /** lib/'s folders, lowest first. Keep in step with docs/architecture.md. */
-const LAYERS = ['core', 'git', 'intents', 'mutation', 'trace', 'guardrails', 'authority', 'hooks', 'agents', 'lifecycle', 'report', 'demo'];
+const LAYERS = ['core', 'git', 'intents', 'mutation', 'trace', 'interop', 'guardrails', 'authority', 'attest', 'hooks', 'agents', 'lifecycle', 'report', 'demo'];
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((e) => {
