@@ -51,18 +51,18 @@ function folderOf(objectsDir: string): string {
  */
 export function takeObjectFile(objectsDir: string): Ready | null {
   if (!isResident()) return null;
-  const f = poolOf(objectsDir).files.pop() ?? null;
-  if (f) refillSoon();
-  return f;
+  // (A pool short of files, the first note's included, is filled a little later.)
+  refillSoon();
+  return poolOf(objectsDir).files.pop() ?? null;
 }
 
 /** How long after files were taken they are made again, when no answer's tidy-up came since. */
 const REFILL_MS = 50;
 let refill: NodeJS.Timeout | null = null;
 /**
- * Files taken outside a hook's answer (a commit recorded as soon as git made it, its post-commit
- * not asking: lib/hooks/prefetch.ts) are made again a little later too; the answer's tidy-up
- * (makeObjectFiles) usually comes first and this finds nothing to do.
+ * Files taken (or found missing) outside a hook's answer (a commit recorded as soon as git made
+ * it, its post-commit not asking: lib/hooks/prefetch.ts) are made a little later too; the answer's
+ * tidy-up (makeObjectFiles) usually comes first and this finds nothing to do.
  */
 function refillSoon(): void {
   if (refill || leaving) return;
@@ -92,7 +92,7 @@ export function takeRefFile(objectsDir: string): string | null {
   const pool = poolOf(objectsDir);
   const ref = pool.ref;
   pool.ref = null;
-  if (ref) refillSoon();
+  refillSoon();
   return ref;
 }
 

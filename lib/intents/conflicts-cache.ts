@@ -5,7 +5,8 @@ import { fileIdentity, isResident, keptRead, type Kept } from '../core/resident.
 import { stateDir, type Repo } from '../git/repo.js';
 
 // What conflictsAhead (overlap.ts) learnt, kept so that a commit asks git only about the intent
-// branches that moved since the last one. For HEAD `head`, each branch tip's entry lists the files
+// branches that moved since the last one, and of a branch that grew from a kept tip only about its
+// new commits (the kept files stand: a commit's check does not grow with other branches' length). For HEAD `head`, each branch tip's entry lists the files
 // its commits change that HEAD does not contain: a function of (tip, head) alone, which git's
 // objects never change. One file per worktree (no two worktrees write the same file), in the state
 // folder with the other caches (docs/threat-model.md).
@@ -82,20 +83,27 @@ function fileSet(e: BranchFiles & { files: string[] }): Set<string> {
 
 /**
  * The cached entries for HEAD `head` whose tip is still `tips`' (by intent): `files`, and `big`,
- * the branches with too many files to keep, which git is asked about with the staged paths.
+ * the branches with too many files to keep, which git is asked about with the staged paths; and
+ * `moved`, the kept entries of branches whose tip has moved since, from which the new tip's files
+ * are found by reading only its new commits (overlap.ts).
  */
-export function cachedBranchFiles(repo: Repo, head: string, tips: ReadonlyMap<string, string>): { files: Map<string, Set<string>>; big: Set<string> } {
+export function cachedBranchFiles(repo: Repo, head: string, tips: ReadonlyMap<string, string>): { files: Map<string, Set<string>>; big: Set<string>; moved: Map<string, { tip: string; files: Set<string> }> } {
   const files = new Map<string, Set<string>>();
   const big = new Set<string>();
+  const moved = new Map<string, { tip: string; files: Set<string> }>();
   const c = read(repo);
-  if (!c || c.head !== head) return { files, big };
+  if (!c || c.head !== head) return { files, big, moved };
   for (const [id, tip] of tips) {
     const e = c.branches[id];
-    if (!e || e.tip !== tip) continue;
+    if (!e || !OID.test(e.tip)) continue;
+    if (e.tip !== tip) {
+      if (Array.isArray(e.files)) moved.set(id, { tip: e.tip, files: fileSet(e as BranchFiles & { files: string[] }) });
+      continue;
+    }
     if (e.files === null) big.add(id);
     else if (Array.isArray(e.files)) files.set(id, fileSet(e as BranchFiles & { files: string[] }));
   }
-  return { files, big };
+  return { files, big, moved };
 }
 
 /**

@@ -402,12 +402,24 @@ export function conflictsAhead(repo: Repo, registry: Registry, selfId: string, s
   if (head) {
     const cached = cachedBranchFiles(repo, head, tips);
     files = cached.files;
+    // A branch that moved on from a tip the cache knows: only its new commits are read (one git
+    // process each, a few commits), so a commit's check does not grow with other branches' length.
+    let grew = false;
+    for (const [id, before] of cached.moved) {
+      const grown = grownSince(repo, tips.get(id)!, before.tip, head);
+      if (grown) {
+        files.set(id, new Set([...before.files, ...grown]));
+        grew = true;
+      }
+    }
     const moved = new Map([...tips].filter(([id]) => !files.has(id) && !cached.big.has(id)));
+    let ok = true;
     if (moved.size) {
       const asked = changedOnBranches(repo, moved, head, null);
       for (const [id, f] of asked.files) files.set(id, f);
-      if (asked.ok) keepBranchFiles(repo, head, tips, files, cached.big);
+      ok = asked.ok;
     }
+    if (ok && (grew || moved.size)) keepBranchFiles(repo, head, tips, files, cached.big);
     // Branches with too many files to keep: asked each time, about the staged paths only.
     const big = new Map([...tips].filter(([id]) => cached.big.has(id)));
     if (big.size) for (const [id, f] of changedOnBranches(repo, big, head, staged).files) files.set(id, f);
@@ -421,6 +433,49 @@ export function conflictsAhead(repo: Repo, registry: Registry, selfId: string, s
     if (hits.length) out.push({ intent: id, paths: hits });
   }
   return out;
+}
+
+/**
+ * The files changed by the commits `tip` has that neither `before` nor `head` has, when `tip`
+ * descends from `before` (a branch that grew); null otherwise (rewritten, or git failed: read the
+ * branch whole). One `git log` of the new commits only.
+ */
+function grownSince(repo: Repo, tip: string, before: string, head: string): Set<string> | null {
+  const res = gitRaw(
+    ['-c', 'core.quotePath=true', 'log', '-z', '--no-color', '--no-renames', '--name-only', '--format=%x01%H %P', tip, '--not', before, head, '--'],
+    { cwd: repo.root },
+  );
+  if (res.status !== 0) return null;
+  const commits = parseLog(res.stdout);
+  const files = new Set<string>();
+  let reached = false;
+  const seen = new Set<string>();
+  const stack = [tip];
+  while (stack.length) {
+    const sha = stack.pop()!;
+    if (seen.has(sha)) continue;
+    seen.add(sha);
+    if (sha === before) reached = true;
+    const c = commits.get(sha);
+    if (!c) continue;
+    for (const f of c.files) files.add(f);
+    stack.push(...c.parents);
+  }
+  return reached ? files : null;
+}
+
+/** `git log -z --name-only --format=%x01%H %P` output: each commit's parents and files. */
+function parseLog(out: string): Map<string, { parents: string[]; files: string[] }> {
+  const commits = new Map<string, { parents: string[]; files: string[] }>();
+  for (const chunk of out.split('\x01')) {
+    if (!chunk) continue;
+    const fields = chunk.split('\0').filter((f) => f !== '');
+    const top = (fields.shift() ?? '').replace(/\n/g, ' ').trim().split(' ').filter(Boolean);
+    if (!top.length) continue;
+    const [sha, ...parents] = top;
+    commits.set(sha, { parents, files: fields.map((f) => f.replace(/^\n+/, '')).filter(Boolean) });
+  }
+  return commits;
 }
 
 /**
@@ -440,15 +495,7 @@ function changedOnBranches(repo: Repo, tips: ReadonlyMap<string, string>, head: 
     ],
     { cwd: repo.root },
   );
-  const commits = new Map<string, { parents: string[]; files: string[] }>();
-  for (const chunk of res.stdout.split('\x01')) {
-    if (!chunk) continue;
-    const fields = chunk.split('\0').filter((f) => f !== '');
-    const top = (fields.shift() ?? '').replace(/\n/g, ' ').trim().split(' ').filter(Boolean);
-    if (!top.length) continue;
-    const [sha, ...parents] = top;
-    commits.set(sha, { parents, files: fields.map((f) => f.replace(/^\n+/, '')).filter(Boolean) });
-  }
+  const commits = parseLog(res.stdout);
   const out = new Map<string, Set<string>>();
   for (const [id, tip] of tips) {
     const files = new Set<string>();

@@ -271,6 +271,37 @@ describe('conflicts ahead: what the other branches changed is kept between commi
     expect(committed(wt2, ['-a', '-m', 'after reset']).stderr).toContain('conflict ahead: src/auth/a.ts is also changed on intent/INT-001');
   });
 
+  it("a branch that grew is read from its kept tip on: only its new commits (the kept files stand); a rewritten one is read whole", () => {
+    const { repo, wt1, wt2 } = twoIntents();
+    writeFiles(wt1, { 'src/auth/a.ts': 'export const a = 10;\n' });
+    committed(wt1, ['-a', '-m', 'one']);
+    const file = cacheOf(repo, wt1);
+    const kept = JSON.parse(readFileSync(file, 'utf8'));
+    // What the cache holds for INT-002's tip is believed (the state folder is trusted): a path
+    // planted there shows that the next commit read only the commits added since that tip.
+    kept.branches['INT-002'].files.push('src/auth/planted.ts');
+    writeFileSync(file, JSON.stringify(kept));
+    writeFiles(wt2, { 'src/auth/b.ts': 'export const b = 20;\n' });
+    committed(wt2, ['-a', '-m', 'INT-002 touches b.ts']);
+    writeFiles(wt1, { 'src/auth/b.ts': 'export const b = 10;\n', 'src/auth/planted.ts': 'export const p = 1;\n' });
+    git(wt1, 'add', '-A');
+    const grown = committed(wt1, ['-m', 'two']).stderr;
+    expect(grown).toContain('2 staged paths are also changed on intent/INT-002');
+    expect(grown).toContain('src/auth/b.ts, src/auth/planted.ts');
+    expect(JSON.parse(readFileSync(file, 'utf8')).branches['INT-002']).toEqual({ tip: head(wt2), files: expect.arrayContaining(['src/auth/a.ts', 'src/auth/b.ts', 'src/auth/planted.ts']) });
+    // INT-002 rewrites its last commit to leave b.ts alone: not a descendant of the kept tip, read whole.
+    git(wt2, 'reset', '-q', '--hard', 'HEAD~1');
+    writeFiles(wt2, { 'src/auth/c.ts': 'export const c = 20;\n' });
+    git(wt2, 'add', '-A');
+    committed(wt2, ['-m', 'INT-002 touches c.ts instead']);
+    writeFiles(wt1, { 'src/auth/b.ts': 'export const b = 11;\n', 'src/auth/planted.ts': 'export const p = 2;\n', 'src/auth/c.ts': 'export const c = 10;\n' });
+    git(wt1, 'add', '-A');
+    const rewritten = committed(wt1, ['-m', 'three']).stderr;
+    expect(rewritten).toContain('conflict ahead: src/auth/c.ts is also changed on intent/INT-002');
+    expect(rewritten).not.toContain('b.ts');
+    expect(rewritten).not.toContain('planted.ts');
+  });
+
   it('a cache for another HEAD, garbled or with another tip is not used; one that fits is (the state folder is trusted)', () => {
     const { repo, wt1, wt2 } = twoIntents();
     const file = cacheOf(repo, wt1);
