@@ -10,7 +10,7 @@ export function run(opts: { cwd: string; file: string; json: boolean }): void {
     const wIntent = Math.max(6, ...r.lines.map((l) => (l.intent ?? '-').length));
     const wNum = String(r.lines.length).length;
     return r.lines
-      .map((l) => `${(l.commit ?? 'uncommitted').slice(0, 11).padEnd(11)} ${(l.intent ?? '-').padEnd(wIntent)} ${who(l).padEnd(wWho)} ${l.source === 'hash' ? '#' : ' '} ${String(l.line).padStart(wNum)}| ${l.text}`)
+      .map((l) => `${(l.commit ?? 'uncommitted').slice(0, 11).padEnd(11)} ${(l.intent ?? '-').padEnd(wIntent)} ${who(l).padEnd(wWho)} ${l.imported ? '~' : l.source === 'hash' ? '#' : ' '} ${String(l.line).padStart(wNum)}| ${l.text}`)
       .join('\n') + (r.lines.length ? '\n' : '');
   });
 }

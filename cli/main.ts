@@ -262,8 +262,8 @@ program
   .command('blame')
   .description('per line of a file: the commit, intent and contributor (model or human) that wrote it, found by content hash')
   .argument('<file>', 'a file in this worktree')
-  .option('--json', 'print {"path","lines":[{"line","text","commit","intent","contributor","model_id","url","source"}]} as JSON')
-  .addHelpText('after', '\n"#" marks lines found by content hash (moved blocks keep their author); others come from git blame.\nExamples:\n  intent blame src/auth/jwt.ts\n  intent blame src/auth/jwt.ts --json')
+  .option('--json', 'print {"path","lines":[{"line","text","commit","intent","contributor","model_id","url","source","imported"}]} as JSON')
+  .addHelpText('after', '\n"#" marks lines found by content hash (moved blocks keep their author), "~" lines credited by a record intent import made (another tool\'s notes, not checked by the gate); others come from git blame.\nExamples:\n  intent blame src/auth/jwt.ts\n  intent blame src/auth/jwt.ts --json')
   .action(async (file: string, opts: { json?: boolean }) => (await import('./blame.js')).run({ cwd: process.cwd(), file, json: !!opts.json }));
 
 program

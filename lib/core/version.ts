@@ -25,3 +25,5 @@ export const METADATA_KEY = 'dev.intent';
 
 /** The notes ref that carries trace records. */
 export const NOTES_REF = 'refs/notes/intents';
+/** Records `intent import` made from another tool's notes: credited as imported, never as checked by the gate. */
+export const IMPORTED_NOTES_REF = 'refs/notes/intents-imported';

@@ -16,7 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { IntentError } from '../core/errors.js';
-import { METADATA_KEY, NOTES_REF, TOOL_NAME, TOOL_VERSION } from '../core/version.js';
+import { IMPORTED_NOTES_REF, METADATA_KEY, NOTES_REF, TOOL_NAME, TOOL_VERSION } from '../core/version.js';
 import { readBlobs } from '../git/blobs.js';
 import { git, gitRaw } from '../git/process.js';
 import { openRepo, type Repo } from '../git/repo.js';
@@ -26,7 +26,7 @@ import type { TraceFile, TraceRecord } from '../trace/record.js';
 import { readNotes } from '../trace/verify.js';
 import { formatLog, GIT_AI_REF, GIT_AI_SCHEMA, humanKey, parseLog, resolveKey, sessionId, traceId, type AuthorshipLog, type HumanRecord, type SessionRecord } from './git-ai-log.js';
 
-export const IMPORTED_REF = 'refs/notes/intents-imported';
+export const IMPORTED_REF = IMPORTED_NOTES_REF;
 
 /** Our agents' conversation url schemes that git-ai names otherwise (its `agent_id.tool`). */
 const TOOL_OF_SCHEME: Record<string, string> = { 'claude-code': 'claude', 'gemini-cli': 'gemini', 'copilot-cli': 'copilot' };

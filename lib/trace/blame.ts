@@ -15,7 +15,7 @@ import { readBlobs } from '../git/blobs.js';
 import { bareLines, blockIndex, partialBlocks, type RangeLines } from './block-credit.js';
 import { openRepo } from '../git/repo.js';
 import type { TraceRecord } from './record.js';
-import { METADATA_KEY, NOTES_REF } from '../core/version.js';
+import { IMPORTED_NOTES_REF, METADATA_KEY, NOTES_REF } from '../core/version.js';
 import { parseNote, reachedCommitTimes, readNotes } from './verify.js';
 
 /** Who wrote one line. */
@@ -29,6 +29,8 @@ export interface BlameLine {
   url?: string;
   /** `hash`: a recorded range with these exact bytes; `git-blame`: git's own blame; `uncommitted`: not committed yet. */
   source: 'hash' | 'git-blame' | 'uncommitted';
+  /** The credit is from a record `intent import` made (another tool's notes), not one the gate checked. */
+  imported?: true;
 }
 
 interface Candidate {
@@ -39,6 +41,7 @@ interface Candidate {
   model_id?: string;
   url?: string;
   length: number;
+  imported?: true;
 }
 
 /** Blames `file` (relative to `cwd` or absolute) in the worktree around `cwd`. */
@@ -66,6 +69,16 @@ export function blame(cwd: string, file: string): { path: string; lines: BlameLi
     const parsed = parseNote(text);
     if (typeof parsed !== 'string' && parsed.record.vcs?.revision === sha) records.set(sha, parsed.record);
   }
+  // Records `intent import` made (git-ai's notes) for commits that have none of their own: credited, marked imported.
+  const imported = new Set<string>();
+  for (const [sha, text] of readNotes(repo, IMPORTED_NOTES_REF)) {
+    if (records.has(sha)) continue;
+    const parsed = parseNote(text);
+    if (typeof parsed !== 'string' && parsed.record.vcs?.revision === sha) {
+      records.set(sha, parsed.record);
+      imported.add(sha);
+    }
+  }
   const times = reachedCommitTimes(repo.root, records);
   const byHash = new Map<string, Candidate>();
   const lengths = new Set<number>();
@@ -78,7 +91,7 @@ export function blame(cwd: string, file: string): { path: string; lines: BlameLi
           const cand: Candidate = {
             commit: sha, time: times.get(sha) ?? 0, intent, contributor: c.contributor.type,
             ...(c.contributor.model_id ? { model_id: c.contributor.model_id } : {}), ...(c.url ? { url: c.url } : {}),
-            length: r.end_line - r.start_line + 1,
+            length: r.end_line - r.start_line + 1, ...(imported.has(sha) ? { imported: true as const } : {}),
           };
           const prev = byHash.get(r.content_hash);
           if (!prev || cand.time < prev.time) byHash.set(r.content_hash, cand);
@@ -109,10 +122,11 @@ export function blame(cwd: string, file: string): { path: string; lines: BlameLi
       lines[l - 1] = {
         line: l, text: texts[l - 1], commit: cand.commit, intent: cand.intent, contributor: cand.contributor,
         ...(cand.model_id ? { model_id: cand.model_id } : {}), ...(cand.url ? { url: cand.url } : {}), source: 'hash',
+        ...(cand.imported ? { imported: true as const } : {}),
       };
     }
   }
-  if (lines.some((l) => l === null)) fillFromGitBlame(repo.root, path, abs, lines, texts, records);
+  if (lines.some((l) => l === null)) fillFromGitBlame(repo.root, path, abs, lines, texts, records, imported);
   return { path, lines: lines as BlameLine[] };
 }
 
@@ -137,7 +151,7 @@ function rangeLines(cwd: string, ranges: { key: string; start: number; end: numb
 }
 
 /** `git blame --porcelain` of the working copy, then the blamed commit's note for the intent and contributor. */
-function fillFromGitBlame(cwd: string, path: string, abs: string, lines: (BlameLine | null)[], texts: string[], records: Map<string, TraceRecord>): void {
+function fillFromGitBlame(cwd: string, path: string, abs: string, lines: (BlameLine | null)[], texts: string[], records: Map<string, TraceRecord>, imported: ReadonlySet<string>): void {
   const tracked = gitRaw(['ls-files', '--error-unmatch', '--', `:(literal)${path}`], { cwd }).status === 0;
   const origin = new Map<number, { commit: string | null; origLine: number; origPath: string }>();
   if (tracked) {
@@ -172,6 +186,7 @@ function fillFromGitBlame(cwd: string, path: string, abs: string, lines: (BlameL
       line: i + 1, text: texts[i], commit: o.commit, intent: rec?.metadata?.[METADATA_KEY]?.intent_id ?? null,
       contributor: conv ? conv.contributor.type : null,
       ...(conv?.contributor.model_id ? { model_id: conv.contributor.model_id } : {}), ...(conv?.url ? { url: conv.url } : {}),
+      ...(conv && imported.has(o.commit) ? { imported: true as const } : {}),
       source: 'git-blame',
     };
   }

@@ -162,8 +162,8 @@ describe('git-ai interop', () => {
 
   it('imports the standard\'s own logs: sessions, a known human and legacy prompts credited by model, hashes from the commit\'s files', () => {
     const repo = governedRepo([{ id: 'INT-001', scope: ['src/**'] }], { 'README.md': '# r\n' });
-    const lines = Array.from({ length: 60 }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
-    writeFiles(repo, { 'src/main.rs': lines, 'src/lib.rs': lines });
+    const lines = (name: string) => Array.from({ length: 60 }, (_, i) => `${name} line ${i + 1}`).join('\n') + '\n';
+    writeFiles(repo, { 'src/main.rs': lines('main'), 'src/lib.rs': lines('lib') });
     git(repo, 'add', '-A');
     git(repo, 'commit', '-q', '-m', 'rust');
     const sha = git(repo, 'rev-parse', 'HEAD').trim();
@@ -198,6 +198,12 @@ describe('git-ai interop', () => {
     const ours = noteOf(repo, sha);
     expect(ours, 'the main worktree commit is not governed').toBeNull();
     expect(lib.conversations[0].ranges[0].content_hash).toMatch(/^sha256:[0-9a-f]{64}$/);
+    // intent blame credits the imported lines by content, marked as imported.
+    const b = JSON.parse(intent(repo, ['blame', 'src/main.rs', '--json']).stdout);
+    expect(b.lines.slice(0, 10).every((l: any) => l.contributor === 'ai' && l.model_id === 'claude-sonnet-4-5-20250514' && l.imported === true && l.intent === 'LEGACY')).toBe(true);
+    expect(b.lines[14]).toMatchObject({ contributor: 'human', imported: true });
+    expect(b.lines[11].imported).toBeUndefined();
+    expect(intent(repo, ['blame', 'src/main.rs']).stdout.split('\n')[0]).toMatch(/ai:claude-sonnet-4-5-20250514 ~ +1\| main line 1$/);
   });
 
   it('refuses what it cannot do, with the way out', () => {
