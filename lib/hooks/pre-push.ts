@@ -30,7 +30,10 @@ export function checkPush(cwd: string, remote: string, stdin: string): { updates
   const hasTracking = exists(cwd, `${tracking}main`);
   const branches = readBasePolicy(cwd, hasTracking ? `${tracking}main` : 'refs/heads/main').authority.protectedBranches;
   const base = hasTracking ? `${tracking}${branches[0] ?? 'main'}` : `refs/heads/${branches[0] ?? 'main'}`;
-  const settled = branches.map((b) => (hasTracking ? `${tracking}${b}` : `refs/heads/${b}`)).filter((r) => exists(cwd, r));
+  // Settled history is what the server has on its protected branches: unknown without
+  // remote-tracking refs (a remote never fetched, an empty one): then none, and every commit the
+  // push names is one it brings (the local main is only the policy).
+  const settled = hasTracking ? branches.map((b) => `${tracking}${b}`).filter((r) => exists(cwd, r)) : [];
   const branch = branches[0] ?? 'main';
   const baseLabel = hasTracking ? `refs/heads/${branch} (${remote}'s, as last fetched)` : `refs/heads/${branch} (this clone's: ${remote} has not been fetched)`;
   const opts = {

@@ -105,7 +105,7 @@ export function statsMarkdown(s: Stats): string {
 export function statsText(s: Stats): string {
   const credited = s.lines.ai + s.lines.human + s.lines.mixed + s.lines.unknown;
   const lines = [
-    `${s.commits} governed commit${s.commits === 1 ? '' : 's'}, ${s.lines.added} lines added: AI ${s.lines.ai} (${pct(s.lines.ai, credited)}), human ${s.lines.human} (${pct(s.lines.human, credited)})` +
+    `${s.commits} governed commit${s.commits === 1 ? '' : 's'}, ${s.lines.added} line${s.lines.added === 1 ? '' : 's'} added: AI ${s.lines.ai} (${pct(s.lines.ai, credited)}), human ${s.lines.human} (${pct(s.lines.human, credited)})` +
       (s.lines.mixed ? `, mixed ${s.lines.mixed}` : '') + (s.lines.unknown ? `, unknown ${s.lines.unknown}` : '') + '.',
   ];
   if (s.by_model.length) lines.push(`by model: ${s.by_model.map((m) => `${m.model} ${m.lines}`).join(', ')}`);

@@ -194,6 +194,33 @@ describe('intent push', () => {
     expect(git(srv, 'merge-base', '--is-ancestor', theirs, 'refs/heads/intent/INT-002').length).toBe(0);
   });
 
+  it("a team's first push to an empty server, its intent's work already merged on main: intent push from main is accepted by the pre-push check and the server alike", () => {
+    // Work made and merged before the server existed (the Quickstart on a repository with no remote yet).
+    const dir = join(root, 'first-push');
+    mkdirSync(dir);
+    git(dir, 'init', '-q', '-b', 'main');
+    writeFiles(dir, { 'README.md': '# t\n' });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'initial');
+    expect(intent(dir, ['init']).status).toBe(0);
+    writeFiles(dir, { '.orchestration/active_intents.yaml': registryYaml(INTENTS), '.orchestration/authority.yaml': AUTHORITY });
+    git(dir, 'add', '.orchestration');
+    git(dir, 'commit', '-q', '-m', 'register intents and agents');
+    const wt = checkoutIntent(dir, 'INT-001');
+    writeFiles(wt, { 'src/1/a.ts': 'export const a = 1;\n' });
+    git(wt, 'add', '-A');
+    git(wt, 'commit', '-q', '-m', 'work before any server');
+    const work = git(wt, 'rev-parse', 'HEAD').trim();
+    git(dir, 'merge', '-q', '--no-ff', '--no-edit', 'intent/INT-001');
+    const srv = serverRepo('first.git');
+    git(dir, 'remote', 'add', 'origin', url('alice', 'first.git'));
+    // Never fetched (nothing to fetch): the local main is the policy, nothing is on the server yet.
+    const r = intent(dir, ['push']);
+    expect(r.status, r.stderr + r.stdout).toBe(0);
+    expect(git(srv, 'rev-parse', 'main').trim()).toBe(git(dir, 'rev-parse', 'main').trim());
+    expect(notesOn(srv, 'intents')).toContain(work);
+  });
+
   it('says what is wrong: a detached HEAD, per-intent notes off an intent branch, an unknown remote, a bad mode, a refusal by the gate', () => {
     const srv = serverRepo('err.git');
     const human = humanRepo(join(root, 'err-human'), url('alice', 'err.git'));
