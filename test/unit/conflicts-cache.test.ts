@@ -30,8 +30,12 @@ describe('the conflicts-ahead cache', () => {
     expect(got.files).toEqual(sets({ A: ['x'] }));
     expect(got.big).toEqual(new Set(['B']));
     // Another HEAD, or a tip that moved: nothing from the cache.
-    expect(cachedBranchFiles(r, H1, tips)).toEqual({ files: new Map(), big: new Set() });
+    expect(cachedBranchFiles(r, H1, tips)).toEqual({ files: new Map(), big: new Set(), moved: new Map() });
     expect(cachedBranchFiles(r, H0, new Map([['A', T2]])).files.size).toBe(0);
+    // A tip that moved: its kept entry, to read only the new commits from (overlap.ts).
+    expect(cachedBranchFiles(r, H0, new Map([['A', T2]])).moved).toEqual(new Map([['A', { tip: T1, files: new Set(['x']) }]]));
+    // A branch kept as too big has no files to go on from.
+    expect(cachedBranchFiles(r, H0, new Map([['B', T1]])).moved.size).toBe(0);
     // A branch kept as too big stays so while its tip does.
     keepBranchFiles(r, H0, tips, sets({ A: ['x'] }), new Set(['B']), 2);
     expect(cachedBranchFiles(r, H0, tips).big).toEqual(new Set(['B']));
@@ -67,6 +71,6 @@ describe('the conflicts-ahead cache', () => {
     expect(() => keepBranchFiles(r, H0, tips, sets({ A: ['x'] }), new Set())).not.toThrow();
     expect(() => keepBranchFiles(r, H0, tips, sets({ A: ['x', 'y'], B: ['p'] }), new Set(), 10, 1)).not.toThrow();
     expect(() => advanceConflictsCache(r, H1, [H0])).not.toThrow();
-    expect(cachedBranchFiles(r, H0, tips)).toEqual({ files: new Map(), big: new Set() });
+    expect(cachedBranchFiles(r, H0, tips)).toEqual({ files: new Map(), big: new Set(), moved: new Map() });
   });
 });
