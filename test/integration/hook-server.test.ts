@@ -441,6 +441,24 @@ describe('the hook server', () => {
     expect(served(trace).filter((l) => l.server === pid && l.hook === 'prepare-commit-msg').length, 'the commits went through the server').toBeGreaterThan(servedBefore);
   });
 
+  it('the note is readable with plain git the moment each commit returns: 200 served commits, each note read right after', async () => {
+    const { repo, wt, trace, env } = setup();
+    expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
+    const pid = await serverUp(repo);
+    const before = served(trace).filter((l) => l.server === pid && l.hook === 'post-commit').length;
+    for (let i = 0; i < 200; i++) {
+      const r = commit(wt, env, { 'src/a.ts': `export const a = ${i + 3};\n` }, `round ${i}`);
+      expect(r.status, r.stderr).toBe(0);
+      const sha = git(wt, 'rev-parse', 'HEAD').trim();
+      // What a script, a test or an agent runs right after its commit.
+      const note = run('git', ['notes', '--ref=intents', 'show', sha], wt);
+      expect(note.status, `commit ${i} (${sha}) has no note yet: ${note.stderr}`).toBe(0);
+      expect(JSON.parse(note.stdout.split('\n')[1]).vcs.revision).toBe(sha);
+      if (i % 20 === 0) await new Promise((res) => setImmediate(res));
+    }
+    expect(served(trace).filter((l) => l.server === pid && l.hook === 'post-commit').length - before, 'most commits were recorded by the server').toBeGreaterThan(100);
+  });
+
   it('leaves when intent uninstall removes its folder', async () => {
     const { repo, wt, trace, env } = setup();
     expect(commit(wt, env, { 'src/a.ts': 'export const a = 2;\n' }, 'start').status).toBe(0);
