@@ -14,9 +14,12 @@ const NONE = '0'.repeat(40);
  */
 export function checkPush(cwd: string, remote: string, stdin: string): { updates: RefUpdate[]; base: string; findings: GateFinding[]; warnings: GateFinding[] } {
   const updates: RefUpdate[] = [];
+  // Refs git says the remote does not have (a zero remote id): a protected branch among them is no settled history there.
+  const absent = new Set<string>();
   for (const line of stdin.split('\n')) {
     const [localRef, localSha, remoteRef, remoteSha] = line.trim().split(' ');
     if (!localRef || !localSha || !remoteRef) continue;
+    if (!remoteSha || ZERO.test(remoteSha)) absent.add(remoteRef);
     const old = remoteSha && !ZERO.test(remoteSha) && known(cwd, remoteSha) ? remoteSha : null;
     if (remoteRef === NOTES_REF && remoteSha && !ZERO.test(remoteSha) && old === null) {
       // The remote's notes moved since the last fetch: git refuses a push that does not contain
@@ -30,10 +33,13 @@ export function checkPush(cwd: string, remote: string, stdin: string): { updates
   const hasTracking = exists(cwd, `${tracking}main`);
   const branches = readBasePolicy(cwd, hasTracking ? `${tracking}main` : 'refs/heads/main').authority.protectedBranches;
   const base = hasTracking ? `${tracking}${branches[0] ?? 'main'}` : `refs/heads/${branches[0] ?? 'main'}`;
-  // Settled history is what the server has on its protected branches: unknown without
-  // remote-tracking refs (a remote never fetched, an empty one): then none, and every commit the
-  // push names is one it brings (the local main is only the policy).
-  const settled = hasTracking ? branches.map((b) => `${tracking}${b}`).filter((r) => exists(cwd, r)) : [];
+  // Settled history is what the server has on its protected branches: as last fetched, else the
+  // local branch stands in, but not for a branch git says the remote lacks (this push creates it:
+  // an empty server, whose first push of main brings every commit it names).
+  const settled = branches
+    .filter((b) => hasTracking || !absent.has(`refs/heads/${b}`))
+    .map((b) => (hasTracking ? `${tracking}${b}` : `refs/heads/${b}`))
+    .filter((r) => exists(cwd, r));
   const branch = branches[0] ?? 'main';
   const baseLabel = hasTracking ? `refs/heads/${branch} (${remote}'s, as last fetched)` : `refs/heads/${branch} (this clone's: ${remote} has not been fetched)`;
   const opts = {

@@ -121,6 +121,16 @@ const cells = (page: Page, table: string, col: string) => page.locator(`[data-ta
 const intentIds = (page: Page) => page.locator('[data-table="intents"] tbody td[data-col="id"] a').allTextContents();
 const num = (s: string) => Number(s.replace(/[^\d-]/g, ''));
 
+
+/**
+ * The page shows view `name`: a click or a history step changes the view on the page's
+ * hashchange, which a loaded machine may run a moment after the click returns.
+ */
+async function expectView(page: { waitForFunction(fn: (v: string) => boolean, arg: string, opts: { timeout: number }): Promise<unknown>; getAttribute(sel: string, name: string): Promise<string | null> }, name: string): Promise<void> {
+  await page.waitForFunction((v) => document.querySelector('main')?.getAttribute('data-view') === v, name, { timeout: 10_000 }).catch(() => {});
+  expect(await page.getAttribute('main', 'data-view')).toBe(name);
+}
+
 describe('intent report', () => {
   beforeAll(() => {
     fx = forFile(() => fixture('report', buildFixture));
@@ -261,7 +271,7 @@ describe.skipIf(!CHROMIUM && !process.env.CI)('intent report in Chromium', () =>
   it('overview in Chromium: numbers, verdict, sorting and filtering by mouse and keyboard, no errors, no network', async () => {
     const url = pathToFileURL(fx.html).href;
     const { page, problems, requests } = await open(url);
-    expect(await page.getAttribute('main', 'data-view')).toBe('overview');
+    await expectView(page, 'overview');
     // Findings first and red.
     const verdict = page.locator('[data-verdict]');
     expect(await verdict.getAttribute('data-verdict')).toBe('findings');
@@ -323,7 +333,7 @@ describe.skipIf(!CHROMIUM && !process.env.CI)('intent report in Chromium', () =>
     const int1 = fx.data.intents.find((i) => i.id === 'INT-001')!;
 
     await page.locator('[data-table="intents"] td[data-col="id"] a', { hasText: 'INT-001' }).click();
-    expect(await page.getAttribute('main', 'data-view')).toBe('intent');
+    await expectView(page, 'intent');
     expect(await page.locator('[data-table="timeline"] tbody tr').count()).toBe(int1.commits);
     expect(await page.locator('h2').textContent()).toContain(XSS_NAME);
     expect(await page.locator('[data-table="findings"] tbody tr').count()).toBe(fx.data.findings.filter((f) => f.intent === 'INT-001').length);
@@ -333,10 +343,10 @@ describe.skipIf(!CHROMIUM && !process.env.CI)('intent report in Chromium', () =>
     await shot(page, 'intent');
 
     await page.click('nav a[data-nav="commits"]');
-    expect(await page.getAttribute('main', 'data-view')).toBe('commits');
+    await expectView(page, 'commits');
     expect(await page.locator('[data-table="commits"] tbody tr').count()).toBe(fx.data.commits.length);
     await page.locator(`[data-table="commits"] tr[data-key="${fx.bypass}"] td[data-col="sha"] a`).click();
-    expect(await page.getAttribute('main', 'data-view')).toBe('commit');
+    await expectView(page, 'commit');
     expect(await page.locator('.facts').textContent()).toContain('src/billing/invoice.ts');
     expect(await page.locator('[data-table="findings"] td[data-col="code"]').allTextContents()).toContain('SCOPE_VIOLATION');
     await shot(page, 'commit');
@@ -344,7 +354,7 @@ describe.skipIf(!CHROMIUM && !process.env.CI)('intent report in Chromium', () =>
     await shot(page, 'commits');
 
     await page.click('nav a[data-nav="files"]');
-    expect(await page.getAttribute('main', 'data-view')).toBe('files');
+    await expectView(page, 'files');
     const paths = await cells(page, 'files', 'path');
     expect(paths.map((p) => p.replace(/gone$/, ''))).toContain(XSS_FILE);
     await page.fill('[data-filter="files"]', 'onerror');
@@ -355,7 +365,7 @@ describe.skipIf(!CHROMIUM && !process.env.CI)('intent report in Chromium', () =>
     expect(ai).toEqual([...ai].sort((a, b) => b - a));
     await shot(page, 'files');
     await page.locator('[data-table="files"] td[data-col="path"] a', { hasText: 'src/auth/jwt.ts' }).click();
-    expect(await page.getAttribute('main', 'data-view')).toBe('file');
+    await expectView(page, 'file');
     expect(await cells(page, 'file-intents', 'id')).toEqual(['INT-001']);
     expect((await page.locator('.legend').first().textContent())).toContain(CLAUDE);
     await shot(page, 'file');
@@ -363,7 +373,7 @@ describe.skipIf(!CHROMIUM && !process.env.CI)('intent report in Chromium', () =>
     expect(await page.locator('h2').textContent()).toBe(XSS_FILE);
 
     await page.click('nav a[data-nav="findings"]');
-    expect(await page.getAttribute('main', 'data-view')).toBe('findings');
+    await expectView(page, 'findings');
     expect(await page.locator('[data-table="findings"] tbody tr').count()).toBe(fx.data.findings.length);
     expect(await cells(page, 'findings', 'rule')).toContain('owned_scope: src/auth/**');
     await shot(page, 'findings');
