@@ -122,8 +122,10 @@ const MISSING: Record<HookDirKind, string> = {
  * per commit. prepare-commit-msg, which git runs for every commit (also cherry-pick, revert and
  * `commit --no-verify`) and which can refuse it, makes pre-commit's checks and commit-msg's check
  * of a mutation claim; post-commit records. pre-commit and commit-msg are there only to pass on to
- * the repository's own (a hook process costs about 2 ms a commit). The main worktree, where
- * commits are ungoverned by default, runs HOOKS from the repository's own folder.
+ * the repository's own (a hook process costs about 2 ms a commit). The folder's guard,
+ * reference-transaction, runs too (twice per commit, builtins only unless an installer changed the
+ * folder: worktree-hooks.ts GUARD_HOOK). The main worktree, where commits are ungoverned by
+ * default, runs HOOKS from the repository's own folder.
  */
 export const WORKTREE_HOOKS = ['prepare-commit-msg', 'post-commit', 'pre-merge-commit', 'post-merge', 'pre-push', 'post-rewrite'] as const;
 
