@@ -187,34 +187,38 @@ function differing(a: CheckedFacts, b: Record<string, unknown>): string[] {
  */
 export function attestationStates(cwd: string, range: string[]): { states: Map<string, string>; allowedSigners: string } | null {
   if (gitRaw(['rev-parse', '-q', '--verify', `${ATTEST_REF}^{commit}`], { cwd }).status !== 0) return null;
-  const r = verifyAttestations(cwd, range, { onlyPresent: true });
-  const states = new Map<string, string>();
-  // (No allowed signers: no attestation can be checked; each says so.)
-  const general = r.findings.find((f) => f.commit === null)?.code;
-  for (const f of r.findings) if (f.commit) states.set(f.commit, f.code);
-  const attested = readNotes(where(cwd), ATTEST_REF);
-  for (const sha of commitsOf(where(cwd), range)) if (attested.has(sha) && !states.has(sha)) states.set(sha, general ?? 'ok');
-  return { states, allowedSigners: r.allowedSigners || 'none found' };
+  const { result, states } = checkRange(cwd, range, {});
+  return { states, allowedSigners: result.allowedSigners || 'none found' };
 }
 
 /** `intent attest verify [range]`: every commit of the range attested by an allowed signer, its predicate what intent verify recomputes. */
-export function verifyAttestations(cwd: string, range: string[], opts: { allowedSigners?: string; base?: string; onlyPresent?: boolean } = {}): AttestVerifyResult {
+export function verifyAttestations(cwd: string, range: string[], opts: { allowedSigners?: string; base?: string } = {}): AttestVerifyResult {
+  return checkRange(cwd, range, opts).result;
+}
+
+/** The verification of `range`, and the state of each commit that has an attestation: `ok`, or the code of what is wrong. */
+function checkRange(cwd: string, range: string[], opts: { allowedSigners?: string; base?: string }): { result: AttestVerifyResult; states: Map<string, string> } {
   const repo = where(cwd);
   const commits = commitsOf(repo, range);
   const signers = allowedSigners(repo, opts.allowedSigners, opts.base);
   const result: AttestVerifyResult = { ok: false, range, allowedSigners: signers?.from ?? '', commits: commits.length, attested: 0, signers: {}, findings: [] };
+  const states = new Map<string, string>();
+  const attestations = readNotes(repo, ATTEST_REF);
   if (!signers) {
     result.findings.push({ commit: null, code: 'ALLOWED_SIGNERS_MISSING', message: `no ${ALLOWED_SIGNERS} on ${opts.base ?? 'main or origin/main'}: commit the team's allowed signers there (a human's commit), or pass --allowed-signers <file>.` });
-    return result;
+    // (No attestation can be checked; each says so.)
+    for (const sha of commits) if (attestations.has(sha)) states.set(sha, 'ALLOWED_SIGNERS_MISSING');
+    return { result, states };
   }
-  const attestations = readNotes(repo, ATTEST_REF);
   const checked = commits.length ? verify(repo.root, range, { ledger: false }) : { findings: [] };
   const facts = factsOf(commits, readNotes(repo, NOTES_REF), checked.findings);
   const short = (s: string) => s.slice(0, 12);
   for (const sha of commits) {
-    const add = (code: AttestCode, message: string) => result.findings.push({ commit: sha, code, message: `${short(sha)}: ${message}` });
     const text = attestations.get(sha);
-    if (!text && opts.onlyPresent) continue;
+    const add = (code: AttestCode, message: string) => {
+      result.findings.push({ commit: sha, code, message: `${short(sha)}: ${message}` });
+      if (text) states.set(sha, code);
+    };
     if (!text) {
       add('ATTESTATION_MISSING', `no attestation on ${ATTEST_REF} (the server signs what it accepts onto the protected branch; fetch the ref: git fetch origin ${ATTEST_REF}:${ATTEST_REF})`);
       continue;
@@ -253,7 +257,8 @@ export function verifyAttestations(cwd: string, range: string[], opts: { allowed
     }
     result.attested++;
     result.signers[sig.principal] = (result.signers[sig.principal] ?? 0) + 1;
+    states.set(sha, 'ok');
   }
   result.ok = result.findings.length === 0;
-  return result;
+  return { result, states };
 }

@@ -79,7 +79,8 @@ export const displacedDir = (repo: Repo) => join(stateDir(repo), 'hooks.displace
 /** The text of the worktree hook `hook` for this repository. */
 export function worktreeHookText(repo: Repo, hook: string): string {
   const ours = isOurs(hook);
-  return template()
+  const text = template();
+  return text
     .replace('@HOOK@', hook)
     .replace('@DIR@', () => shQuote(worktreeHooksPath(repo)))
     .replace('@COMMON@', () => shQuote(repo.commonDir))
@@ -89,7 +90,7 @@ export function worktreeHookText(repo: Repo, hook: string): string {
     .replace('@REPO_ONLY@', REPO_ONLY_HOOKS.join(' | '))
     .replace('@OURS@', ours ? 'true' : 'false')
     .replace('@RUN@', () => (ours ? runLine(hook, 'intent_hook_run') : ':'))
-    .replace('@GUARD@', () => (hook === GUARD_HOOK ? guardLines() : ''))
+    .replace('@GUARD@', () => (hook === GUARD_HOOK ? guardLines(text.split('\n')[1]) : ''))
     .replace('@RESTORE@', () => (hook === GUARD_HOOK
       ? 'intent_in="$(mktemp)" || exit 1; cat >"$intent_in"; "$runner" restore-worktree-hooks "$hook" "$@" <"$intent_in" || { rm -f "$intent_in"; exit 1; }; exec <"$intent_in"; rm -f "$intent_in"'
       : '"$runner" restore-worktree-hooks "$hook" || exit $?'));
@@ -99,8 +100,7 @@ export function worktreeHookText(repo: Repo, hook: string): string {
  * The guard's look at prepare-commit-msg's bytes: its second line, the template's, which no other
  * installer writes (builtins, about a hundred bytes read).
  */
-function guardLines(): string {
-  const mark = template().split('\n')[1];
+function guardLines(mark: string): string {
   return 'if [ -z "$intent_bad" ] && [ "${1:-}" = prepared ]; then\n' +
     '  intent_l=; { IFS= read -r intent_l && IFS= read -r intent_l; } <"$dir/prepare-commit-msg" 2>/dev/null\n' +
     `  [ "$intent_l" = ${shQuote(mark)} ] || intent_bad=1\n` +

@@ -446,22 +446,28 @@ function grownSince(repo: Repo, tip: string, before: string, head: string): Set<
     { cwd: repo.root },
   );
   if (res.status !== 0) return null;
-  const commits = parseLog(res.stdout);
+  const { files, seen } = walkFiles(parseLog(res.stdout), tip);
+  return seen.has(before) ? files : null;
+}
+
+/**
+ * The files of the listed commits `tip` reaches through listed commits (a commit not listed, the
+ * boundary of the log, ends its path), and every commit the walk came to, boundary included.
+ */
+function walkFiles(commits: ReadonlyMap<string, { parents: string[]; files: string[] }>, tip: string): { files: Set<string>; seen: Set<string> } {
   const files = new Set<string>();
-  let reached = false;
   const seen = new Set<string>();
   const stack = [tip];
   while (stack.length) {
     const sha = stack.pop()!;
     if (seen.has(sha)) continue;
     seen.add(sha);
-    if (sha === before) reached = true;
     const c = commits.get(sha);
     if (!c) continue;
     for (const f of c.files) files.add(f);
     stack.push(...c.parents);
   }
-  return reached ? files : null;
+  return { files, seen };
 }
 
 /** `git log -z --name-only --format=%x01%H %P` output: each commit's parents and files. */
@@ -497,21 +503,8 @@ function changedOnBranches(repo: Repo, tips: ReadonlyMap<string, string>, head: 
   );
   const commits = parseLog(res.stdout);
   const out = new Map<string, Set<string>>();
-  for (const [id, tip] of tips) {
-    const files = new Set<string>();
-    const seen = new Set<string>();
-    const stack = [tip];
-    while (stack.length) {
-      const sha = stack.pop()!;
-      if (seen.has(sha)) continue;
-      seen.add(sha);
-      const c = commits.get(sha);
-      if (!c) continue; // reachable from HEAD: merged already
-      for (const f of c.files) files.add(f);
-      stack.push(...c.parents);
-    }
-    out.set(id, files);
-  }
+  // (A commit not listed is reachable from HEAD: merged already.)
+  for (const [id, tip] of tips) out.set(id, walkFiles(commits, tip).files);
   // A git that failed (a tip or HEAD it cannot read) found nothing: answered, never kept.
   return { files: out, ok: res.status === 0 };
 }

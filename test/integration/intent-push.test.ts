@@ -51,8 +51,8 @@ function serverRepo(name: string): string {
   return bare;
 }
 
-/** The human's clone: intent init, the registry and authority.yaml on main, pushed. */
-function humanRepo(dir: string, remote: string): string {
+/** The human's clone: intent init, the registry and authority.yaml on main, pushed to `remote` (null: no remote yet). */
+function humanRepo(dir: string, remote: string | null): string {
   mkdirSync(dir);
   git(dir, 'init', '-q', '-b', 'main');
   writeFiles(dir, { 'README.md': '# t\n' });
@@ -62,6 +62,7 @@ function humanRepo(dir: string, remote: string): string {
   writeFiles(dir, { '.orchestration/active_intents.yaml': registryYaml(INTENTS), '.orchestration/authority.yaml': AUTHORITY });
   git(dir, 'add', '.orchestration');
   git(dir, 'commit', '-q', '-m', 'register intents and agents');
+  if (remote === null) return dir;
   git(dir, 'remote', 'add', 'origin', remote);
   const p = run('git', ['push', '-q', 'origin', 'main'], dir);
   expect(p.status, p.stderr).toBe(0);
@@ -196,16 +197,7 @@ describe('intent push', () => {
 
   it("a team's first push to an empty server, its intent's work already merged on main: intent push from main is accepted by the pre-push check and the server alike", () => {
     // Work made and merged before the server existed (the Quickstart on a repository with no remote yet).
-    const dir = join(root, 'first-push');
-    mkdirSync(dir);
-    git(dir, 'init', '-q', '-b', 'main');
-    writeFiles(dir, { 'README.md': '# t\n' });
-    git(dir, 'add', '-A');
-    git(dir, 'commit', '-q', '-m', 'initial');
-    expect(intent(dir, ['init']).status).toBe(0);
-    writeFiles(dir, { '.orchestration/active_intents.yaml': registryYaml(INTENTS), '.orchestration/authority.yaml': AUTHORITY });
-    git(dir, 'add', '.orchestration');
-    git(dir, 'commit', '-q', '-m', 'register intents and agents');
+    const dir = humanRepo(join(root, 'first-push'), null);
     const wt = checkoutIntent(dir, 'INT-001');
     writeFiles(wt, { 'src/1/a.ts': 'export const a = 1;\n' });
     git(wt, 'add', '-A');
