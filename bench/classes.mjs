@@ -130,11 +130,8 @@ function traceReader(traceFile) {
  * stage the change back · a real commit with every hook (end to end, against a hooks-disabled
  * commit of the same change). Rounds alternate between the classes so drift hits all alike.
  *
- * A refactor-like change makes pre-commit start a detached worker that classifies ahead
- * (lib/mutation/ahead.ts). Its CPU is not in the parent's /proc figures (it is nobody's waited-for
- * child), so post-commit's trace (INTENT_CLASSIFY_TRACE) is read after every commit: how
- * post-commit got its classes, and the worker's own wall and CPU time (its node start-up, git
- * processes and classification), reported next to the hooks' figures.
+ * post-commit's trace (INTENT_CLASSIFY_TRACE) is read after every commit: how the classes were
+ * decided (by the hook file in its own node: `computed`; served: in the read-ahead, `syntax`).
  */
 export function classCommits(wt, ctx, reps = REPS) {
   writeFiles(wt, classBaseFiles());
@@ -147,7 +144,7 @@ export function classCommits(wt, ctx, reps = REPS) {
   const series = ['node0', 'pre', 'post', 'base', 'hooked', 'added'];
   const out = Object.fromEntries(CLASSES.map((c) => [c.name, {
     ...Object.fromEntries(series.map((x) => [x, []])), cpu: Object.fromEntries(series.map((x) => [x, []])),
-    workerCpu: [], workerWall: [], waited: [], outcomes: {}, classes: null,
+    outcomes: {}, classes: null,
   }]));
   let k = 0;
   for (let r = -1; r < reps; r++) {
@@ -177,57 +174,46 @@ export function classCommits(wt, ctx, reps = REPS) {
       }
       s.added.push(hooked.ms - base.ms);
       s.cpu.added.push(hooked.cpu === null || base.cpu === null ? null : hooked.cpu - base.cpu);
-      for (const t of [...postTrace, ...hookedTrace]) {
-        s.outcomes[t.outcome] = (s.outcomes[t.outcome] ?? 0) + 1;
-        if (typeof t.worker_cpu_ms === 'number') {
-          s.workerCpu.push(t.worker_cpu_ms);
-          s.workerWall.push(t.worker_wall_ms);
-        }
-        if (t.outcome !== 'no-syntax') s.waited.push(t.waited_ms);
-      }
+      for (const t of [...postTrace, ...hookedTrace]) s.outcomes[t.outcome] = (s.outcomes[t.outcome] ?? 0) + 1;
     }
   }
   return Object.fromEntries(Object.entries(out).map(([name, s]) => {
     const st = Object.fromEntries(series.map((x) => [x, stats(s[x])]));
     const cpu = s.cpu.node0.some((x) => x === null) ? null : Object.fromEntries(series.map((x) => [x, stats(s.cpu[x])]));
-    const opt = (xs) => (xs.length ? stats(xs) : null);
     return [name, {
       ...st, classes: s.classes, preRatio: st.pre.median / st.node0.median, postRatio: st.post.median / st.node0.median, addedRatio: st.added.median / st.node0.median,
       cpu: cpu && { ...cpu, preRatio: cpu.pre.median / cpu.node0.median, postRatio: cpu.post.median / cpu.node0.median, addedRatio: cpu.added.median / cpu.node0.median },
-      worker: { cpu: opt(s.workerCpu), wall: opt(s.workerWall), waited: opt(s.waited), outcomes: s.outcomes },
+      outcomes: s.outcomes,
     }];
   }));
 }
 
 /**
- * For information: the consistent rename with no resident worker, as the first refactor-like
- * commit after an idle period (INTENT_CLASSIFY_RESIDENT_MS) finds it: the warm worker is stopped,
- * and every commit's worker leaves after its job (INTENT_CLASSIFY_RESIDENT_MS=0). Each repetition:
- * node -e 0; the change committed with every hook; the change back with hooks disabled.
+ * For information: the consistent rename with no hook server, as the first commit after the
+ * server's idle exit finds it (its hooks run in their own node, post-commit loads the TypeScript
+ * compiler): the server is stopped before each repetition. Each repetition: node -e 0; the change
+ * committed with every hook; the change back with hooks disabled.
  */
 export function coldRefactor(wt, ctx, reps = Math.max(3, Math.ceil(REPS / 2))) {
   const cls = CLASSES.find((c) => c.name === 'consistent rename');
   const traceFile = join(ctx.gitDir, 'BENCH_CLASSIFY_TRACE_COLD');
-  const coldEnv = { ...ctx.env, INTENT_CLASSIFY_TRACE: traceFile, INTENT_CLASSIFY_RESIDENT_MS: '0' };
+  const coldEnv = { ...ctx.env, INTENT_CLASSIFY_TRACE: traceFile };
   const traced = traceReader(traceFile);
   // Start from the version the worktree does not have, so that every commit changes something.
   const [path] = Object.keys(cls.files(0));
   let k = cls.files(0)[path] === readFileSync(join(wt, path), 'utf8') ? 0 : -1;
-  const s = { node0: [], added: [], waited: [], outcomes: {} };
-  for (const pid of residentPids(wt)) {
-    try { process.kill(pid, 'SIGTERM'); } catch { /* gone */ }
-  }
+  const s = { node0: [], added: [], outcomes: {} };
   for (let r = 0; r < reps; r++) {
+    for (const pid of residentPids(wt)) {
+      try { process.kill(pid, 'SIGTERM'); } catch { /* gone */ }
+    }
     while (residentPids(wt).length) run('sleep', ['0.05']);
     s.node0.push(run(process.execPath, ['-e', '0'], { cwd: wt }).ms);
     writeFiles(wt, cls.files(++k));
     git(wt, ['add', 'src/app']);
     const hooked = git(wt, ['commit', '-q', '-m', `cold rename ${k}`], { env: coldEnv, servers: true });
     check(Object.values(noteClasses(wt)).every((c) => c === cls.expect), 'cold rename: wrong class');
-    for (const t of traced()) {
-      s.outcomes[t.outcome] = (s.outcomes[t.outcome] ?? 0) + 1;
-      s.waited.push(t.waited_ms);
-    }
+    for (const t of traced()) s.outcomes[t.outcome] = (s.outcomes[t.outcome] ?? 0) + 1;
     writeFiles(wt, cls.files(++k));
     git(wt, ['add', 'src/app']);
     const base = git(wt, ['-c', 'core.hooksPath=/dev/null', 'commit', '-q', '-m', `cold rename ${k} back`]);
@@ -235,17 +221,17 @@ export function coldRefactor(wt, ctx, reps = Math.max(3, Math.ceil(REPS / 2))) {
   }
   const node0 = stats(s.node0);
   const added = stats(s.added);
-  return { node0, added, addedRatio: added.median / node0.median, waited: stats(s.waited), outcomes: s.outcomes };
+  return { node0, added, addedRatio: added.median / node0.median, outcomes: s.outcomes };
 }
 
-/** Live classify-ahead workers of the repository at `wt` (Linux /proc; none found elsewhere). */
+/** The live hook server of the repository at `wt` (Linux /proc; none found elsewhere). */
 function residentPids(wt) {
   const state = join(git(wt, ['rev-parse', '--path-format=absolute', '--git-common-dir']).stdout.trim(), 'intent');
   if (!existsSync('/proc')) return [];
   return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
     try {
       const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0');
-      return cmd.includes('classify-ahead') && cmd.includes(state) && readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
+      return cmd.includes('serve-hooks') && cmd.includes(join(state, 'server')) && readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
     } catch {
       return false;
     }

@@ -198,16 +198,15 @@ export function writeReport(R, file) {
       for (const [label, key, ratioKey, target] of [['pre-commit', 'pre', 'preRatio', TARGET.classPre], ['post-commit', 'post', 'postRatio', TARGET.classPost], ['whole commit (every hook, added time)', 'added', 'addedRatio', TARGET.classWhole]]) {
         const ok = c[ratioKey] <= target;
         const cpu = c.cpu ? `; CPU ${msf(c.cpu[key].median)} = ${f(c.cpu[ratioKey], 2)}×` : '';
-        const w = c.worker?.cpu && key !== 'pre' ? ` Not counted: the resident background worker's job (CPU ${msf(c.worker.cpu.median)}, wall ${msf(c.worker.wall.median)}, on the other core).` : '';
         rows.push([8, `${name}: ${label}`, `${msf(c[key].median)} = ${f(c[ratioKey], 2)}× node -e 0 (${msf(c.node0.median)})${cpu}`, `≤ ${target}× (${msf(target * c.node0.median)})`, yes(ok),
-          (ok ? '' : `+${msf(c[key].median - target * c.node0.median)}${key === 'added' ? `; its hooks: pre-commit ${msf(c.pre.median)}, post-commit ${msf(c.post.median)} (the rest: commit-msg, the shell wrappers, git's own work with hooks on)` : key === 'post' && name !== 'evolution' ? '; the syntax comparison of a refactor-like change (see docs/decisions.md)' : ''}.`) + w]);
+          (ok ? '' : `+${msf(c[key].median - target * c.node0.median)}${key === 'added' ? `; its hooks: pre-commit ${msf(c.pre.median)}, post-commit ${msf(c.post.median)} (the rest: commit-msg, the shell wrappers, git's own work with hooks on)` : key === 'post' && name !== 'evolution' ? '; the syntax comparison of a refactor-like change (see docs/decisions.md)' : ''}.`)]);
       }
     }
     const cold = R.classesCold;
     if (cold) {
-      rows.push([8, 'for information: a consistent rename with no resident worker (the first refactor-like commit after an idle period): whole commit (every hook, added time)',
-        `${msf(cold.added.median)} = ${f(cold.addedRatio, 2)}× node -e 0 (${msf(cold.node0.median)}); post-commit waited ${msf(cold.waited.median)} for the worker pre-commit started`, 'no target', '—',
-        'the worker starts node and loads the TypeScript compiler (docs/decisions.md)']);
+      rows.push([8, 'for information: a consistent rename with no hook server (the first commit after its idle exit): whole commit (every hook, added time)',
+        `${msf(cold.added.median)} = ${f(cold.addedRatio, 2)}× node -e 0 (${msf(cold.node0.median)})`, 'no target', '—',
+        'each hook starts its own node; post-commit loads the TypeScript compiler (docs/decisions.md)']);
     }
   }
   // 10
@@ -402,21 +401,17 @@ export function writeReport(R, file) {
     L.push(table(['class', 'node -e 0', 'pre-commit', '×', 'post-commit', '×', 'whole commit: added time', '×', 'mutation class in the note'], Object.entries(R.classes).map(([name, c]) => [
       name, range(c.node0, 1), range(c.pre), f(c.preRatio, 2), range(c.post), f(c.postRatio, 2), range(c.added), f(c.addedRatio, 2), [...new Set(Object.values(c.classes ?? {}))].join(', '),
     ])));
-    L.push('', 'A refactor-like change makes pre-commit hand the staged change to a background worker that runs the syntax comparison while git goes on with the commit; post-commit uses its result (docs/decisions.md). ' +
-      'The worker stays resident with the compiler loaded (`INTENT_CLASSIFY_RESIDENT_MS`, 5 minutes idle by default): the warm-up round starts it, and the timed rounds use it. ' +
-      'The worker is nobody\'s waited-for child, so its CPU is in none of the figures above: it is listed here per job, from post-commit\'s trace (`INTENT_CLASSIFY_TRACE`), with how post-commit got its classes ' +
-      '(cache: the result was there; waited: post-commit waited for the worker; computed: no worker, classified itself; no-syntax: nothing for the syntax comparison). CPU: user + system from /proc, 10 ms ticks.', '');
-    L.push(table(['class', 'node -e 0, CPU', 'pre-commit, CPU', '×', 'post-commit, CPU', '×', 'whole commit: added CPU', '×', 'worker CPU (background)', 'worker wall', 'post-commit waited', 'post-commit outcomes'], Object.entries(R.classes).map(([name, c]) => [
+    L.push('', 'How the classes were decided, from post-commit\'s trace (`INTENT_CLASSIFY_TRACE`): computed: by the hook file in its own node; syntax or same-tree: by the hook server while git wrote the commit; no-syntax: by the cheap rules. CPU: user + system from /proc, 10 ms ticks.', '');
+    L.push(table(['class', 'node -e 0, CPU', 'pre-commit, CPU', '×', 'post-commit, CPU', '×', 'whole commit: added CPU', '×', 'outcomes'], Object.entries(R.classes).map(([name, c]) => [
       name, c.cpu ? range(c.cpu.node0) : '—', c.cpu ? range(c.cpu.pre) : '—', c.cpu ? f(c.cpu.preRatio, 2) : '—', c.cpu ? range(c.cpu.post) : '—', c.cpu ? f(c.cpu.postRatio, 2) : '—',
       c.cpu ? range(c.cpu.added) : '—', c.cpu ? f(c.cpu.addedRatio, 2) : '—',
-      c.worker?.cpu ? range(c.worker.cpu) : '—', c.worker?.wall ? range(c.worker.wall) : '—', c.worker?.waited ? range(c.worker.waited) : '—',
-      Object.entries(c.worker?.outcomes ?? {}).map(([o, n]) => `${o} ${n}`).join(', ') || '—',
+      Object.entries(c.outcomes ?? {}).map(([o, n]) => `${o} ${n}`).join(', ') || '—',
     ])));
     const cold = R.classesCold;
     if (cold) {
-      L.push('', `With no resident worker (the warm one stopped, each commit's worker leaving after its job: \`INTENT_CLASSIFY_RESIDENT_MS=0\`), as the first refactor-like commit after an idle period finds it, ` +
+      L.push('', `With no hook server (stopped before each repetition), as the first commit after its idle exit finds it, ` +
         `the consistent rename's whole commit (every hook, added time against a hooks-disabled commit of the change back): ${range(cold.added)} = ${f(cold.addedRatio, 2)}× node -e 0 (${range(cold.node0, 1)}); ` +
-        `post-commit waited ${range(cold.waited)} for the worker pre-commit started; outcomes: ${Object.entries(cold.outcomes).map(([o, n]) => `${o} ${n}`).join(', ')}.`);
+        `outcomes: ${Object.entries(cold.outcomes).map(([o, n]) => `${o} ${n}`).join(', ')}.`);
     }
   }
   // 10

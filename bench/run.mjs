@@ -222,11 +222,10 @@ try {
     for (const [name, c] of Object.entries(results.classes)) {
       log(`  ${name}: pre-commit ${c.preRatio.toFixed(2)}×, post-commit ${c.postRatio.toFixed(2)}×, whole commit +${c.added.median.toFixed(0)} ms (${c.addedRatio.toFixed(2)}×) node -e 0` +
         (c.cpu ? `; CPU ${c.cpu.preRatio.toFixed(2)}× / ${c.cpu.postRatio.toFixed(2)}× / ${c.cpu.addedRatio.toFixed(2)}×` : '') +
-        (c.worker.cpu ? `; background worker: CPU ${c.worker.cpu.median.toFixed(0)} ms, wall ${c.worker.wall.median.toFixed(0)} ms; post-commit waited ${c.worker.waited.median.toFixed(0)} ms` : '') +
-        `; outcomes ${JSON.stringify(c.worker.outcomes)}`);
+        `; outcomes ${JSON.stringify(c.outcomes)}`);
     }
     const cold = results.classesCold = coldRefactor(small.wt, small.ctx);
-    log(`  consistent rename, no resident worker: whole commit +${cold.added.median.toFixed(0)} ms (${cold.addedRatio.toFixed(2)}×) node -e 0; post-commit waited ${cold.waited.median.toFixed(0)} ms; outcomes ${JSON.stringify(cold.outcomes)}`);
+    log(`  consistent rename, no hook server: whole commit +${cold.added.median.toFixed(0)} ms (${cold.addedRatio.toFixed(2)}×) node -e 0; outcomes ${JSON.stringify(cold.outcomes)}`);
   });
 
   await item(11, 'a governed commit vs a plain `git commit` of the same change (ordinary, comment-only), paired; the hook server\'s memory', async () => {

@@ -7,7 +7,7 @@
 // node's version and the architecture; a run without one writes it when it exits, with the
 // functions that run compiled; V8 rejects data from another build (the bundle is then compiled as
 // usual and the cache rewritten). Where the package folder cannot be written there is no cache.
-// The same code as dist/bin/hook.js (cli/hook.ts), which the classify-ahead worker still runs. The
+// The same code as dist/bin/hook.js (cli/hook.ts), which runners written before this file run. The
 // loading is lib/mutation/ts-cache.ts's mechanism, written out here: this file runs before any of
 // the package's code is loaded, so it cannot import it.
 const fs = require('node:fs');

@@ -6,7 +6,7 @@ export function run(opts: { cwd: string; removeData: boolean; json: boolean }): 
   const r = uninstall(opts.cwd, { removeData: opts.removeData });
   emit(opts.json, r, () => {
     const lines = [`intent: uninstalled from ${r.root}`];
-    for (const pid of r.stopped) lines.push(`  stopped  process ${pid} (this repository's hook server or classify-ahead worker)`);
+    for (const pid of r.stopped) lines.push(`  stopped  process ${pid} (this repository's hook server)`);
     for (const h of r.hooks) lines.push(`  hook     ${h.file}: ${h.action}${h.note ? ` (${h.note})` : ''}`);
     for (const w of r.worktrees) lines.push(`  worktree ${w}: core.hooksPath unset`);
     for (const c of r.config) lines.push(`  config   ${c}`);

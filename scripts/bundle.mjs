@@ -7,7 +7,7 @@
 //   dist/bin/hook.cjs        what every installed git hook runs (cli/hook-entry.cjs): loads
 //   dist/bin/hooks.cjs       every hook in one CommonJS bundle, through a V8 code cache;
 //   dist/bin/hook.js         the same as an ES module (cli/hook.ts + lib/hooks/dispatch.ts), run by
-//                            the classify-ahead worker and by runners written before hook.cjs;
+//                            runners written before hook.cjs;
 //   dist/bin/hook-<m>.js     each hook's module (lib/hooks/<m>.ts), one file each, loaded by hook.js
 //                            for that hook only;
 //   dist/bin/intent.js       the `intent` command (cli/main.ts);

@@ -79,7 +79,7 @@ function running(pid: number): boolean {
 
 /**
  * Makes a template or fixture folder still before it is copied: the processes its build left
- * (the repository's hook server, a classify-ahead worker) are stopped and waited for, and the
+ * (the repository's hook server) are stopped and waited for, and the
  * hook server's folder is removed, so a copy is what a repository whose server never ran looks
  * like and `cp -a` never meets a file that goes while it copies.
  */

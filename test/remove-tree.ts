@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 
 /**
  * Removes a test's temporary folder. A hook's background process may still run there when the
- * test ends (a classify-ahead worker that post-commit stopped waiting for, a hook server): when
+ * test ends (a hook server): when
  * the folder does not go at once, the processes that run in it or name it are stopped first.
  */
 export function removeTree(dir: string): void {

@@ -28,10 +28,6 @@ for (const k of ['GIT_DIR', 'GIT_INDEX_FILE', 'GIT_WORK_TREE', 'INTENT_ID']) del
 // sets it where it is the subject.
 delete process.env.NODE_EXTRA_CA_CERTS;
 delete process.env.INTENT_NODE_EXTRA_CA_CERTS;
-// The classify-ahead worker leaves after its job instead of staying resident for 5 minutes (one
-// idle node process with the compiler loaded per test repository that made a refactor-like
-// commit); test/integration/classify-ahead.test.ts sets it where residency is the subject.
-process.env.INTENT_CLASSIFY_RESIDENT_MS = '0';
 // Tests may run inside an agent's session: its markers would make human-only commands refuse.
 for (const k of Object.keys(process.env)) {
   if (AGENT_MARKER_NAMES.includes(k)) delete process.env[k];

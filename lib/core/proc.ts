@@ -15,3 +15,15 @@ export function procStat(pid: number | 'self'): string[] | null {
     return null;
   }
 }
+
+/** Whether `pid` runs (a zombie does not: a killed process nobody has reaped yet). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  // No /proc: kill(0) said it exists.
+  const state = procStat(pid)?.[0];
+  return state === undefined || state !== 'Z';
+}

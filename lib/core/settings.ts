@@ -2,8 +2,8 @@
  * The environment settings intent reads, parsed in one place: `readSettings(env)` for the
  * environment a hook, a request or a command was given, and `hostEnv()`, the process's own
  * environment (or the hook being run's, core/hook-context.ts), for callers given none (read at each
- * call: the hook server runs each request with the requester's environment). Durations are bounded; an unset, negative or non-numeric one is
- * the default (an empty one is 0, as Number('') is). The variables that name the agent a process runs for are core/agent-env.ts's.
+ * call: the hook server runs each request with the requester's environment). The variables that
+ * name the agent a process runs for are core/agent-env.ts's.
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -13,12 +13,6 @@ import { activeHookContext } from './hook-context.js';
 export interface Settings {
   /** INTENT_ID: the intent a commit in the main worktree names (in an intent worktree it may only repeat the worktree's). */
   intentId: string | undefined;
-  /** INTENT_CLASSIFY_AHEAD (`0`: off): pre-commit starts a worker that classifies a refactor-like change ahead of post-commit. */
-  classifyAhead: boolean;
-  /** INTENT_CLASSIFY_WAIT_MS: how long post-commit waits for a live worker before classifying itself (default 4 s, at most a minute). */
-  classifyWaitMs: number;
-  /** INTENT_CLASSIFY_RESIDENT_MS: how long the worker stays after its last job (default 5 min, at most an hour; 0: it leaves). */
-  classifyResidentMs: number;
   /** INTENT_CLASSIFY_TRACE: a file post-commit appends one JSON line per classification to. */
   classifyTrace: string | undefined;
   /** CLAUDE_CONFIG_DIR: Claude Code's config directory (its transcripts), else ~/.claude. */
@@ -34,22 +28,10 @@ export interface Settings {
   readAhead: boolean;
 }
 
-const DEFAULT_WAIT_MS = 4000;
-const DEFAULT_RESIDENT_MS = 5 * 60_000;
-
-/** A duration setting in milliseconds: `fallback` when unset or not a number ≥ 0, at most `max`. */
-export function milliseconds(value: string | undefined, fallback: number, max: number): number {
-  const n = Number(value);
-  return value !== undefined && Number.isFinite(n) && n >= 0 ? Math.min(n, max) : fallback;
-}
-
 /** The settings of `env`. */
 export function readSettings(env: NodeJS.ProcessEnv): Settings {
   return {
     intentId: env.INTENT_ID,
-    classifyAhead: env.INTENT_CLASSIFY_AHEAD !== '0',
-    classifyWaitMs: milliseconds(env.INTENT_CLASSIFY_WAIT_MS, DEFAULT_WAIT_MS, 60_000),
-    classifyResidentMs: milliseconds(env.INTENT_CLASSIFY_RESIDENT_MS, DEFAULT_RESIDENT_MS, 3_600_000),
     classifyTrace: env.INTENT_CLASSIFY_TRACE || undefined,
     claudeConfigDir: env.CLAUDE_CONFIG_DIR || join(homedir(), '.claude'),
     gitQuarantine: !!env.GIT_QUARANTINE_PATH,

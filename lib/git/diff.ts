@@ -1,6 +1,5 @@
-import { recordPath, splitNulPaths } from './paths.js';
-import { git, gitBuffer, gitRaw, gitRawAsync } from './process.js';
-import { IntentError } from '../core/errors.js';
+import { splitNulPaths } from './paths.js';
+import { git, gitBuffer, gitRawAsync } from './process.js';
 import { parseRawPatch, type FileChange } from './hunks.js';
 import { askResident, sentinel } from './resident.js';
 
@@ -73,36 +72,6 @@ export function stagedPaths(cwd: string): string[] {
     { cwd, inheritRepoEnv: true },
   );
   return splitNulPaths(out);
-}
-
-/**
- * `stagedPaths` and, from the same git process (the index and HEAD's tree are read once: at 100k
- * files that read is most of a `git diff --cached`), the staged `-U0` patch of the files that
- * `attributesFile` leaves diffable (git prints "Binary files … differ" for the others without
- * reading their blobs). The patch is null when git's output passes `maxBytes` (git is stopped
- * there); if the list of paths itself was cut short, it is read again with `stagedPaths`.
- */
-export function stagedPathsAndPatch(cwd: string, attributesFile: string, maxBytes: number): { paths: string[]; patch: string | null } {
-  const args = [
-    ...CONFIG, '-c', `core.attributesFile=${attributesFile}`, 'diff', '--cached', '--raw', '-z', '-p', '-U0', '--no-renames',
-    '--no-color', '--no-ext-diff', '--no-textconv', '--no-relative', '--ignore-submodules=none', '-O/dev/null',
-    '--src-prefix=a/', '--dst-prefix=b/',
-  ];
-  const res = gitRaw(args, { cwd, inheritRepoEnv: true, binary: true, maxBuffer: maxBytes, truncate: true });
-  if (!res.truncated && res.status !== 0) throw new IntentError('GIT_FAILED', `git diff --cached failed (exit ${res.status}): ${res.stderr.trim()}`, { args });
-  const out = res.stdoutBuf!;
-  // The raw part: ":<modes> <oids> <status>\0<path>\0" per file; then a NUL and the patch.
-  const paths: string[] = [];
-  let pos = 0;
-  while (pos < out.length && out[pos] === 0x3a) {
-    const meta = out.indexOf(0, pos);
-    const end = meta === -1 ? -1 : out.indexOf(0, meta + 1);
-    if (end === -1) return { paths: stagedPaths(cwd), patch: null };
-    paths.push(recordPath(out.subarray(meta + 1, end)));
-    pos = end + 1;
-  }
-  if (pos === out.length) return res.truncated ? { paths: stagedPaths(cwd), patch: null } : { paths, patch: '' };
-  return { paths, patch: res.truncated || out[pos] !== 0 ? null : out.subarray(pos + 1).toString('utf8') };
 }
 
 /**

@@ -24,8 +24,6 @@ export interface GitOptions {
   binary?: boolean;
   /** Stop git (and throw GIT_FAILED) once its output exceeds this many bytes (default 1 GiB). */
   maxBuffer?: number;
-  /** With maxBuffer: return what was read, marked `truncated`, instead of throwing. */
-  truncate?: boolean;
 }
 
 const REPO_ENV = [
@@ -56,7 +54,7 @@ export function gitEnv(opts: Pick<GitOptions, 'inheritRepoEnv' | 'env'> = {}): N
 }
 
 /** Runs git and returns its exit status and output without throwing on failure. */
-export function gitRaw(args: string[], opts: GitOptions): GitResult & { stdoutBuf?: Buffer; truncated?: boolean } {
+export function gitRaw(args: string[], opts: GitOptions): GitResult & { stdoutBuf?: Buffer } {
   const res = spawnSync('git', args, {
     cwd: opts.cwd,
     env: gitEnv(opts),
@@ -64,13 +62,11 @@ export function gitRaw(args: string[], opts: GitOptions): GitResult & { stdoutBu
     maxBuffer: opts.maxBuffer ?? 1024 * 1024 * 1024,
 
   });
-  const truncated = !!opts.truncate && (res.error as NodeJS.ErrnoException | undefined)?.code === 'ENOBUFS';
-  if (res.error && !truncated) {
+  if (res.error) {
     throw new IntentError('GIT_FAILED', `could not run git ${args[0]}: ${res.error.message}`, { args });
   }
   const stdoutBuf = res.stdout as Buffer;
   return {
-    ...(truncated ? { truncated } : {}),
     status: res.status ?? 128,
     stdout: opts.binary ? '' : stdoutBuf.toString('utf8'),
     stderr: (res.stderr as Buffer).toString('utf8'),
@@ -83,7 +79,7 @@ export function gitRaw(args: string[], opts: GitOptions): GitResult & { stdoutBu
  * `git status` per worktree, or work on an editor's extension host. A git that cannot be started
  * resolves with status 128.
  */
-export function gitRawAsync(args: string[], opts: Omit<GitOptions, 'input' | 'maxBuffer' | 'truncate'>): Promise<GitResult & { stdoutBuf?: Buffer }> {
+export function gitRawAsync(args: string[], opts: Omit<GitOptions, 'input' | 'maxBuffer'>): Promise<GitResult & { stdoutBuf?: Buffer }> {
   return new Promise((resolve) => {
     const child = spawn('git', args, { cwd: opts.cwd, env: gitEnv(opts), stdio: ['ignore', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
@@ -106,7 +102,7 @@ export function gitRawAsync(args: string[], opts: Omit<GitOptions, 'input' | 'ma
 /** One git invocation that a step function (`GitSteps`) hands to its driver. */
 export interface GitCall {
   args: string[];
-  opts: Omit<GitOptions, 'input' | 'maxBuffer' | 'truncate'>;
+  opts: Omit<GitOptions, 'input' | 'maxBuffer'>;
 }
 
 /** What a step function gets back for a `GitCall`. */

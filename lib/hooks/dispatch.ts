@@ -34,11 +34,6 @@ export async function runHookIn(hook: string, ctx: HookContext, stdin: () => str
   return withHookContext(ctx, async () => {
     // The runner found no hook server to run this hook and asks for one, for the next hooks.
     if (env.INTENT_START_SERVER !== undefined) (await import('./server.js')).startServerIfAsked(env, process.argv[1]);
-    if (hook === 'classify-ahead') {
-      // Not a git hook: the background worker pre-commit starts (detached, nobody reads its output).
-      await (await import('./classify-ahead.js')).classifyAhead(cwd, args[0] ?? '', args[1] ?? '', args[2]);
-      return { code: 0, stderr: '' };
-    }
     const out = await dispatch(hook, ctx, stdin, args);
     lap('hook');
     // One line when the main worktree's hooks are no longer intent's (stats only, see health.ts).

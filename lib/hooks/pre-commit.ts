@@ -9,7 +9,6 @@ import { loadRegistry, type Intent, type Registry } from '../intents/registry.js
 import { headOid, openHookRepo, orchestrationPath, stateDir, type Repo } from '../git/repo.js';
 import { compileScope, outOfScope } from '../intents/scope.js';
 import { loadIgnore } from '../intents/ignore.js';
-import { stagedForCommit, startClassifyAhead, type Staged } from './ahead-start.js';
 import { stagedPaths } from '../git/diff.js';
 import { activeHookContext, lap } from '../core/hook-context.js';
 import { otherIntentBranchesMayExist } from '../intents/branch-tips.js';
@@ -70,14 +69,12 @@ export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = ho
       {},
     );
   }
-  // In the hook server, the prediction (and the worker) come after the answer, from what is read
-  // ahead for post-commit (prefetch.ts): only the paths are needed now. Otherwise one git process
-  // lists the staged paths and, for the prediction, the TS/JS files' patch.
-  // Served, after a commit the server recorded: the paths from the index in-process (prefetch.ts).
+  // The staged paths: served, after a commit the server recorded, from the index in-process
+  // (prefetch.ts); otherwise from `git diff --cached`.
   const served = !!activeHookContext()?.defer && readSettings(env).readAhead;
   const head = served ? headOid(repo) : null;
   const inProcess = served ? (await import('./prefetch.js')).stagedPathsInProcess(repo, env, head) : null;
-  const staged: Staged = served ? { paths: inProcess ?? stagedPaths(repo.root), parent: head, patch: null } : stagedForCommit(repo, env);
+  const staged = inProcess ?? stagedPaths(repo.root);
   lap('staged');
   const registryFile = orchestrationPath(repo, 'active_intents.yaml');
   let registry: Registry | null = null;
@@ -89,7 +86,7 @@ export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = ho
     const budget = intent.budget ? await import('../guardrails/budget.js') : null;
     // With a max_changed_lines budget, one numstat gives both the paths and the line count.
     const numstat = budget && intent.budget?.max_changed_lines !== undefined ? budget.stagedNumstat(repo.root) : null;
-    paths = numstat ? numstat.paths : staged.paths;
+    paths = numstat ? numstat.paths : staged;
     const bad = outOfScope(ownPaths(repo, paths, env), compileScope(intent.owned_scope), loadIgnore(repo), !repo.isMainWorktree);
     if (bad.length) {
       const lines = bad.map((p) => scopeViolationMessage(intent!.id, p));
@@ -110,14 +107,10 @@ export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = ho
     if (e instanceof IntentError && COUNTED.has(e.code)) throw await recordRefusal(repo, named.id, intent, e, config);
     throw e;
   }
-  // A refactor-like change's syntax comparison starts now, in the background, for post-commit: as
-  // early as it can once the commit is allowed (a refused commit's worker would be work thrown
-  // away, and would still be writing in the repository's state folder after the refusal).
-  if (!served) await startClassifyAhead(repo, staged, env);
   let warnings: string[] = [];
   if (paths.length && otherIntentBranchesMayExist(repo, intent.id)) {
     const overlap = await import('../intents/overlap.js');
-    warnings = overlap.describeConflicts(intent.id, overlap.conflictsAhead(repo, registry, intent.id, paths, staged.parent ?? headOid(repo)));
+    warnings = overlap.describeConflicts(intent.id, overlap.conflictsAhead(repo, registry, intent.id, paths, head ?? headOid(repo)));
   }
   lap('conflicts');
   // The intent worktrees' hooks read the repository's own hooks folder from a cache (no git
@@ -131,7 +124,7 @@ export async function checkStagedCommit(cwd: string, env: NodeJS.ProcessEnv = ho
   }
   lap('chain');
   // In the hook server: post-commit's git work, read ahead once git has its answer (prefetch.ts).
-  if (served) (await import('./prefetch.js')).prefetchCommit(repo, env, staged.parent);
+  if (served) (await import('./prefetch.js')).prefetchCommit(repo, env, head);
   lap('prefetch');
   return { governed: true, intent, paths, warnings, ...(inProcess ? { inProcess: true } : {}) };
 }

@@ -6,8 +6,8 @@
  * HEAD, with post-commit's own pinned options. post-commit takes the diff only when the commit it
  * records has exactly that parent and that tree (read from the loose commit object): then it is
  * the commit's own diff, byte for byte; otherwise post-commit runs git. Only in the hook server: a
- * hook's own node exits when it has answered. A TS/JS change that looks like a refactor goes to
- * the classify-ahead worker from here (the guess needs the diff; unserved, pre-commit makes it).
+ * hook's own node exits when it has answered. The classes are decided here too, the syntax
+ * comparison included (the server keeps the TypeScript compiler loaded once a change needed it).
  */
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, linkSync, readdirSync, readFileSync, rmSync, statSync, watch, type FSWatcher } from 'node:fs';
@@ -19,10 +19,9 @@ import { differingDirs, readIndex, stagedPathsFrom, type FlatTree, type IndexSna
 import type { FileChange } from '../git/hunks.js';
 import { buildTrees, flatWithTrees, writeMissingTrees, type BuiltTrees } from '../git/tree-build.js';
 import { commitHeaders, readLoose, readObjectsPreferLooseAsync } from '../git/loose.js';
-import { predictsSyntaxOf } from '../mutation/ahead.js';
-import { cheapClasses, unchangedTreeClasses } from '../mutation/classify.js';
-import { hostEnv, readSettings } from '../core/settings.js';
-import { classifyAheadOf } from './ahead-start.js';
+import { cheapClasses, syntaxClasses, unchangedTreeClasses, type FileClasses } from '../mutation/classify.js';
+import { useTypeScriptCodeCache } from '../mutation/ts-cache.js';
+import { hostEnv } from '../core/settings.js';
 import { headOid, openHookRepo, refOid, stateDir, type Repo } from '../git/repo.js';
 import { sharedRepository } from '../git/notes-write.js';
 import { keepObject, keptObject } from '../git/object-cache.js';
@@ -455,15 +454,19 @@ async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: stri
     if (o?.type === 'blob') keepObject(repo.commonDir, o);
   }
   const blobs = new Map([...objects].map(([k, o]) => [k, o.data]));
-  // The classes, when the cheap rules settle every change (what post-commit's classification
-  // starts with; a claim in the message is post-commit's to check). A refactor-like TS/JS change
-  // goes to the classify-ahead worker from here, as unserved pre-commit does from its own patch.
+  // The classes (what post-commit's classification does; a claim in the message is post-commit's
+  // to check): the cheap rules; what survives them and only reformats (comments, layout: the same
+  // parse trees) by parsing; the rest by the syntax comparison, in this process (git is writing the
+  // commit meanwhile).
   const cheap = cheapClasses(changes, blobs);
-  // What survives them and only reformats (comments, layout: the same parse trees) is settled here
-  // too (parsing, no checker); a real refactor-like change goes to the worker.
   const same = cheap.survivors.length ? unchangedTreeClasses(cheap.out, cheap.survivors) : null;
-  const settled = cheap.survivors.length ? (same ? { classes: same, settledBy: 'same-tree' as const } : null) : { classes: cheap.out, settledBy: 'no-syntax' as const };
-  if (!settled && readSettings(ctx.env).classifyAhead && predictsSyntaxOf(changes, blobs)) await classifyAheadOf(repo, parent, tree, ctx.env);
+  let settled: { classes: FileClasses; settledBy: 'no-syntax' | 'same-tree' | 'syntax' };
+  if (!cheap.survivors.length) settled = { classes: cheap.out, settledBy: 'no-syntax' };
+  else if (same) settled = { classes: same, settledBy: 'same-tree' };
+  else {
+    useTypeScriptCodeCache(stateDir(repo));
+    settled = { classes: syntaxClasses(cheap.out, cheap.survivors), settledBy: 'syntax' };
+  }
   lap('classes');
   return { parent, tree, changes, objects, ...settled, flat, trace, repo };
 }

@@ -1,13 +1,13 @@
 /**
- * The repository's resident processes (the hook server, lib/hooks/server.ts, and the classify-ahead
- * worker, lib/hooks/classify-ahead.ts): whether they still have a reason to stay, and stopping
- * them (`intent uninstall`). Linux only (they read /proc); elsewhere there are none.
+ * The repository's resident process (the hook server, lib/hooks/server.ts): whether it still has a
+ * reason to stay, and stopping it (`intent uninstall`). Linux only (it reads /proc); elsewhere
+ * there is none.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { processStopped, processUid } from '../core/resident.js';
 import { realOrSelf, sleepSync } from '../core/files.js';
-import { alive } from '../mutation/ahead.js';
+import { alive } from '../core/proc.js';
 
 /**
  * Whether the repository whose common git folder is `commonDir` still has a worktree a resident
@@ -33,9 +33,8 @@ export function intentWorktreesLeft(commonDir: string): boolean {
 }
 
 /**
- * The pids of this user's resident processes of the state folder `state` (`<git-common-dir>/intent`):
- * hook servers of `<state>/server` and classify-ahead workers of `<state>`, found by their command
- * lines in /proc.
+ * The pids of this user's hook servers of the state folder `state` (`<git-common-dir>/intent`):
+ * those of `<state>/server`, found by their command lines in /proc.
  */
 export function residentsOf(state: string): number[] {
   const uid = process.getuid?.();
@@ -53,9 +52,7 @@ export function residentsOf(state: string): number[] {
     try {
       const argv = readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0');
       const serve = argv.indexOf('serve-hooks');
-      const classify = argv.indexOf('classify-ahead');
       if (serve !== -1 && realOrSelf(argv[serve + 1] ?? '') === join(here, 'server')) found.push(pid);
-      else if (classify !== -1 && realOrSelf(argv[classify + 3] ?? '') === here) found.push(pid);
     } catch { /* gone */ }
   }
   return found;

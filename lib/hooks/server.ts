@@ -49,13 +49,12 @@ import { setHookParent } from '../core/hook-parent.js';
 import { hostEnv } from '../core/settings.js';
 import { becomeResident, closeInheritedFds, fileIdentity, processStopped, processUid } from '../core/resident.js';
 import { parkCaCerts, unparkCaCerts } from '../core/node-start.js';
-import { alive } from '../mutation/ahead.js';
 import { saveTypeScriptCodeCache } from '../mutation/ts-cache.js';
 import { intentWorktreesLeft } from './residents.js';
 import { epochMs } from './outcome.js';
 import { answer } from './reply.js';
 import { dropObjectFiles, makeObjectFiles } from '../git/object-files.js';
-import { procStat } from '../core/proc.js';
+import { alive, procStat } from '../core/proc.js';
 
 /** What a hook run gives back (lib/hooks/dispatch.ts, which loads this module: no import back). */
 interface HookOutcome {

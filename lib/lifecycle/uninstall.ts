@@ -4,7 +4,7 @@
  * removes the config it set and its runners. The notes, the ledger and intent's state (requests,
  * budgets, breakers) stay unless `removeData`; work-tree files `intent init` created are listed
  * for the user, who may have committed them. `intent init` afterwards gives the same state again.
- * The repository's resident processes (hook server, classify-ahead worker) are stopped first.
+ * The repository's resident processes (the hook server) are stopped first.
  * Nothing else stays: what does (data, intent worktrees still open, files of the user's) is listed.
  */
 import { chmodSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync } from 'node:fs';
@@ -45,7 +45,7 @@ export interface UninstallResult {
   yours: string[];
   /** What was kept (notes, ledger, state, each intent worktree's record of its intent) or, with removeData, removed. */
   data: { kept: string[]; removed: string[] };
-  /** The resident processes (hook server, classify-ahead worker) that were running and were stopped. */
+  /** The resident processes (the hook server) that were running and were stopped. */
   stopped: number[];
   /** Linked worktrees still open on an intent branch: they stay (intent done / abandon, or git worktree remove). */
   openWorktrees: string[];

@@ -72,7 +72,7 @@ let unsaved: (() => void) | null = null;
 
 /**
  * Writes the TypeScript code cache now rather than when the process exits (a process that stays,
- * like the resident classify-ahead worker, or one whose last writes must come before it tells
+ * like the hook server, or one whose last writes must come before it tells
  * others it is done); nothing when there is nothing to write.
  */
 export function saveTypeScriptCodeCache(): void {

@@ -13,8 +13,7 @@ import type { FileClasses } from '../mutation/classify.js';
 import { noteObjectNames, writeNoteInProcess } from '../git/notes-write.js';
 import { NOTES_REF } from '../core/version.js';
 import { applyPool, creditPool } from './credit-carry.js';
-import { classifyCommitChanges } from '../mutation/classify-commit.js';
-import { trace as traceClasses } from '../mutation/ahead.js';
+import { classifyCommitChanges, traceClasses } from '../mutation/classify-commit.js';
 import { claimsRefactor, unmetClaimWarning } from '../mutation/claim.js';
 import { git } from '../git/process.js';
 import { useTypeScriptCodeCache } from '../mutation/ts-cache.js';
@@ -45,9 +44,9 @@ export interface Prefetched {
   changes: FileChange[];
   /** Both sides of every change, by id. */
   objects: Map<string, GitObject>;
-  /** The classes, when the cheap rules (`no-syntax`) or the same parse trees (`same-tree`) settled every change (no claim). */
+  /** The classes, when the read-ahead settled every change (no claim): by the cheap rules, the same parse trees or the syntax comparison. */
   classes?: FileClasses;
-  settledBy?: 'no-syntax' | 'same-tree';
+  settledBy?: 'no-syntax' | 'same-tree' | 'syntax';
   /** The repository as the check of the same commit opened it (the same git process and worktree): not opened again. */
   repo?: Repo;
 }
@@ -76,7 +75,7 @@ export interface PreparedRecord {
   authorship: Map<string, { authors: AiAuthor[]; lines: LineAuthors }>;
   violations: string[];
   /** The classes settled ahead (no claim), and the record built with them, its id not yet set. */
-  settled: { classes: FileClasses; settledBy: 'no-syntax' | 'same-tree'; record: TraceRecord } | null;
+  settled: { classes: FileClasses; settledBy: 'no-syntax' | 'same-tree' | 'syntax'; record: TraceRecord } | null;
 }
 
 /**
@@ -202,18 +201,17 @@ export function recordCommit(
   const objects = given ? readObjectsPreferLoose(repo, noteNames, env) : p.objects;
   const commitObject = ahead ? ahead.commit.data : objects.get(diff.sha)?.data;
   lap('note objects');
-  // The decision the commit-msg hook held a claimed refactor to (lib/mutation/claim.ts); a
-  // refactor-like change may have been classified ahead by a worker pre-commit started.
+  // The decision the commit-msg hook held a claimed refactor to (lib/mutation/claim.ts); without a
+  // claim, the classes the read-ahead settled.
   const claimed = claimsRefactor(commitMessage(repo.root, diff.sha, commitObject));
   const settled = p.settled && !claimed ? p.settled : null;
   if (settled) traceClasses(env, { outcome: settled.settledBy });
-  const classified = settled ? { classes: settled.classes, warning: '' } : classifyCommitChanges(stateDir(repo), p.changes, p.blobs, p.parents[0], env, claimed);
+  const classes = settled ? settled.classes : classifyCommitChanges(p.changes, p.blobs, env, claimed);
   lap('classes');
   const warn = opts.warn ?? warnActive;
-  if (classified.warning) warn(classified.warning);
-  if (claimed) warn(unmetClaimWarning(diff.sha, p.changes, p.blobs, classified.classes));
+  if (claimed) warn(unmetClaimWarning(diff.sha, p.changes, p.blobs, classes));
   // Built ahead with the classes settled then: only its id (and time) to set.
-  const record = settled ? { ...settled.record, timestamp: new Date().toISOString(), vcs: { ...settled.record.vcs, revision: diff.sha } } : build(p, diff.sha, classified.classes);
+  const record = settled ? { ...settled.record, timestamp: new Date().toISOString(), vcs: { ...settled.record.vcs, revision: diff.sha } } : build(p, diff.sha, classes);
   lap('record');
   withLock(join(stateDir(repo), 'record.lock'), () => {
     lap('lock');

@@ -674,35 +674,35 @@ describe('the hook server under faults: every wait bounded, nothing left behind'
     expect(fds).not.toContain(100);
   });
 
-  it('the server and the classify-ahead worker leave on SIGTERM', async () => {
+  it('a refactor is classified in the server itself (no second process); the server leaves on SIGTERM', async () => {
     const { repo, wt, env } = setup();
     expect(commit(wt, env, { 'src/a.ts': 'export function login1(user: string) {\n  return user;\n}\n' }, 'start').status).toBe(0);
     const pid = await serverUp(repo);
-    // A rename of a function: refactor-like, pre-commit hands it to a worker that stays.
-    const r = commit(wt, { ...env, INTENT_CLASSIFY_RESIDENT_MS: '60000' }, { 'src/a.ts': 'export function login2(user: string) {\n  return user;\n}\n' }, 'rename');
+    // A rename of a function: refactor-like, the syntax comparison decides (the TypeScript compiler).
+    const r = commit(wt, env, { 'src/a.ts': 'export function login2(user: string) {\n  return user;\n}\n' }, 'rename');
     expect(r.status, r.stderr).toBe(0);
+    expect(noteOf(wt)!.record.metadata['dev.intent'].mutation_class).toBe('AST_REFACTOR');
     const state = realpathSync(join(repo, '.git', 'intent'));
-    await until(() => processesNaming(state).length === 2);
-    const worker = processesNaming(state).find((p) => p !== pid)!;
-    for (const p of [pid, worker]) process.kill(p, 'SIGTERM');
-    await until(() => !alive(pid) && !alive(worker));
+    // Only the server names the repository's state folder (its resident git children are git).
+    expect(processesNaming(state)).toEqual([pid]);
+    process.kill(pid, 'SIGTERM');
+    await until(() => !alive(pid));
   });
 
-  it('uninstall stops the server and the classify-ahead worker before it returns; git worktree remove of the last intent worktree sends them away', async () => {
+  it('uninstall stops the server before it returns; git worktree remove of the last intent worktree sends it away', async () => {
     const refactor = (n: number) => `export function login${n}(user: string) {\n  return user;\n}\n`;
     for (const ending of ['uninstall', 'worktree remove'] as const) {
       const { repo, wt, env } = setup();
       expect(commit(wt, env, { 'src/a.ts': refactor(1) }, 'start').status).toBe(0);
       await serverUp(repo);
-      // A rename of a function: refactor-like, pre-commit hands it to a worker that stays.
-      const r = commit(wt, { ...env, INTENT_CLASSIFY_RESIDENT_MS: '60000' }, { 'src/a.ts': refactor(2) }, 'rename');
+      const r = commit(wt, env, { 'src/a.ts': refactor(2) }, 'rename');
       expect(r.status, r.stderr).toBe(0);
       const state = realpathSync(join(repo, '.git', 'intent'));
-      await until(() => processesNaming(state).length === 2);
+      await until(() => processesNaming(state).length === 1);
       if (ending === 'uninstall') {
         const un = intent(repo, ['uninstall', '--json']);
         expect(un.status, un.stderr).toBe(0);
-        expect(JSON.parse(un.stdout).stopped).toHaveLength(2);
+        expect(JSON.parse(un.stdout).stopped).toHaveLength(1);
         // Gone when uninstall returned, not a moment later.
         expect(processesNaming(state)).toEqual([]);
         expect(existsSync(join(repo, '.git', 'intent-pre-commit-ran'))).toBe(false);

@@ -24,5 +24,4 @@
  */
 export { classifyChange, classifySource, type MutationClass } from './classify.js';
 export type { AstVerdict, ChangeVerdict, SourceChange } from './entries.js';
-export { preloadCompiler } from './sides.js';
 export { unchangedTrees } from './same-tree.js';

@@ -12,10 +12,6 @@ export type Ts = typeof TS;
 
 let tsModule: Ts | null | undefined;
 
-/** Loads the TypeScript compiler now (the classify-ahead worker, while git works); false when it is not installed. */
-export function preloadCompiler(): boolean {
-  return loadTypeScript() !== null;
-}
 
 export function loadTypeScript(): Ts | null {
   if (tsModule === undefined) {
