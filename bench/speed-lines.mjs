@@ -16,7 +16,6 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Mechanism → its files and what a commit does without it. */
 export const MECHANISMS = [
   { name: 'read-ahead and early record', files: ['lib/hooks/prefetch.ts', 'lib/hooks/record-marker.ts'], without: "post-commit reads the commit's diff and blobs after git made it, and always asks" },
-  { name: 'object files made ahead', files: ['lib/git/object-files.ts'], without: 'the note\'s loose objects are created in place' },
   { name: 'in-process index reading', files: ['lib/git/index-file.ts', 'lib/git/snapshot.ts'], without: 'git diff --cached lists the staged paths' },
   { name: 'tree building', files: ['lib/git/tree-build.ts'], without: 'git writes the trees' },
   { name: 'loose objects and notes writer', files: ['lib/git/loose.ts', 'lib/git/notes-write.ts', 'lib/git/object-cache.ts'], without: 'git notes add (or git update-ref --stdin)' },

@@ -16,13 +16,12 @@
  * the one `git notes add` writes. Tested against `git fsck`, `git notes`.
  */
 import { createHash } from 'node:crypto';
-import { appendFileSync, closeSync, constants, existsSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { ownerStamp, stampGone } from '../core/lock.js';
 import { dirname, join } from 'node:path';
 import type { GitObject } from './blobs.js';
 import { refOid } from './repo.js';
 import { keepObject } from './object-cache.js';
-import { keepReplaced, REF_PLACEHOLDER, takeObjectFile, takeRefFile } from './object-files.js';
 
 const SHA1 = /^[0-9a-f]{40}$/;
 
@@ -132,7 +131,7 @@ export function writeNoteInProcess(
     mkdirSync(dirname(mark), { recursive: true });
     removeOrphanedLock(lock, mark);
     writeMark(mark, `${ownerStamp()}${lock}\n${commit}\n`);
-    fd = openLock(objectsDir, lock);
+    fd = openLock(lock);
   } catch {
     return false;
   }
@@ -145,7 +144,6 @@ export function writeNoteInProcess(
     }
     if (refOid({ commonDir }, ref) !== head.oid) return false;
     appendFileSync(logFile, `${head.oid} ${commit} ${ident.committer}\tnotes: Notes added by 'git notes add'\n`);
-    keepReplaced(objectsDir, refFile);
     renameSync(lock, refFile);
     moved = true;
     return true;
@@ -162,29 +160,8 @@ export function writeNoteInProcess(
   }
 }
 
-/**
- * Takes the ref's lock, `lock`, created exclusively as git does, and returns it open for writing
- * from its start: a file made ahead (object-files.ts takeRefFile) linked there when there is one
- * (a link fails when the name exists, as an exclusive create does), else a new file. Throws when
- * the lock is held.
- */
-function openLock(objectsDir: string, lock: string): number {
-  const ready = takeRefFile(objectsDir);
-  if (ready) {
-    let linked = false;
-    try {
-      linkSync(ready, lock);
-      linked = true;
-      return openSync(lock, constants.O_WRONLY);
-    } catch (e) {
-      // Ours but not opened: let go. Held (EEXIST): as below. Another file system for refs/
-      // (EXDEV): created in place.
-      if (linked) unlinkSync(lock);
-      if (linked || (e as NodeJS.ErrnoException).code === 'EEXIST') throw e;
-    } finally {
-      rmSync(ready, { force: true });
-    }
-  }
+/** Takes the ref's lock, `lock`, created exclusively as git does (throws when it is held). */
+function openLock(lock: string): number {
   return openSync(lock, 'wx', 0o666);
 }
 
@@ -219,9 +196,7 @@ function removeOrphanedLock(lock: string, mark: string): void {
   const [pid, start, lockPath, commit] = text.split(/[ \n]/);
   if (lockPath !== lock || !SHA1.test(commit ?? '') || !stampGone(`${pid} ${start}\n`)) return;
   try {
-    // (Or the placeholder of a file made ahead, when the writer was killed before it wrote the id.)
-    const held = readFileSync(lock, 'utf8');
-    if (held === `${commit}\n` || held === REF_PLACEHOLDER) unlinkSync(lock);
+    if (readFileSync(lock, 'utf8') === `${commit}\n`) unlinkSync(lock);
   } catch { /* no lock */ }
 }
 
@@ -316,21 +291,6 @@ function writeLooseObject(objectsDir: string, type: string, content: Buffer): st
   const dir = join(objectsDir, oid.slice(0, 2));
   const file = join(dir, oid.slice(2));
   const bytes = zlibStored(data);
-  // A file made ahead (object-files.ts), when there is one: written, then renamed into place.
-  const ready = takeObjectFile(objectsDir);
-  if (ready) {
-    try {
-      try {
-        writeSync(ready.fd, bytes);
-      } finally {
-        closeSync(ready.fd);
-      }
-      renameInto(ready.path, dir, file);
-      return oid;
-    } catch {
-      rmSync(ready.path, { force: true });
-    }
-  }
   const tmp = join(dir, `tmp_obj_intent_${process.pid}_${oid.slice(2, 10)}`);
   let fd: number;
   try {
@@ -346,17 +306,6 @@ function writeLooseObject(objectsDir: string, type: string, content: Buffer): st
   }
   renameSync(tmp, file);
   return oid;
-}
-
-/** Renames `from` to `file` in the objects folder `dir`, made when it is not there yet. */
-function renameInto(from: string, dir: string, file: string): void {
-  try {
-    renameSync(from, file);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    mkdirSync(dir, { recursive: true });
-    renameSync(from, file);
-  }
 }
 
 /**

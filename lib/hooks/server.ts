@@ -53,7 +53,6 @@ import { saveTypeScriptCodeCache } from '../mutation/ts-cache.js';
 import { intentWorktreesLeft } from './residents.js';
 import { epochMs } from './outcome.js';
 import { answer } from './reply.js';
-import { dropObjectFiles, makeObjectFiles } from '../git/object-files.js';
 import { alive, procStat } from '../core/proc.js';
 
 /** What a hook run gives back (lib/hooks/dispatch.ts, which loads this module: no import back). */
@@ -311,7 +310,6 @@ export async function serveHooks(
     stopResidents();
     if (tidy) clearTimeout(tidy);
     tidy = null;
-    dropObjectFiles();
     // Only ours: another server that took the folder over has its own.
     if (ours(pidFile)) rmSync(pidFile, { force: true });
     if (ours(join(lock, 'pid'))) {
@@ -361,7 +359,6 @@ export async function serveHooks(
     if (tidy || leaving) return;
     tidy = setTimeout(() => {
       tidy = null;
-      makeObjectFiles();
       for (const m of claimedMarkers.splice(0)) rmSync(m, { force: true });
     }, TIDY_MS);
     tidy.unref();

@@ -102,7 +102,7 @@ export function uninstall(cwd: string, opts: { removeData?: boolean } = {}): Uni
     removed.push(parent);
   }
   // The hook server's folder too: without it the server leaves within a second (lib/hooks/server.ts).
-  for (const p of [join(state, 'bin'), join(state, 'server'), join(state, 'object-files'), worktreeHooksPath(repo), join(state, 'hooks.ref'), ...chainCacheFiles(repo), join(state, 'hooks.displaced'), originalsDir(repo.commonDir), recordFile(repo.commonDir)]) {
+  for (const p of [join(state, 'bin'), join(state, 'server'), join(state, 'object-files') /* made by versions before session 20 */, worktreeHooksPath(repo), join(state, 'hooks.ref'), ...chainCacheFiles(repo), join(state, 'hooks.displaced'), originalsDir(repo.commonDir), recordFile(repo.commonDir)]) {
     if (lexists(p)) {
       rmSync(p, { recursive: true, force: true });
       removed.push(p);
