@@ -20,7 +20,7 @@ export const MECHANISMS = [
   { name: 'tree building', files: ['lib/git/tree-build.ts'], without: 'git writes the trees' },
   { name: 'loose objects and notes writer', files: ['lib/git/loose.ts', 'lib/git/notes-write.ts', 'lib/git/object-cache.ts'], without: 'git notes add (or git update-ref --stdin)' },
   { name: 'resident git processes', files: ['lib/git/resident.ts', 'lib/hooks/residents.ts'], without: 'one git process per call' },
-  { name: 'process-wide resident mode', files: ['lib/core/resident.ts'], without: 'every function reads what it needs each call' },
+  { name: "the server's store of what it read (passed with each hook's context)", files: ['lib/core/kept.ts'], without: 'every function reads what it needs each call' },
   { name: 'chain cache of the worktree hooks', files: ['lib/hooks/chain-cache.ts'], without: 'each worktree hook asks git for the repository\'s hooks folder' },
 ];
 const SERVER = ['lib/hooks/server.ts'];

@@ -4,6 +4,8 @@
  * server (lib/hooks/server.ts) builds one per request from the runner's environment and directory,
  * with `warn` appending to the text it sends back, so it never touches the process's own.
  */
+import type { KeptStore } from './kept.js';
+
 export interface HookContext {
   env: NodeJS.ProcessEnv;
   cwd: string;
@@ -14,6 +16,8 @@ export interface HookContext {
    * the same commit, off the commit's path). Absent in a hook's own node, which exits instead.
    */
   defer?(job: () => void): void;
+  /** The hook server only: what it keeps between hooks (core/kept.ts). Absent in a hook's own node. */
+  kept?: KeptStore;
   /** The hook server, when it traces (INTENT_HOOK_SERVER_TRACE): told as each phase of the hook ends. */
   lap?(phase: string): void;
   /** The hook server, when it traces: writes a line of its own to the trace (work the hook left for later). */
@@ -68,3 +72,12 @@ export function lap(phase: string): void {
   active?.lap?.(phase);
 }
 
+/** The store of the hook being served, or null (a hook's own node, a command). */
+export function keptStore(): KeptStore | null {
+  return activeHookContext()?.kept ?? null;
+}
+
+/** The map named `name` of the hook server's store, or null outside a served hook. */
+export function keptMap<K, V>(name: string): Map<K, V> | null {
+  return keptStore()?.get(name, () => new Map<K, V>()) ?? null;
+}

@@ -10,7 +10,7 @@
  */
 import { hostEnv } from '../core/settings.js';
 import { hookGitProcess } from '../core/hook-parent.js';
-import { isResident } from '../core/resident.js';
+import { keptStore } from '../core/hook-context.js';
 import { lstatSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { hooksPathOverridesRemoved } from '../git/hooks-env.js';
@@ -146,7 +146,7 @@ let last: { key: string; text: string } | null = null;
  * on the commit's path). Elsewhere (a hook's own node, one hook) as `mainHooksWarning`.
  */
 export function mainHooksWarningOnce(cwd: string, env: NodeJS.ProcessEnv = hostEnv()): string {
-  return mainHooksWarningFor(cwd, env, isResident() ? hookGitProcess() : null);
+  return mainHooksWarningFor(cwd, env, keptStore() ? hookGitProcess() : null);
 }
 
 /**
@@ -167,7 +167,7 @@ export function mainHooksWarningFor(cwd: string, env: NodeJS.ProcessEnv, git: st
  * its text for the post-commit hook of the same commit to print. Null when not served.
  */
 export function mainHooksWarningLater(cwd: string, env: NodeJS.ProcessEnv): (() => void) | null {
-  const git = isResident() ? hookGitProcess() : null;
+  const git = keptStore() ? hookGitProcess() : null;
   return git ? () => void mainHooksWarningFor(cwd, env, git) : null;
 }
 

@@ -284,7 +284,7 @@ function recordWhenMade(ctx: HookContext, repo: Repo, done: Promise<ReadAhead | 
     if (!headers || headers.tree !== pre.tree || headers.parents.length !== 1 || headers.parents[0] !== pre.parent) return;
     jobs.delete(key);
     let written = '';
-    const own: HookContext = { env: ctx.env, cwd: ctx.cwd, warn: (text) => { written += text; } };
+    const own: HookContext = { env: ctx.env, cwd: ctx.cwd, warn: (text) => { written += text; }, kept: ctx.kept };
     try {
       const t0 = performance.now();
       const done = withHookContextSync(own, () => recordMadeNow(ctx.cwd, ctx.env, own.warn, pre, 0, prepared));
@@ -451,7 +451,7 @@ async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: stri
   // Each new side, for the next commit, whose old side it is when an agent edits the same file again.
   for (const c of changes) {
     const o = objects.get(c.newOid);
-    if (o?.type === 'blob') keepObject(repo.commonDir, o);
+    if (o?.type === 'blob') inCtx(() => keepObject(repo.commonDir, o));
   }
   const blobs = new Map([...objects].map(([k, o]) => [k, o.data]));
   // The classes (what post-commit's classification does; a claim in the message is post-commit's

@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { processStopped, processUid } from '../core/resident.js';
+import { processStopped, processUid } from '../core/proc.js';
 import { realOrSelf, sleepSync } from '../core/files.js';
 import { alive } from '../core/proc.js';
 

@@ -47,13 +47,13 @@ import { replaceFile } from '../core/files.js';
 import type { HookContext } from '../core/hook-context.js';
 import { setHookParent } from '../core/hook-parent.js';
 import { hostEnv } from '../core/settings.js';
-import { becomeResident, closeInheritedFds, fileIdentity, processStopped, processUid } from '../core/resident.js';
+import { fileIdentity, KeptStore } from '../core/kept.js';
 import { parkCaCerts, unparkCaCerts } from '../core/node-start.js';
 import { saveTypeScriptCodeCache } from '../mutation/ts-cache.js';
 import { intentWorktreesLeft } from './residents.js';
 import { epochMs } from './outcome.js';
 import { answer } from './reply.js';
-import { alive, procStat } from '../core/proc.js';
+import { alive, closeInheritedFds, processStopped, processUid, procStat } from '../core/proc.js';
 
 /** What a hook run gives back (lib/hooks/dispatch.ts, which loads this module: no import back). */
 interface HookOutcome {
@@ -248,7 +248,8 @@ export async function serveHooks(
   const taken = takeLock(dir, tag);
   if (!taken) return;
   const lock: string = taken;
-  becomeResident();
+  // What it keeps between hooks: passed with each hook's context (core/kept.ts), nowhere else.
+  const kept = new KeptStore();
   const state = dirname(dir);
   const fifo = join(dir, 'in');
   const pidFile = join(dir, 'pid');
@@ -427,7 +428,7 @@ export async function serveHooks(
   async function runAs(req: Request, claimedAt: number): Promise<HookOutcome & { deferred: (() => void)[] }> {
     let written = '';
     const deferred: (() => void)[] = [];
-    const ctx: HookContext = { env: req.env, cwd: req.cwd, warn: (text) => { written += text; }, defer: (job) => void deferred.push(job) };
+    const ctx: HookContext = { env: req.env, cwd: req.cwd, warn: (text) => { written += text; }, defer: (job) => void deferred.push(job), kept };
     // Traced: when each phase of the hook ended, in ms from the request's claim.
     const laps: Record<string, number> | null = traceFile ? {} : null;
     if (laps) ctx.lap = (phase) => { laps[phase] = Math.round((performance.now() - claimedAt) * 100) / 100; };

@@ -1,14 +1,15 @@
 import { existsSync, readdirSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { BRANCH_PREFIX } from './active.js';
-import { fileIdentity, isResident, keptRead, type Kept } from '../core/resident.js';
+import { fileIdentity, keptRead, type Kept } from '../core/kept.js';
+import { keptMap, keptStore } from '../core/hook-context.js';
 import { gitRaw } from '../git/process.js';
 import type { Repo } from '../git/repo.js';
 
 // The local `intent/<ID>` branches and their tips. A hook run in its own node reads packed-refs
 // and every loose ref file under refs/heads/intent/ (no process). The hook server
 // (lib/hooks/server.ts) keeps what it read between hooks:
-// - each file's content with the file's identity (core/resident.ts): git writes a loose ref by
+// - each file's content with the file's identity (core/kept.ts): git writes a loose ref by
 //   renaming a lock file into place (a new inode), so a stat tells whether to read it again;
 // - and, for the loose refs, a watch (inotify) on refs/heads/intent/: only the files named by an
 //   event since the last hook are looked at again, instead of a stat per branch (500 IN_PROGRESS
@@ -43,7 +44,6 @@ interface LooseWatch {
   since: number;
 }
 
-const residents = new Map<string, Resident>();
 
 /**
  * The local `intent/<ID>` branches and their tips, read from the ref files (no process) unless the
@@ -52,7 +52,8 @@ const residents = new Map<string, Resident>();
 export function intentBranches(repo: Repo): Map<string, string> {
   const common = repo.commonDir;
   if (existsSync(join(common, 'reftable'))) return branchesFromGit(repo);
-  if (!isResident()) return branchesFromFiles(common, null);
+  const residents = keptMap<string, Resident>('branch-tips');
+  if (!residents) return branchesFromFiles(common, null);
   let r = residents.get(common);
   if (!r) residents.set(common, (r = { files: new Map(), watch: null }));
   return residentBranches(common, r);
@@ -64,7 +65,7 @@ export function intentBranches(repo: Repo): Map<string, string> {
  * intent branch, pre-commit does no conflict work at all.
  */
 export function otherIntentBranchesMayExist(repo: Repo, selfId: string): boolean {
-  if (isResident() || existsSync(join(repo.commonDir, 'reftable'))) return true;
+  if (keptStore() || existsSync(join(repo.commonDir, 'reftable'))) return true;
   try {
     if (readdirSync(join(repo.commonDir, 'refs', 'heads', 'intent')).some((n) => n !== selfId)) return true;
   } catch { /* no loose intent branches */ }

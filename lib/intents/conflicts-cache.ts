@@ -1,7 +1,8 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { replaceFile } from '../core/files.js';
-import { fileIdentity, isResident, keptRead, type Kept } from '../core/resident.js';
+import { fileIdentity, keptRead, type Kept } from '../core/kept.js';
+import { keptMap, keptStore } from '../core/hook-context.js';
 import { stateDir, type Repo } from '../git/repo.js';
 
 // What conflictsAhead (overlap.ts) learnt, kept so that a commit asks git only about the intent
@@ -43,7 +44,7 @@ function cacheFile(repo: Repo): string {
 }
 
 /** In the hook server: per cache file, its identity and what it holds (read once, not per hook). */
-const kept = new Map<string, Kept<CacheFile | null>>();
+const keptFiles = () => keptMap<string, Kept<CacheFile | null>>('conflicts-ahead');
 
 function read(repo: Repo): CacheFile | null {
   const file = cacheFile(repo);
@@ -55,7 +56,8 @@ function read(repo: Repo): CacheFile | null {
       return null;
     }
   };
-  return isResident() ? keptRead(kept, file, parse) : parse();
+  const kept = keptFiles();
+  return kept ? keptRead(kept, file, parse) : parse();
 }
 
 /** Writes the cache (a lost cache is a miss); a state folder it cannot write means no cache. */
@@ -65,18 +67,19 @@ function write(repo: Repo, c: CacheFile): void {
     const file = cacheFile(repo);
     replaceFile(file, JSON.stringify(c));
     // One writer per file (a worktree's hooks; git lets one commit at a time run in a worktree).
-    const identity = isResident() ? fileIdentity(file) : null;
-    if (identity !== null) kept.set(file, { identity, value: c });
+    const kept = keptFiles();
+    const identity = kept ? fileIdentity(file) : null;
+    if (kept && identity !== null) kept.set(file, { identity, value: c });
   } catch { /* no cache */ }
 }
 
 /** In the hook server: each kept entry's files as a set, made once. */
-const sets = new WeakMap<BranchFiles, Set<string>>();
 function fileSet(e: BranchFiles & { files: string[] }): Set<string> {
-  let set = sets.get(e);
+  const sets = keptStore()?.get('conflicts-ahead-sets', () => new WeakMap<BranchFiles, Set<string>>());
+  let set = sets?.get(e);
   if (!set) {
     set = new Set(e.files);
-    if (isResident()) sets.set(e, set);
+    sets?.set(e, set);
   }
   return set;
 }

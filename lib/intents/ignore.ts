@@ -2,7 +2,8 @@
  * The scope exemptions of a repository: `.orchestration/.intentignore` of the main worktree
  * (lockfiles, generated files), read by the commit hooks and the agents' write checks alike.
  */
-import { isResident, keptRead, type Kept } from '../core/resident.js';
+import { keptRead, type Kept } from '../core/kept.js';
+import { keptMap } from '../core/hook-context.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { IntentError } from '../core/errors.js';
 import { orchestrationPath, type Repo } from '../git/repo.js';
@@ -12,10 +13,9 @@ import { compileScope, globProblem, parseIgnoreFile, type Scope } from './scope.
 export function loadIgnore(repo: Repo): Scope | null {
   const file = orchestrationPath(repo, '.intentignore');
   // The hook server compiles the globs once per version of the file (each hook asks twice).
-  return isResident() ? keptRead(kept, file, () => readIgnore(file)) : readIgnore(file);
+  const kept = keptMap<string, Kept<Scope | null>>('intentignore');
+  return kept ? keptRead(kept, file, () => readIgnore(file)) : readIgnore(file);
 }
-
-const kept = new Map<string, Kept<Scope | null>>();
 
 function readIgnore(file: string): Scope | null {
   if (!existsSync(file)) return null;

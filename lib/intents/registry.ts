@@ -6,7 +6,8 @@ import { dirname, join } from 'node:path';
 import type { Document, Node, YAMLMap } from 'yaml';
 import { IntentError } from '../core/errors.js';
 import { replaceFile } from '../core/files.js';
-import { isResident, keptRead, type Kept } from '../core/resident.js';
+import { keptRead, type Kept } from '../core/kept.js';
+import { keptMap } from '../core/hook-context.js';
 import { globProblem } from './scope.js';
 import { TOOL_VERSION } from '../core/version.js';
 
@@ -98,21 +99,20 @@ export function readRegistry(path: string): { text: string; registry: Registry }
     const { text, bytes } = readRegistryFile(path);
     return { text, registry: registryOfText(path, text, bytes) };
   };
-  return isResident() ? keptRead(kept, path, read) : read();
+  // The hook server keeps registries between hooks (core/kept.ts), by path, with the identity of
+  // the file they were read from. Callers do not modify a Registry.
+  const kept = keptMap<string, Kept<{ text: string; registry: Registry }>>('registry');
+  return kept ? keptRead(kept, path, read) : read();
 }
-
-/**
- * Registries the hook server keeps between hooks (lib/core/resident.ts), by path, with the
- * identity of the file they were read from. Callers do not modify a Registry.
- */
-const kept = new Map<string, Kept<{ text: string; registry: Registry }>>();
-let lastDigest: { text: string; sha256: string } | null = null;
 
 /** The SHA-256 (hex) of a registry's bytes, from its text (`readRegistry`: valid UTF-8, so exact). */
 export function registrySha256(text: string): string {
-  if (lastDigest && lastDigest.text === text) return lastDigest.sha256;
+  // The hook server keeps the last one (each commit's check and record ask for the same text).
+  const last = keptMap<'last', { text: string; sha256: string }>('registry-digest');
+  const hit = last?.get('last');
+  if (hit && hit.text === text) return hit.sha256;
   const sha256 = createHash('sha256').update(text, 'utf8').digest('hex');
-  if (isResident()) lastDigest = { text, sha256 };
+  last?.set('last', { text, sha256 });
   return sha256;
 }
 
