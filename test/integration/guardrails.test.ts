@@ -302,6 +302,54 @@ describe('conflicts ahead: what the other branches changed is kept between commi
     expect(rewritten).not.toContain('planted.ts');
   });
 
+  it('branches that grew at once are read together from their kept tips; one whose new commits reach another kept tip is read alone', () => {
+    const repo = repoWith([
+      { id: 'INT-001', scope: ['src/auth/**'] },
+      { id: 'INT-002', scope: ['src/**'] },
+      { id: 'INT-003', scope: ['src/**'] },
+    ]);
+    const wt1 = checkoutIntent(repo, 'INT-001');
+    const wt2 = checkoutIntent(repo, 'INT-002');
+    const wt3 = checkoutIntent(repo, 'INT-003');
+    writeFiles(wt2, { 'src/auth/a.ts': 'export const a = 20;\n' });
+    git(wt2, 'add', '-A');
+    committed(wt2, ['-m', 'INT-002 touches a.ts']);
+    writeFiles(wt3, { 'src/auth/c.ts': 'export const c = 30;\n' });
+    git(wt3, 'add', '-A');
+    committed(wt3, ['-m', 'INT-003 touches c.ts']);
+    writeFiles(wt1, { 'src/auth/x.ts': 'export const x = 1;\n' });
+    git(wt1, 'add', '-A');
+    committed(wt1, ['-m', 'one']);
+    // Both kept tips believed: a planted path in each shows both were read from there on.
+    const file = cacheOf(repo, wt1);
+    const kept = JSON.parse(readFileSync(file, 'utf8'));
+    kept.branches['INT-002'].files.push('src/auth/p2.ts');
+    kept.branches['INT-003'].files.push('src/auth/p3.ts');
+    writeFileSync(file, JSON.stringify(kept));
+    writeFiles(wt2, { 'src/auth/b.ts': 'export const b = 20;\n' });
+    git(wt2, 'add', '-A');
+    committed(wt2, ['-m', 'INT-002 touches b.ts']);
+    writeFiles(wt3, { 'src/auth/d.ts': 'export const d = 30;\n' });
+    git(wt3, 'add', '-A');
+    committed(wt3, ['-m', 'INT-003 touches d.ts']);
+    writeFiles(wt1, { 'src/auth/b.ts': 'export const b = 101;\n', 'src/auth/d.ts': 'export const d = 101;\n', 'src/auth/p2.ts': '', 'src/auth/p3.ts': '' });
+    git(wt1, 'add', '-A');
+    const both = committed(wt1, ['-m', 'two']).stderr;
+    expect(both).toContain('src/auth/b.ts, src/auth/p2.ts');
+    expect(both).toContain('src/auth/d.ts, src/auth/p3.ts');
+    // INT-003 merges INT-002 as kept (its a.ts commit is behind INT-002's kept tip) while INT-002
+    // moves on: the one log of both leaves that commit out, so INT-003 is read alone and a.ts,
+    // which INT-003 now has through the merge, is found on it.
+    git(wt3, 'merge', '-q', '--no-edit', 'intent/INT-002');
+    writeFiles(wt2, { 'src/auth/e.ts': 'export const e = 20;\n' });
+    git(wt2, 'add', '-A');
+    committed(wt2, ['-m', 'INT-002 touches e.ts']);
+    writeFiles(wt1, { 'src/auth/a.ts': 'export const a = 101;\n' });
+    git(wt1, 'add', '-A');
+    const merged = committed(wt1, ['-m', 'three']).stderr;
+    expect(merged).toContain('conflict ahead: src/auth/a.ts is also changed on intent/INT-003');
+  });
+
   it('a cache for another HEAD, garbled or with another tip is not used; one that fits is (the state folder is trusted)', () => {
     const { repo, wt1, wt2 } = twoIntents();
     const file = cacheOf(repo, wt1);
