@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { codeOf } from '../error-code.js';
 import { checkWrite, contentHash } from '../../lib/agents/adapter.js';
 import { IntentError } from '../../lib/core/errors.js';
 import { checkoutIntent, forFile, governedRepo } from '../helpers.js';
@@ -12,14 +13,6 @@ import { checkoutIntent, forFile, governedRepo } from '../helpers.js';
 // checks (inside the worktree, outside git's own directory, symlinks followed). checkWrite runs
 // them without writing.
 
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    return e instanceof IntentError ? e.code : 'not-an-IntentError';
-  }
-  return undefined;
-}
 
 describe('the adapter\'s checks', () => {
   let wt: string;

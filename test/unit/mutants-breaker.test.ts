@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { codeOf } from '../error-code.js';
 import {
   assertBreakerClosed, breakerFile, breakerIntents, BREAKER_DEFAULTS, LOOP_REPEATS, readBreaker, recordRejection, resetBreaker, validIntentId,
 } from '../../lib/guardrails/breaker.js';
@@ -19,14 +20,6 @@ function fakeRepo(): Repo {
 const at = (min: number) => new Date(Date.UTC(2026, 0, 1, 12, min));
 const reject = (tree: string | null, reason = 'out of scope') => ({ tree, code: 'SCOPE_VIOLATION', reason });
 
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    return e instanceof IntentError ? e.code : 'not-an-IntentError';
-  }
-  return undefined;
-}
 
 describe('intent ids', () => {
   it('accepts the registry\'s ids and nothing that could leave the folder', () => {

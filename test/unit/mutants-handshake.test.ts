@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { codeOf } from '../error-code.js';
 import { handshakeFile, recordHandshake, requireHandshake, selectedIntent, type AgentSession } from '../../lib/agents/handshake.js';
 import { IntentError } from '../../lib/core/errors.js';
 import type { Repo } from '../../lib/git/repo.js';
@@ -13,14 +14,6 @@ import type { Repo } from '../../lib/git/repo.js';
 function fakeRepo(): Repo {
   const d = mkdtempSync(join(tmpdir(), 'handshake-'));
   return { gitDir: d, root: d } as unknown as Repo;
-}
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    return e instanceof IntentError ? e.code : 'not-an-IntentError';
-  }
-  return undefined;
 }
 
 describe('handshake sessions', () => {
