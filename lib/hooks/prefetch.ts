@@ -26,7 +26,7 @@ import { headOid, openHookRepo, refOid, stateDir, type Repo } from '../git/repo.
 import { sharedRepository } from '../git/notes-write.js';
 import { keepObject, keptObject } from '../git/object-cache.js';
 import { readObjectsResident, type GitObject } from '../git/blobs.js';
-import { prepareRecord, type Prefetched, type PreparedRecord } from '../trace/record-commit.js';
+import { prepareRecord, type Prefetched, type PreparedRecord, type SettledBy } from '../trace/record-commit.js';
 import { recordMadeNow } from './post-commit.js';
 import { epochMs, type HookOutcome } from './outcome.js';
 import { hookGitProcess } from '../core/hook-parent.js';
@@ -460,7 +460,7 @@ async function prefetch(ctx: HookContext, repo: Repo, parent: string, copy: stri
   // commit meanwhile).
   const cheap = cheapClasses(changes, blobs);
   const same = cheap.survivors.length ? unchangedTreeClasses(cheap.out, cheap.survivors) : null;
-  let settled: { classes: FileClasses; settledBy: 'no-syntax' | 'same-tree' | 'syntax' };
+  let settled: { classes: FileClasses; settledBy: SettledBy };
   if (!cheap.survivors.length) settled = { classes: cheap.out, settledBy: 'no-syntax' };
   else if (same) settled = { classes: same, settledBy: 'same-tree' };
   else {

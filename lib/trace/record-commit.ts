@@ -38,6 +38,9 @@ import { hostEnv, readSettings } from '../core/settings.js';
  * tree of the index as pre-commit allowed it, their diff with commitDiff's options, both sides of
  * each change, and their classes when no syntax comparison is needed.
  */
+/** How the read-ahead settled a commit's classes: the cheap rules, the same parse trees, or the syntax comparison. */
+export type SettledBy = 'no-syntax' | 'same-tree' | 'syntax';
+
 export interface Prefetched {
   parent: string;
   tree: string;
@@ -46,7 +49,7 @@ export interface Prefetched {
   objects: Map<string, GitObject>;
   /** The classes, when the read-ahead settled every change (no claim): by the cheap rules, the same parse trees or the syntax comparison. */
   classes?: FileClasses;
-  settledBy?: 'no-syntax' | 'same-tree' | 'syntax';
+  settledBy?: SettledBy;
   /** The repository as the check of the same commit opened it (the same git process and worktree): not opened again. */
   repo?: Repo;
 }
@@ -75,7 +78,7 @@ export interface PreparedRecord {
   authorship: Map<string, { authors: AiAuthor[]; lines: LineAuthors }>;
   violations: string[];
   /** The classes settled ahead (no claim), and the record built with them, its id not yet set. */
-  settled: { classes: FileClasses; settledBy: 'no-syntax' | 'same-tree' | 'syntax'; record: TraceRecord } | null;
+  settled: { classes: FileClasses; settledBy: SettledBy; record: TraceRecord } | null;
 }
 
 /**
