@@ -53,10 +53,13 @@ const jobs = new Map<string, { at: number; done: Promise<ReadAhead | null> }>();
 /**
  * HEAD's flat tree by commit id, for the staged paths of the next pre-commit (readIndex +
  * stagedPathsFrom: no `git diff --cached`): the index each recorded commit was made from. Objects
- * never change, so an entry is right for as long as it is kept; the last few, within a budget.
+ * never change, so an entry is right for as long as it is kept: each worktree's last (8 agents
+ * committing at once each find their own), within a budget.
  */
 const heads = new Map<string, FlatTree>();
-const HEADS = 4;
+/** The commit whose flat tree is kept for each worktree (by git folder). */
+const headOf = new Map<string, string>();
+const HEADS = 16;
 const HEADS_BYTES = 24 * 1024 * 1024;
 
 /**
@@ -161,6 +164,14 @@ export function rememberHead(commit: string, pre: ReadAhead): void {
   if (!/^[0-9a-f]{40}$/.test(commit)) return;
   const entries = pre.flat();
   if (!entries) return;
+  const worktree = pre.repo?.gitDir;
+  if (worktree !== undefined) {
+    // The worktree's commit before this one goes, unless another worktree is there too.
+    const before = headOf.get(worktree);
+    headOf.delete(worktree);
+    headOf.set(worktree, commit);
+    if (before !== undefined && before !== commit && ![...headOf.values()].includes(before)) heads.delete(before);
+  }
   heads.delete(commit);
   heads.set(commit, entries);
   let bytes = 0;
@@ -170,6 +181,7 @@ export function rememberHead(commit: string, pre: ReadAhead): void {
     heads.delete(k);
     bytes -= t.paths.length;
   }
+  for (const [w, k] of headOf) if (!heads.has(k)) headOf.delete(w);
 }
 
 /**

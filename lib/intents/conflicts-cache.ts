@@ -145,3 +145,59 @@ export function advanceConflictsCache(repo: Repo, commit: string, parents: reado
   const c = read(repo);
   if (c && c.head === parents[0] && OID.test(commit)) write(repo, { ...c, head: commit });
 }
+
+/** A commit the hook server recorded as its worktree's post-commit: the intent, its one parent, the paths it changed. */
+interface MadeCommit {
+  intent: string;
+  parent: string;
+  files: readonly string[];
+}
+
+/** Commits remembered at most (the oldest go first): a few hundred per agent for 8 agents. */
+const MADE_MAX = 4096;
+/** New commits read from what was remembered at most, per branch (a longer way asks git). */
+const MADE_WALK = 1024;
+
+/** In the hook server: the commits its post-commits recorded, by id (none outside it). */
+const madeCommits = () => keptMap<string, MadeCommit>('made-commits');
+
+/**
+ * post-commit in the hook server: `commit`, made just now on intent `intent`'s worktree on top of
+ * `parents` (one), changed `paths` (both sides of a rename; a copy's source is not changed). The
+ * next check of another worktree finds what that branch changed since a kept tip from here, with
+ * no git process (madeSince). Never throws.
+ */
+export function rememberMadeCommit(intent: string, commit: string, parents: readonly string[], paths: readonly string[]): void {
+  const made = madeCommits();
+  if (!made || parents.length !== 1 || !OID.test(commit)) return;
+  made.delete(commit);
+  made.set(commit, { intent, parent: parents[0], files: paths });
+  for (const k of made.keys()) {
+    if (made.size <= MADE_MAX) break;
+    made.delete(k);
+  }
+}
+
+/**
+ * The files the commits from `before` (excluded) to `tip` of intent `intent`'s branch changed,
+ * when every one of them was recorded by this server's post-commit in that intent's own worktree
+ * (rememberMadeCommit), one parent each; null otherwise (not in the server, a commit made
+ * elsewhere, pushed, rebased or merged in: `git log` is asked). The same files as
+ * `git log tip --not before HEAD` lists: HEAD has moved since `before` was kept only by its own
+ * worktree's commits (the cache's head, above), which are not another intent's; a branch reset
+ * back and forward again around a HEAD that had its commits gives a warning too many, never one
+ * too few.
+ */
+export function madeSince(intent: string, tip: string, before: string): Set<string> | null {
+  const made = madeCommits();
+  if (!made) return null;
+  const files = new Set<string>();
+  let at = tip;
+  for (let n = 0; at !== before; n++) {
+    const c = made.get(at);
+    if (!c || c.intent !== intent || n >= MADE_WALK) return null;
+    for (const f of c.files) files.add(f);
+    at = c.parent;
+  }
+  return files;
+}

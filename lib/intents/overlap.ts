@@ -3,7 +3,7 @@ import { gitRaw, splitNul } from '../git/process.js';
 import { idsWithStatus, type Intent, type Registry } from './registry.js';
 import type { Repo } from '../git/repo.js';
 import { compileScope, isCleanPath, type Scope } from './scope.js';
-import { cachedBranchFiles, keepBranchFiles } from './conflicts-cache.js';
+import { cachedBranchFiles, keepBranchFiles, madeSince } from './conflicts-cache.js';
 import { intentBranches } from './branch-tips.js';
 
 /** Another IN_PROGRESS intent whose scope can match a path this one owns. */
@@ -404,10 +404,12 @@ export function conflictsAhead(repo: Repo, registry: Registry, selfId: string, s
     files = cached.files;
     // A branch that moved on from a tip the cache knows: only its new commits are read (one git
     // process each, a few commits), so a commit's check does not grow with other branches' length.
+    // In the hook server, a branch whose new commits it recorded itself needs no git at all.
     let grew = false;
-    const grown = grownSinceAll(repo, [...cached.moved].map(([id, before]) => ({ id, tip: tips.get(id)!, before: before.tip })), head);
+    const made = new Map([...cached.moved].map(([id, before]) => [id, madeSince(id, tips.get(id)!, before.tip)]));
+    const grown = grownSinceAll(repo, [...cached.moved].filter(([id]) => !made.get(id)).map(([id, before]) => ({ id, tip: tips.get(id)!, before: before.tip })), head);
     for (const [id, before] of cached.moved) {
-      const more = grown.get(id);
+      const more = made.get(id) ?? grown.get(id);
       if (more) {
         files.set(id, new Set([...before.files, ...more]));
         grew = true;

@@ -28,7 +28,7 @@ import { findIntent, readRegistry, registrySha256, type Intent } from '../intent
 import { headOid, openHookRepo, orchestrationPath, stateDir, type Repo } from '../git/repo.js';
 import { basePathsOfMerge, localBaseTips, resultOfChanges } from '../git/update-merge.js';
 import { compileScope, outOfScope } from '../intents/scope.js';
-import { advanceConflictsCache } from '../intents/conflicts-cache.js';
+import { advanceConflictsCache, rememberMadeCommit } from '../intents/conflicts-cache.js';
 import { buildRecord, noteText, type TraceRecord } from './record.js';
 import { warn as warnActive } from '../core/hook-context.js';
 import { hostEnv, readSettings } from '../core/settings.js';
@@ -235,7 +235,10 @@ export function recordCommit(
   });
   lap('ledger');
   if (p.credited.length) forgetCommitted(repo, p.credited);
-  if (opts.madeNow) advanceConflictsCache(repo, diff.sha, diff.parents);
+  if (opts.madeNow) {
+    advanceConflictsCache(repo, diff.sha, diff.parents);
+    rememberMadeCommit(named.id, diff.sha, diff.parents, diff.changes.flatMap((c) => (c.oldPath !== null && !c.status.startsWith('C') ? [c.path, c.oldPath] : [c.path])));
+  }
   lap('after');
   return record;
 }

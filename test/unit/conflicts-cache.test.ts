@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Repo } from '../../lib/git/repo.js';
-import { advanceConflictsCache, cachedBranchFiles, keepBranchFiles } from '../../lib/intents/conflicts-cache.js';
+import { advanceConflictsCache, cachedBranchFiles, keepBranchFiles, madeSince, rememberMadeCommit } from '../../lib/intents/conflicts-cache.js';
+import { withHookContextSync } from '../../lib/core/hook-context.js';
+import { KeptStore } from '../../lib/core/kept.js';
 
 const H0 = 'a'.repeat(40);
 const H1 = 'b'.repeat(40);
@@ -72,5 +74,25 @@ describe('the conflicts-ahead cache', () => {
     expect(() => keepBranchFiles(r, H0, tips, sets({ A: ['x', 'y'], B: ['p'] }), new Set(), 10, 1)).not.toThrow();
     expect(() => advanceConflictsCache(r, H1, [H0])).not.toThrow();
     expect(cachedBranchFiles(r, H0, tips)).toEqual({ files: new Map(), big: new Set(), moved: new Map() });
+  });
+
+  it('a branch\'s new commits the server recorded give their files with no git; one made elsewhere, by another intent or not reaching the kept tip gives null', () => {
+    const C = (n: number) => String(n).repeat(40);
+    const ctx = { env: {}, cwd: '/', warn: () => {}, kept: new KeptStore() };
+    withHookContextSync(ctx, () => {
+      rememberMadeCommit('B', C(3), [T2], ['src/b/x.ts']);
+      rememberMadeCommit('B', C(4), [C(3)], ['src/b/y.ts', 'src/b/old.ts']);
+      expect(madeSince('B', C(4), T2)).toEqual(new Set(['src/b/x.ts', 'src/b/y.ts', 'src/b/old.ts']));
+      expect(madeSince('B', C(3), T2)).toEqual(new Set(['src/b/x.ts']));
+      expect(madeSince('B', T2, T2)).toEqual(new Set());
+      // Another intent's commit, a merge, one the server never saw: git is asked.
+      expect(madeSince('A', C(4), T2)).toBeNull();
+      rememberMadeCommit('B', C(5), [C(4), T1], ['m']);
+      expect(madeSince('B', C(5), T2)).toBeNull();
+      expect(madeSince('B', C(4), T1)).toBeNull();
+    });
+    // Outside the server: nothing remembered.
+    rememberMadeCommit('B', C(6), [T2], ['z']);
+    expect(madeSince('B', C(6), T2)).toBeNull();
   });
 });
