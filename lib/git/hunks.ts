@@ -25,6 +25,11 @@ export interface FileChange {
 
 const HUNK = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
 
+/** Every path the changes touch: both sides of a rename or copy. */
+export function touchedPaths(changes: readonly FileChange[]): string[] {
+  return changes.flatMap((c) => (c.oldPath ? [c.oldPath, c.path] : [c.path]));
+}
+
 /** Parses one hunk header line, or returns null when the line is not one. */
 export function parseHunkHeader(line: string): Hunk | null {
   const m = HUNK.exec(line);

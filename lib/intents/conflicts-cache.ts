@@ -163,7 +163,7 @@ const madeCommits = () => keptMap<string, MadeCommit>('made-commits');
 
 /**
  * post-commit in the hook server: `commit`, made just now on intent `intent`'s worktree on top of
- * `parents` (one), changed `paths` (both sides of a rename; a copy's source is not changed). The
+ * `parents` (one), changed `paths` (both sides of a rename). The
  * next check of another worktree finds what that branch changed since a kept tip from here, with
  * no git process (madeSince). Never throws.
  */

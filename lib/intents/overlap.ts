@@ -404,12 +404,10 @@ export function conflictsAhead(repo: Repo, registry: Registry, selfId: string, s
     files = cached.files;
     // A branch that moved on from a tip the cache knows: only its new commits are read (one git
     // process each, a few commits), so a commit's check does not grow with other branches' length.
-    // In the hook server, a branch whose new commits it recorded itself needs no git at all.
     let grew = false;
-    const made = new Map([...cached.moved].map(([id, before]) => [id, madeSince(id, tips.get(id)!, before.tip)]));
-    const grown = grownSinceAll(repo, [...cached.moved].filter(([id]) => !made.get(id)).map(([id, before]) => ({ id, tip: tips.get(id)!, before: before.tip })), head);
+    const grown = grownSinceAll(repo, [...cached.moved].map(([id, before]) => ({ id, tip: tips.get(id)!, before: before.tip })), head);
     for (const [id, before] of cached.moved) {
-      const more = made.get(id) ?? grown.get(id);
+      const more = grown.get(id);
       if (more) {
         files.set(id, new Set([...before.files, ...more]));
         grew = true;
@@ -441,14 +439,21 @@ export function conflictsAhead(repo: Repo, registry: Registry, selfId: string, s
 /**
  * For each branch that moved on from a kept tip (`before`), the files changed by the commits its
  * `tip` has that neither `before` nor `head` has, when `tip` descends from `before` (a branch that
- * grew); null otherwise (rewritten, or git failed: read the branch whole). One `git log` of all
- * the branches' new commits (with 8 agents committing, each check finds 7 branches moved); a
+ * grew); null otherwise (rewritten, or git failed: read the branch whole). From the commits the
+ * hook server recorded itself where they are all there (madeSince), else one `git log` of all
+ * the other branches' new commits (with 8 agents committing, each check finds 7 branches moved); a
  * branch whose walk meets any other boundary than its own `before` (its new commits reach what
  * another kept tip has) is asked alone, so a commit that log left out for another branch's sake is
  * never missed.
  */
-function grownSinceAll(repo: Repo, grown: { id: string; tip: string; before: string }[], head: string): Map<string, Set<string> | null> {
+function grownSinceAll(repo: Repo, moved: { id: string; tip: string; before: string }[], head: string): Map<string, Set<string> | null> {
   const out = new Map<string, Set<string> | null>();
+  // In the hook server, a branch whose new commits it recorded itself needs no git at all.
+  const grown = moved.filter((g) => {
+    const made = madeSince(g.id, g.tip, g.before);
+    if (made) out.set(g.id, made);
+    return !made;
+  });
   if (grown.length === 1) out.set(grown[0].id, grownSince(repo, grown[0], head));
   else if (grown.length) {
     const commits = newCommits(repo, grown.map((g) => g.tip), grown.map((g) => g.before), head);

@@ -17,7 +17,7 @@ import { dirname, join } from 'node:path';
 import { readBlobs, isBinary } from '../git/blobs.js';
 import { existingCommits } from '../git/commits.js';
 import { commitDiff, diffCommits } from '../git/diff.js';
-import type { FileChange } from '../git/hunks.js';
+import { touchedPaths, type FileChange } from '../git/hunks.js';
 import { gitRaw } from '../git/process.js';
 import { openRepo, type Repo } from '../git/repo.js';
 import { writeNote } from '../git/notes.js';
@@ -215,7 +215,7 @@ function plan(
     summary.lines = matcher.counts();
     if (!opts.check && notes.has(t)) return { summary: { ...summary, status: 'noted', intent: intentOfNote(notes.get(t)!) }, record: null };
     if (!latest) return { summary: { ...summary, status: 'ungoverned', intent: null }, record: null };
-    const touched = diff.changes.flatMap((c) => (c.oldPath ? [c.oldPath, c.path] : [c.path]));
+    const touched = touchedPaths(diff.changes);
     const strange = touched.filter((p) => !paths.has(p));
     if (strange.length) {
       throw new IntentError('CARRY_REFUSED', `${short(t)} changes ${strange.slice(0, 5).join(', ')}${strange.length > 5 ? ', …' : ''}, which none of the ${sources.length} source commit${sources.length === 1 ? '' : 's'} changed: it is not a squash, rebase or merge of them. Check --from (the commits the host replaced: the pull request's commits).`, { commit: t, paths: strange });

@@ -7,7 +7,7 @@ import { join, relative } from 'node:path';
 import { resolveIntentId } from '../intents/active.js';
 import { authorsOfCommitted, readAttribution, updateAttribution, type AiAuthor, type LineAuthors, type PathAttribution } from './line-credit.js';
 import { commitHeaders, readLoose, readObjectsPreferLoose } from '../git/loose.js';
-import type { FileChange } from '../git/hunks.js';
+import { touchedPaths, type FileChange } from '../git/hunks.js';
 import type { GitObject } from '../git/blobs.js';
 import type { FileClasses } from '../mutation/classify.js';
 import { noteObjectNames, writeNoteInProcess } from '../git/notes-write.js';
@@ -131,7 +131,7 @@ export function prepareRecord(
   useTypeScriptCodeCache(stateDir(repo));
   // A merge of the base into the intent's branch: what it takes from the base is not the intent's.
   const fromBase = repo.isMainWorktree || src.parents.length < 2 ? new Set<string>() : basePathsOfMerge(repo.root, src.parents, localBaseTips(repo.root), () => resultOfChanges(changes));
-  const touched = changes.flatMap((c) => (c.oldPath ? [c.oldPath, c.path] : [c.path])).filter((p) => !fromBase.has(p));
+  const touched = touchedPaths(changes).filter((p) => !fromBase.has(p));
   const violations = outOfScope(touched, compileScope(intent.owned_scope), loadIgnore(repo), !repo.isMainWorktree);
   const prepared: PreparedRecord = {
     repo, intent, registry: { path: relative(repo.mainRoot, registryFile).split('\\').join('/'), sha256: registrySha256(registryText) },
@@ -237,7 +237,7 @@ export function recordCommit(
   if (p.credited.length) forgetCommitted(repo, p.credited);
   if (opts.madeNow) {
     advanceConflictsCache(repo, diff.sha, diff.parents);
-    rememberMadeCommit(named.id, diff.sha, diff.parents, diff.changes.flatMap((c) => (c.oldPath !== null && !c.status.startsWith('C') ? [c.path, c.oldPath] : [c.path])));
+    rememberMadeCommit(named.id, diff.sha, diff.parents, touchedPaths(diff.changes));
   }
   lap('after');
   return record;

@@ -16,7 +16,7 @@ import { diffCommits } from '../git/diff.js';
 import { IntentError } from '../core/errors.js';
 import { git, gitRaw } from '../git/process.js';
 import { hashLines, lineStarts, sha256Hex } from './hashing.js';
-import type { FileChange } from '../git/hunks.js';
+import { touchedPaths, type FileChange } from '../git/hunks.js';
 import { checkRegistry } from '../intents/registry.js';
 import { openRepo } from '../git/repo.js';
 import { compileScope, outOfScope, parseIgnoreFile, type Scope } from '../intents/scope.js';
@@ -552,7 +552,7 @@ function checkContentBatch(repo: Where, items: { commit: CommitInfo; record: Tra
     // A merge of the base into the branch: what it takes from the base is not the intent's work.
     const fromBase = commit.parents.length > 1
       ? basePathsOfMerge(repo.root, commit.parents, policy.baseTips ?? localBaseTips(repo.root), () => resultOfChanges(changes)) : new Set<string>();
-    const touched = changes.flatMap((c) => (c.oldPath ? [c.oldPath, c.path] : [c.path])).filter((p) => !fromBase.has(p));
+    const touched = touchedPaths(changes).filter((p) => !fromBase.has(p));
     const globs = meta.scope.filter((g) => typeof g === 'string');
     const inForce = policy.scopeOf ? policy.scopeOf(record, commit) : { id, globs, scope: compileScope(globs), where: 'the note' };
     if (!inForce) continue;
